@@ -1,0 +1,133 @@
+# autogradviz -- developer tasks.
+#
+#   make test       unit tests, then the notebooks through nbval
+#   make lab        JupyterLab on notebooks/ (interface language as you have it set)
+#   make lab-zh     JupyterLab on notebooks/ with the Chinese (zh_CN) interface
+#   make bench      engine and viz benchmarks (when they exist)
+#   make notebooks  re-execute every notebook in place, widget state stored
+#   make clean      caches and build artifacts (keeps .venv); `make distclean` removes .venv too
+#
+# Everything runs in a project-local virtual environment, .venv. The project is installed into it
+# (editable) once per content of pyproject.toml: a stamp file .venv/.installed-<hash>-<flavour>
+# records that, so editing pyproject.toml triggers a reinstall and nothing else does.
+
+PYTHON ?= python3
+VENV   := .venv
+VPY    := $(VENV)/bin/python
+JUPYTER := $(VENV)/bin/jupyter
+
+# Extra arguments for `jupyter lab`, e.g. `make lab LAB_ARGS="--no-browser --port 8899"`.
+LAB_ARGS ?=
+
+PYPROJECT_HASH := $(shell $(PYTHON) -c "import hashlib; print(hashlib.sha256(open('pyproject.toml', 'rb').read()).hexdigest()[:16])")
+ifeq ($(PYPROJECT_HASH),)
+$(error could not hash pyproject.toml with $(PYTHON))
+endif
+
+# Stamp flavours and the extras each one installs.
+EXTRAS_test := test,lab
+EXTRAS_lab  := lab
+STAMP_TEST  := $(VENV)/.installed-$(PYPROJECT_HASH)-test
+STAMP_LAB   := $(VENV)/.installed-$(PYPROJECT_HASH)-lab
+
+NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/en/*.ipynb notebooks/zh/*.ipynb)
+
+# Where JupyterLab opens: the index notebook if there is one, else the notebooks folder.
+# (A file argument makes its folder the server's root and opens the file.)
+LAB_TARGET := $(if $(wildcard notebooks/index.ipynb),notebooks/index.ipynb,$(if $(wildcard notebooks),notebooks,.))
+
+# Project-local JupyterLab user-settings folder for `make lab-zh`. The language is the setting
+# "locale" of the plugin @jupyterlab/translation-extension:plugin; user settings take precedence
+# over overrides.json, so this wins whatever the user's own ~/.jupyter says, and it leaves the
+# plain `make lab` alone (an overrides.json in .venv/share/jupyter/lab/settings would not).
+LAB_ZH_SETTINGS := $(abspath $(VENV))/lab-zh/user-settings
+LAB_ZH_LOCALE_FILE := $(LAB_ZH_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings
+
+NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:cacheprovider \
+              -p tests.conftest
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+
+.PHONY: venv install test lab lab-zh bench notebooks clean distclean help
+
+help:
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+
+# ---------------------------------------------------------------- virtual environment
+
+$(VPY):
+	@echo ">>> creating $(VENV) with $(PYTHON) ($$($(PYTHON) --version 2>&1))"
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV): $(VPY)
+
+venv: $(VPY)
+
+# One stamp per flavour (test, lab). Stale stamps of an older pyproject.toml are removed first.
+$(VENV)/.installed-$(PYPROJECT_HASH)-%: | $(VPY)
+	@find $(VENV) -maxdepth 1 -name '.installed-*' ! -name '.installed-$(PYPROJECT_HASH)-*' -delete
+	$(VPY) -m pip install -e '.[$(EXTRAS_$*)]'
+	@touch $@
+
+install: $(STAMP_TEST)
+
+# ---------------------------------------------------------------- tests
+
+# pytest exits 5 when it collected no tests; that is not a failure here. Both suites run even when
+# the first fails, so one run reports everything; the target fails if either did.
+test: export OMP_NUM_THREADS := 1
+test: $(STAMP_TEST)
+	@status=0; \
+	echo ">>> unit tests: $(VPY) -m pytest tests -q"; \
+	rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
+	if [ $$rc -eq 5 ]; then echo ">>> pytest collected no tests in tests/"; \
+	elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
+	if find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null | grep -q .; then \
+	  echo ">>> notebooks: $(VPY) -m pytest $(NBVAL_ARGS) notebooks/"; \
+	  rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  if [ $$rc -eq 5 ]; then echo ">>> nbval collected no cells"; \
+	  elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
+	else \
+	  echo ">>> no notebooks under notebooks/ yet; nbval skipped"; \
+	fi; \
+	exit $$status
+
+# ---------------------------------------------------------------- JupyterLab
+
+lab: $(STAMP_LAB)
+	$(JUPYTER) lab $(LAB_ARGS) $(LAB_TARGET)
+
+lab-zh: $(STAMP_LAB)
+	@mkdir -p "$(dir $(LAB_ZH_LOCALE_FILE))"
+	@printf '{\n  "locale": "zh_CN"\n}\n' > "$(LAB_ZH_LOCALE_FILE)"
+	$(JUPYTER) lab --LabApp.user_settings_dir="$(LAB_ZH_SETTINGS)" $(LAB_ARGS) $(LAB_TARGET)
+
+# ---------------------------------------------------------------- benchmarks, notebooks
+
+bench: export OMP_NUM_THREADS := 1
+bench: export OPENBLAS_NUM_THREADS := 1
+bench: $(STAMP_TEST)
+	@ran=0; \
+	for b in benchmarks/bench_engine.py benchmarks/bench_viz.py; do \
+	  if [ -f $$b ]; then echo ">>> $(VPY) $$b"; $(VPY) $$b || exit $$?; ran=1; fi; \
+	done; \
+	if [ $$ran -eq 0 ]; then echo ">>> no benchmarks yet (benchmarks/bench_engine.py, benchmarks/bench_viz.py)"; fi
+
+notebooks: export OMP_NUM_THREADS := 1
+notebooks: $(STAMP_TEST)
+ifeq ($(strip $(NOTEBOOKS)),)
+	@echo ">>> no notebooks under notebooks/ yet"
+else
+	$(JUPYTER) nbconvert --to notebook --execute --inplace \
+	  --ExecutePreprocessor.store_widget_state=True $(NOTEBOOKS)
+endif
+
+# ---------------------------------------------------------------- cleaning
+
+clean:
+	rm -rf build dist .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o -name '*.egg-info' -prune -exec rm -rf {} +
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

@@ -1,0 +1,77 @@
+"""autogradviz: a small autograd engine on numpy that behaves like PyTorch, plus tools to see it work.
+
+Write ``import autogradviz as torch`` and the usual PyTorch teaching code runs and prints what PyTorch prints.
+"""
+import builtins as _builtins
+
+from . import _dtype
+from ._tensor import Tensor, Size
+from . import ops as _ops  # attaches the operators and methods to Tensor
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+                        manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed,
+                        tensor, zeros, zeros_like)
+from ._printing import set_printoptions, get_printoptions, printoptions
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, exp, flatten, log, matmul, max,
+                  maximum, mean, min, minimum, mm, mul, mv, neg, permute, pow, reciprocal, relu, reshape, sigmoid,
+                  sign, sin, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze)
+from .ops.extra import cat, stack, where, allclose, equal, numel, is_tensor, softmax, log_softmax, clip, \
+    square, prod, var, std, norm, outer, lt, gt, le, ge, eq, ne, isnan, isinf
+
+dtype = _dtype.dtype
+float32 = _dtype.float32
+float64 = _dtype.float64
+float16 = _dtype.float16
+int64 = _dtype.int64
+int32 = _dtype.int32
+int16 = _dtype.int16
+int8 = _dtype.int8
+uint8 = _dtype.uint8
+bool = _dtype.bool_
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+get_default_dtype = _dtype.get_default_dtype
+set_default_dtype = _dtype.set_default_dtype
+promote_types = _dtype.promote_types
+
+
+class device:
+    def __new__(cls, type_="cpu", index=None):
+        from ._tensor import _CPU
+        if str(type_) != "cpu":
+            raise RuntimeError("autogradviz runs on the CPU only")
+        return _CPU
+
+
+def is_floating_point(t):
+    return t.is_floating_point()
+
+
+def detach(t):
+    return t.detach()
+
+
+def set_num_threads(n):
+    pass
+
+
+def get_num_threads():
+    return 1
+
+
+def clamp_(t, min=None, max=None):
+    return t.clamp_(min, max)
+
+
+from . import nn, optim  # noqa: E402
+from .autograd.grad_mode import no_grad as _ng  # noqa: E402,F401
+
+__version__ = "0.1.0"
+
+del _builtins

@@ -1,0 +1,252 @@
+"""Tensor creation: tensor(), the legacy Tensor(*sizes)/Tensor(seq) constructor, ones/zeros/..., random."""
+import numbers
+
+import numpy as np
+
+from . import _dtype
+from ._tensor import Tensor, _wrap
+
+_rng = [np.random.default_rng(0)]
+
+
+def manual_seed(seed):
+    """Seed the generator behind rand/randn/normal_/uniform_ (numpy's PCG64, not PyTorch's Mersenne Twister:
+    the same seed gives different numbers than PyTorch)."""
+    _rng[0] = np.random.default_rng(int(seed))
+    return _Generator(seed)
+
+
+seed = manual_seed
+
+
+class _Generator:
+    def __init__(self, seed):
+        self._seed = seed
+
+    def initial_seed(self):
+        return self._seed
+
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"
+
+
+def _rng_uniform(shape, npdtype):
+    return _rng[0].random(shape, dtype=np.float64).astype(npdtype)
+
+
+def _rng_normal(shape, npdtype):
+    return _rng[0].standard_normal(shape).astype(npdtype)
+
+
+def _infer_dtype(data):
+    """PyTorch's inference for nested Python data: bool < int < float (float -> the default dtype)."""
+    kind = -1
+    stack = [data]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Tensor):
+            k = x.dtype._kind
+            if k == 2:
+                return _dtype.get_default_dtype() if x.dtype is _dtype.float32 else x.dtype
+            kind = max(kind, k)
+        elif isinstance(x, (bool, np.bool_)):
+            kind = max(kind, 0)
+        elif isinstance(x, (numbers.Integral,)):
+            kind = max(kind, 1)
+        elif isinstance(x, numbers.Real):
+            return _dtype.get_default_dtype()
+        elif isinstance(x, (list, tuple)):
+            stack.extend(x)
+        else:
+            raise TypeError(f"Could not infer dtype of {type(x).__name__}")
+    if kind == 0:
+        return _dtype.bool_
+    if kind == 1:
+        return _dtype.int64
+    return _dtype.get_default_dtype()
+
+
+def _to_array(data, dt):
+    if isinstance(data, Tensor):
+        return np.array(data._data, dtype=dt.np)
+    if isinstance(data, (list, tuple)):
+        data = [x._data if isinstance(x, Tensor) else x for x in data] if any(isinstance(x, Tensor) for x in data) \
+            else data
+    try:
+        arr = np.array(data, dtype=dt.np)
+    except (ValueError, TypeError) as e:
+        if "inhomogeneous" in str(e) or "sequence" in str(e):
+            raise ValueError(f"expected sequence of length {len(data[0])} at dim 1 (got {len(data[-1])})") from None
+        raise
+    return arr
+
+
+def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    if isinstance(data, np.ndarray):
+        dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
+        arr = np.array(data, dtype=dt.np)
+    elif isinstance(data, np.generic):
+        dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
+        arr = np.array(data, dtype=dt.np)
+    else:
+        dt = _dtype.to_dtype(dtype) if dtype is not None else _infer_dtype(data)
+        arr = _to_array(data, dt)
+    t = _wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def as_tensor(data, dtype=None, device=None):
+    if isinstance(data, Tensor) and (dtype is None or _dtype.to_dtype(dtype) is data.dtype):
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype)
+
+
+def from_numpy(arr):
+    if not isinstance(arr, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    _dtype.from_numpy_dtype(arr.dtype)
+    return _wrap(arr)
+
+
+def _size(size):
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    out = []
+    for s in size:
+        if isinstance(s, Tensor):
+            s = s.item()
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of type "
+                            f"{type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
+        out.append(int(s))
+    return tuple(out)
+
+
+def _dt(dtype):
+    return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
+
+
+def _finish(arr, requires_grad):
+    t = _wrap(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.zeros(_size(size), dtype=_dt(dtype).np), requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.ones(_size(size), dtype=_dt(dtype).np), requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    return _finish(np.empty(_size(size), dtype=_dt(dtype).np), requires_grad)
+
+
+def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    if dtype is None:
+        dtype = _infer_dtype(fill_value)
+    return _finish(np.full(_size((size,)), fill_value, dtype=_dtype.to_dtype(dtype).np), requires_grad)
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _finish(_rng_uniform(_size(size), _dt(dtype).np), requires_grad)
+
+
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    return _finish(_rng_normal(_size(size), _dt(dtype).np), requires_grad)
+
+
+def randint(low, high=None, size=None, dtype=None, requires_grad=False, generator=None):
+    if high is None:
+        low, high = 0, low
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_rng[0].integers(low, high, size=_size((size,))).astype(d.np), requires_grad)
+
+
+def randperm(n, dtype=None):
+    return _wrap(_rng[0].permutation(n).astype(np.int64))
+
+
+def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    if end is None:
+        start, end = 0, start
+    vals = [start, end, step]
+    if dtype is None:
+        dtype = _dtype.get_default_dtype() if any(isinstance(v, float) for v in vals) else _dtype.int64
+    d = _dtype.to_dtype(dtype)
+    n = int(np.ceil((end - start) / step))
+    arr = (start + step * np.arange(max(n, 0), dtype=np.float64)) if d.is_floating_point else \
+        np.arange(start, end, step, dtype=np.int64)
+    return _finish(arr.astype(d.np), requires_grad)
+
+
+def linspace(start, end, steps, dtype=None, requires_grad=False):
+    return _finish(np.linspace(start, end, steps).astype(_dt(dtype).np), requires_grad)
+
+
+def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
+
+
+def _like(fn):
+    def f(t, dtype=None, device=None, requires_grad=False, memory_format=None):
+        return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad)
+    f.__name__ = fn.__name__ + "_like"
+    return f
+
+
+zeros_like = _like(zeros)
+ones_like = _like(ones)
+empty_like = _like(empty)
+rand_like = _like(rand)
+randn_like = _like(randn)
+
+
+def full_like(t, fill_value, dtype=None, requires_grad=False):
+    return full(tuple(t.shape), fill_value, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad)
+
+
+def legacy_tensor(cls, *args, **kwargs):
+    """``torch.Tensor(*sizes)`` (uninitialised float32) or ``torch.Tensor(sequence)`` (float32 copy)."""
+    if kwargs.get("device") not in (None, "cpu"):
+        raise RuntimeError("autogradviz only has the CPU device")
+    if not args:
+        arr = np.empty((0,), dtype=np.float32)
+    elif len(args) == 1 and isinstance(args[0], Tensor):
+        arr = args[0]._data
+    elif len(args) == 1 and isinstance(args[0], np.ndarray):
+        arr = args[0].astype(np.float32)
+    elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        arr = np.empty(_size(args), dtype=np.float32)
+    elif len(args) == 1 and isinstance(args[0], (list, tuple)):
+        arr = _to_array(args[0], _dtype.float32)
+    else:
+        types = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(
+            f"new(): invalid data type '{type(args[-1]).__name__}'" if len(args) > 1 and
+            all(isinstance(a, (list, tuple)) for a in args) else
+            f"new() received an invalid combination of arguments - got ({types}), but expected one of:\n"
+            " * (*, torch.device device = None)\n"
+            " * (torch.Storage storage)\n"
+            " * (Tensor other)\n"
+            " * (tuple of ints size, *, torch.device device = None)\n"
+            " * (object data, *, torch.device device = None)\n"
+        )
+    t = _wrap(arr)
+    if cls is not Tensor:
+        t2 = object.__new__(cls)
+        for s in Tensor.__slots__:
+            if s != "__weakref__":
+                setattr(t2, s, getattr(t, s))
+        return t2
+    return t

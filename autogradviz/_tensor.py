@@ -1,0 +1,373 @@
+"""Tensor: a numpy array plus the autograd fields PyTorch has (requires_grad, grad, grad_fn, is_leaf, ...).
+
+Operators and math methods are attached by ``autogradviz.ops`` (as PyTorch attaches its C functions), so this
+module stays at the bottom of the import graph.
+"""
+import warnings
+import weakref
+
+import numpy as np
+
+from . import _dtype
+
+__all__ = ["Tensor", "Size"]
+
+ndarray = np.ndarray
+_new = object.__new__
+
+NONLEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        return "torch.Size([" + ", ".join(str(s) for s in self) + "])"
+
+    __str__ = __repr__
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):
+        r = tuple.__getitem__(self, item)
+        return Size(r) if isinstance(item, slice) else r
+
+    def __add__(self, other):
+        return Size(tuple.__add__(self, tuple(other)))
+
+
+def _wrap(data, requires_grad=False, grad_fn=None):
+    """Make a Tensor around a numpy array without copying (the internal constructor)."""
+    if type(data) is not ndarray:
+        data = np.asarray(data)
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = requires_grad
+    t.grad_fn = grad_fn
+    t._grad = None
+    t._output_nr = 0
+    t._retains_grad = False
+    t._vc = [0]
+    t._base = None
+    t._hooks = None
+    t._acc = None
+    return t
+
+
+class Tensor:
+    """A multi-dimensional array that can record the operations applied to it for automatic differentiation."""
+
+    __slots__ = ("_data", "_requires_grad", "grad_fn", "_grad", "_output_nr", "_retains_grad", "_vc", "_base",
+                 "_hooks", "_acc", "__weakref__")
+    __array_priority__ = 1000  # numpy defers `ndarray * Tensor` to Tensor.__rmul__
+
+    def __new__(cls, *args, **kwargs):
+        # the legacy constructor: Tensor(*sizes) is uninitialised float32, Tensor(sequence) copies data
+        from ._creation import legacy_tensor
+        return legacy_tensor(cls, *args, **kwargs)
+
+    # -- core attributes ----------------------------------------------------------------------------------
+    @property
+    def data(self):
+        t = _wrap(self._data)
+        return t
+
+    @data.setter
+    def data(self, value):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(bool(value))
+
+    def requires_grad_(self, requires_grad=True):
+        if self.grad_fn is not None:
+            if requires_grad:
+                return self
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    @property
+    def grad(self):
+        if self.grad_fn is not None and not self._retains_grad:
+            warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    @property
+    def retains_grad(self):
+        return self._retains_grad
+
+    def retain_grad(self):
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        self.grad_fn._cold().retain[self._output_nr] = weakref.ref(self)
+
+    @property
+    def _version(self):
+        return self._vc[0]
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return _dtype._FROM_NP[self._data.dtype]
+
+    @property
+    def device(self):
+        return _CPU
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    nelement = numel
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_floating_point(self):
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def stride(self, dim=None):
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self):
+        return self._data.__array_interface__["data"][0]
+
+    def untyped_storage(self):
+        return _Storage(self._data)
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self):
+        return id(self)
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()))
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.reshape(()))
+
+    def __format__(self, spec):
+        if self._data.ndim == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __array__(self, dtype=None, copy=None):
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    # -- conversion ---------------------------------------------------------------------------------------
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def numpy(self, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        return self._data
+
+    def detach(self):
+        t = _wrap(self._data)
+        t._vc = self._vc  # shares the version counter, like a view
+        t._base = self
+        return t
+
+    def detach_(self):
+        if self.grad_fn is not None and self._base is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    # -- autograd entry points ----------------------------------------------------------------------------
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward as _backward
+        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .autograd.graph import RemovableHandle
+        if self.grad_fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            lst = self._hooks
+        else:
+            lst = self.grad_fn._cold().tensor_prehooks.setdefault(self._output_nr, [])
+        lst.append(hook)
+        return RemovableHandle(lst, hook)
+
+    # -- printing -----------------------------------------------------------------------------------------
+    def __repr__(self, *, tensor_contents=None):
+        from ._printing import format_tensor
+        suffixes = []
+        if self.grad_fn is not None:
+            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+        elif self._requires_grad:
+            suffixes.append("requires_grad=True")
+        return format_tensor(self._data, self.dtype.name, suffixes)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may "
+                               "be because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        t = type(self).__new__(type(self)) if type(self) is not Tensor else _wrap(self._data.copy())
+        if type(self) is not Tensor:
+            t._data = self._data.copy()
+        t._requires_grad = self._requires_grad
+        if self._grad is not None:
+            t._grad = _wrap(self._grad._data.copy())
+        memo[id(self)] = t
+        return t
+
+
+def _rebuild(data, requires_grad):
+    return _wrap(data, requires_grad)
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
+
+class _Device:
+    __slots__ = ("type",)
+
+    def __init__(self, type_):
+        self.type = type_
+
+    def __repr__(self):
+        return f"device(type='{self.type}')"
+
+    def __str__(self):
+        return self.type
+
+    def __eq__(self, other):
+        return str(self) == str(other)
+
+    def __hash__(self):
+        return hash(self.type)
+
+
+_CPU = _Device("cpu")
+
+
+class _Storage:
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr):
+        base = arr
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        self._arr = base
+
+    def data_ptr(self):
+        return self._arr.__array_interface__["data"][0]
+
+    def nbytes(self):
+        return self._arr.nbytes
+
+    def size(self):
+        return self._arr.nbytes

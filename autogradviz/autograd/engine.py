@@ -1,0 +1,384 @@
+"""The backward engine: the only place that runs nodes.
+
+It works like PyTorch's: count how many edges point at each node reachable from the roots, start from the
+roots, and run a node once every edge into it has delivered its gradient. Ready nodes run in the order
+PyTorch's CPU ready queue gives: AccumulateGrad first, then the most recently created node. Pending grads are
+popped from their buffer when the node runs, saved tensors are released right after the node runs (unless
+``retain_graph``), and nothing here recurses, so a 50,000-node chain is fine.
+
+Gradients travel as numpy arrays, or as Tensors when ``create_graph=True`` (then the backward formulas are
+themselves recorded and can be differentiated again).
+
+An observer (``set_observer``) gets an event at every step. None is attached by default, and then nothing is
+spent on events.
+"""
+import heapq
+import sys
+
+import numpy as np
+
+from .._tensor import Tensor, Size, _wrap
+from .grad_mode import STATE as _GM
+from .graph import AccumulateGrad, accumulator
+
+__all__ = ["run_backward", "set_observer", "get_observer"]
+
+_OBS = [None]
+
+
+def set_observer(obs):
+    """Attach ``obs`` (or None) to the engine; returns the previous observer."""
+    prev = _OBS[0]
+    _OBS[0] = obs
+    return prev
+
+
+def get_observer():
+    return _OBS[0]
+
+
+_getrefcount = sys.getrefcount
+ndarray = np.ndarray
+
+
+def _root_edge(t, i):
+    if t.grad_fn is not None:
+        return t.grad_fn, t._output_nr
+    if t._requires_grad:
+        return accumulator(t), 0
+    raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+
+
+def _shape_str(shape):
+    return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
+
+
+def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
+    grads = []
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if t._data.size != 1 or not t._requires_grad:
+                if not t._requires_grad:
+                    grads.append(None)
+                    continue
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not t._data.dtype.kind == "f":
+                raise RuntimeError("grad can be implicitly created only for real scalar outputs but got "
+                                   f"{t.dtype}")
+            arr = np.ones(t._data.shape, dtype=t._data.dtype)
+            grads.append(_wrap(arr) if create_graph else arr)
+            continue
+        if not isinstance(g, Tensor):
+            g = _wrap(np.asarray(g, dtype=t._data.dtype))
+        if g._data.shape != t._data.shape:
+            raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_shape_str(g._data.shape)} "
+                               f"and output[{i}] has a shape of {_shape_str(t._data.shape)}.")
+        if g._data.dtype.kind != t._data.dtype.kind and not (g._data.dtype.kind == "f" and t._data.dtype.kind == "f"):
+            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
+                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
+                               f"output[{i}] has a dtype of {t.dtype}.")
+        grads.append(g if create_graph else g._data)
+    return grads
+
+
+def _to_tensor(g):
+    return g if isinstance(g, Tensor) or g is None else _wrap(g)
+
+
+def _from_tensor(g, create_graph):
+    if g is None or create_graph:
+        return g
+    return g._data if isinstance(g, Tensor) else g
+
+
+def _owned(g, extra):
+    """True if nothing but the engine refers to array ``g`` (so it may become a leaf's .grad uncopied)."""
+    return type(g) is ndarray and g.base is None and g.flags.writeable and _getrefcount(g) <= extra
+
+
+def _store_grad(var, g, create_graph, owned):
+    """AccumulateGrad: add ``g`` into ``var.grad`` (in place when not building a graph, as PyTorch)."""
+    cur = var._grad
+    if create_graph:
+        if not isinstance(g, Tensor):
+            g = _wrap(g)
+        if g._data.dtype != var._data.dtype:
+            g = g.to(var.dtype)
+        var._grad = g if cur is None else cur + g
+        return
+    if type(g) is not ndarray:
+        g = np.asarray(g)
+        owned = False
+    if g.dtype != var._data.dtype:
+        g = g.astype(var._data.dtype)
+        owned = True
+    if g.shape != var._data.shape:
+        g = np.broadcast_to(g, var._data.shape).copy()
+        owned = True
+    if cur is None:
+        var._grad = _wrap(g if owned else g.copy())
+    elif cur._requires_grad or _GM.enabled and cur.grad_fn is not None:
+        var._grad = _wrap(cur._data + g)
+    else:
+        cur._data += g
+        cur._vc[0] += 1
+
+
+def _run_tensor_prehooks(hooks, g, create_graph):
+    for h in list(hooks):
+        r = h(_to_tensor(g))
+        if r is not None:
+            g = _from_tensor(r, create_graph)
+    return g
+
+
+def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
+                 accumulate_grad=True):
+    """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
+    grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there."""
+    obs = _OBS[0]
+    roots = []
+    for i, t in enumerate(outputs):
+        roots.append(_root_edge(t, i))
+    root_grads = make_root_grads(outputs, grad_outputs, create_graph)
+
+    # -- dependencies: how many edges point at each node ---------------------------------------------------
+    deps = {}
+    stack = []
+    for node, _ in roots:
+        if node not in deps:
+            deps[node] = 0
+            stack.append(node)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            d = deps.get(nxt)
+            if d is None:
+                deps[nxt] = 1
+                stack.append(nxt)
+            else:
+                deps[nxt] = d + 1
+
+    # -- which nodes to run, when only some inputs are wanted ----------------------------------------------
+    captures = None      # node -> list of (output_nr, input index)
+    run = None           # node -> bool (None = run everything)
+    captured = None
+    if inputs is not None:
+        captures = {}
+        captured = [None] * len(inputs)
+        for k, t in enumerate(inputs):
+            if not isinstance(t, Tensor):
+                raise TypeError("inputs must be Tensors")
+            if not t._requires_grad:
+                raise RuntimeError("One of the differentiated Tensors does not require grad")
+            if t.grad_fn is not None:
+                key, nr = t.grad_fn, t._output_nr
+            else:
+                key, nr = accumulator(t), 0
+            captures.setdefault(key, []).append((nr, k))
+        run = _needed(roots, deps, captures)
+
+    buffers = {}
+    heap = []
+    counter = 0
+    if obs is not None:
+        obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
+    for (node, nr), g in zip(roots, root_grads):
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * _nout(node)
+        if g is not None:
+            buf[nr] = g if buf[nr] is None else buf[nr] + g
+    for node, _ in roots:
+        if deps[node] == 0 and (run is None or node in run):
+            deps[node] = -1  # pushed
+            heapq.heappush(heap, (-node._seq, counter, node))
+            counter += 1
+
+    prev_mode = _GM.enabled
+    _GM.enabled = create_graph
+    try:
+        while heap:
+            node = heapq.heappop(heap)[2]
+            buf = buffers.pop(node)
+            x = node._x
+
+            if type(node) is AccumulateGrad:
+                g = buf[0]
+                var = node.variable
+                if g is not None and var._hooks:
+                    g = _run_tensor_prehooks(var._hooks, g, create_graph)
+                if x is not None and x.prehooks:
+                    g = _run_prehooks(x.prehooks, [g], create_graph)[0]
+                if obs is not None:
+                    obs.node_begin(node, [g])
+                if captures is not None and node in captures:
+                    for nr, k in captures[node]:
+                        captured[k] = g
+                    if not accumulate_grad:
+                        if obs is not None:
+                            obs.node_end(node, [])
+                        continue
+                if g is not None:
+                    del buf
+                    _store_grad(var, g, create_graph, _owned(g, 3))
+                    if obs is not None:
+                        obs.accumulate(node, var, g)
+                if x is not None and x.hooks:
+                    for h in list(x.hooks):
+                        h((), (_to_tensor(g),))
+                if obs is not None:
+                    obs.node_end(node, [])
+                continue
+
+            # tensor hooks (register_hook on a non-leaf), then retain_grad, then node pre-hooks
+            if x is not None:
+                if x.tensor_prehooks:
+                    for nr, hooks in sorted(x.tensor_prehooks.items()):
+                        if buf[nr] is not None and hooks:
+                            buf[nr] = _run_tensor_prehooks(hooks, buf[nr], create_graph)
+                if x.retain:
+                    for nr, ref in sorted(x.retain.items()):
+                        t = ref()
+                        if t is not None and buf[nr] is not None:
+                            _retain(t, buf[nr], create_graph)
+                            if obs is not None:
+                                obs.retain(node, t, buf[nr])
+                if x.prehooks:
+                    buf = _run_prehooks(x.prehooks, buf, create_graph)
+            if captures is not None and node in captures:
+                for nr, k in captures[node]:
+                    captured[k] = buf[nr]
+                if accumulate_grad:
+                    for nr, k in captures[node]:
+                        t = inputs[k]
+                        if buf[nr] is not None:
+                            _store_grad(t, buf[nr], create_graph, False)
+
+            if obs is not None:
+                obs.node_begin(node, buf)
+            nxts = node.next_functions
+            if run is not None and not any(n is not None and n in run for n, _ in nxts):
+                outs = None  # only captured, nothing below it is wanted
+            elif all(g is None for g in buf):
+                outs = None
+            else:
+                outs = _call(node, buf, create_graph)
+                if x is not None and x.hooks:
+                    outs = _run_posthooks(x.hooks, outs, buf, create_graph)
+            if obs is not None:
+                obs.node_end(node, outs if outs is not None else [None] * len(nxts))
+            if not retain_graph and node._saved:
+                node._release()
+                if obs is not None:
+                    obs.release(node)
+            for i, (nxt, nr) in enumerate(nxts):
+                if nxt is None:
+                    continue
+                if run is not None and nxt not in run:
+                    continue
+                gi = outs[i] if outs is not None else None
+                b = buffers.get(nxt)
+                if b is None:
+                    b = buffers[nxt] = [None] * _nout(nxt)
+                if gi is not None:
+                    b[nr] = gi if b[nr] is None else b[nr] + gi
+                d = deps[nxt] - 1
+                deps[nxt] = d
+                if d == 0:
+                    heapq.heappush(heap, (-nxt._seq, counter, nxt))
+                    counter += 1
+    finally:
+        _GM.enabled = prev_mode
+        if obs is not None:
+            obs.backward_end()
+
+    if captured is not None and not accumulate_grad:
+        result = []
+        for k, g in enumerate(captured):
+            if g is None:
+                if not allow_unused:
+                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                                       "graph. Set allow_unused=True if this is the desired behavior.")
+                result.append(None)
+            elif create_graph:
+                result.append(g if isinstance(g, Tensor) else _wrap(g))
+            else:
+                arr = g if type(g) is ndarray else np.asarray(g)
+                if arr.dtype != inputs[k]._data.dtype:
+                    arr = arr.astype(inputs[k]._data.dtype)
+                result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
+        return tuple(result)
+    return None
+
+
+def _nout(node):
+    return getattr(node, "_nout", 1)
+
+
+def _needed(roots, deps, captures):
+    """Nodes that lead to a captured input (and so must run), found without recursion."""
+    order = []
+    indeg = {n: 0 for n in deps}
+    for n in deps:
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                indeg[nxt] += 1
+    ready = [n for n, _ in roots if indeg[n] == 0]
+    seen = set()
+    while ready:
+        n = ready.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        order.append(n)
+        for nxt, _ in n.next_functions:
+            if nxt is not None:
+                indeg[nxt] -= 1
+                if indeg[nxt] == 0:
+                    ready.append(nxt)
+    run = set()
+    for n in reversed(order):
+        if n in captures or any(c is not None and c in run for c, _ in n.next_functions):
+            run.add(n)
+    return run
+
+
+def _retain(t, g, create_graph):
+    if create_graph:
+        g = g if isinstance(g, Tensor) else _wrap(g)
+        t._grad = g if t._grad is None else t._grad + g
+        return
+    arr = np.array(g, dtype=t._data.dtype, copy=True)
+    if t._grad is None:
+        t._grad = _wrap(arr)
+    else:
+        t._grad = _wrap(t._grad._data + arr)
+
+
+def _run_prehooks(hooks, buf, create_graph):
+    for h in list(hooks):
+        r = h(tuple(_to_tensor(g) for g in buf))
+        if r is not None:
+            buf = [_from_tensor(g, create_graph) for g in r]
+    return buf
+
+
+def _run_posthooks(hooks, outs, buf, create_graph):
+    for h in list(hooks):
+        r = h(tuple(_to_tensor(g) for g in outs), tuple(_to_tensor(g) for g in buf))
+        if r is not None:
+            outs = [_from_tensor(g, create_graph) for g in r]
+    return outs
+
+
+def _call(node, buf, create_graph):
+    """Run one node's backward formula on its incoming grads; returns one grad (or None) per edge."""
+    saved = node._unpack(create_graph)
+    if len(buf) == 1:
+        g = buf[0]
+    else:
+        g = node._fill_missing(buf, create_graph)
+    return node.backward(g, saved)

@@ -1,0 +1,242 @@
+"""User-defined autograd Functions: static ``forward(ctx, ...)``/``backward(ctx, ...)`` and ``apply``.
+
+As in PyTorch, ``ctx`` *is* the graph node: ``y.grad_fn`` of ``y = MultiplyAdd.apply(w, x, b)`` is the ctx
+object, an instance of ``MultiplyAddBackward``. The engine runs it exactly like a built-in node.
+"""
+import numpy as np
+
+from .._tensor import Tensor, _wrap
+from .grad_mode import STATE as _GM
+from .graph import Node, RELEASED, SECOND_BACKWARD_MSG, _inplace_msg, _next_seq, accumulator
+
+__all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+def _edge(t):
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator(t), 0)
+    return (None, 0)
+
+
+class FunctionCtx:
+    """What ``ctx`` offers inside forward/backward."""
+
+    def save_for_backward(self, *tensors):
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
+                                f"{type(t).__name__}")
+        self._to_save = tensors
+
+    def mark_non_differentiable(self, *tensors):
+        self._non_diff = tensors
+
+    def mark_dirty(self, *tensors):
+        self._dirty = tensors
+
+    def set_materialize_grads(self, value):
+        self._materialize = bool(value)
+
+    @property
+    def saved_tensors(self):
+        saved = self._saved
+        if saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        out = []
+        for t, v in saved:
+            if t is None:
+                out.append(None)
+                continue
+            if t._vc[0] != v:
+                raise RuntimeError(_inplace_msg(t, v))
+            out.append(t)
+        return tuple(out)
+
+    @property
+    def saved_variables(self):
+        raise AttributeError("'saved_variables' was removed from PyTorch; use 'saved_tensors' instead "
+                             "(ctx.saved_tensors)")
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node class behind a custom Function; one subclass ``<Name>Backward`` per Function."""
+
+    _forward_cls = None
+
+    def __init__(self):
+        self._seq = _next_seq()
+        self._x = None
+        self._info = None
+        self._saved = ()
+        self.next_functions = ()
+        self._to_save = ()
+        self._non_diff = ()
+        self._dirty = ()
+        self._materialize = True
+        self._nout = 1
+        self._out_meta = ()
+        self._in_meta = ()
+        self.needs_input_grad = ()
+
+    def __repr__(self):
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
+    def _fill_missing(self, buf, create_graph):
+        out = []
+        for g, (shape, npd) in zip(buf, self._out_meta):
+            if g is None and self._materialize:
+                z = np.zeros(shape, dtype=npd)
+                g = _wrap(z) if create_graph else z
+            out.append(g)
+        return out
+
+    def _unpack(self, as_tensors):
+        if self._saved is RELEASED:
+            # only an error if backward actually reads saved_tensors; checked there
+            pass
+        return None
+
+    def _release(self):
+        if self._saved:
+            self._saved = RELEASED
+
+    def backward(self, g, saved):
+        """Called by the engine: run the user's backward on Tensors and check what it returns."""
+        grads = g if isinstance(g, list) else [g]
+        create = _GM.enabled
+        targs = [x if isinstance(x, Tensor) or x is None else _wrap(x) for x in grads]
+        res = self._forward_cls.backward(self, *targs)
+        if not isinstance(res, tuple):
+            res = (res,)
+        n_in = len(self.next_functions)
+        if len(res) != n_in:
+            if len(res) > n_in and all(r is None for r in res[n_in:]):
+                res = res[:n_in]
+            else:
+                raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of gradients "
+                                   f"(expected {n_in}, got {len(res)})")
+        out = []
+        for i, (r, (fn, _)) in enumerate(zip(res, self.next_functions)):
+            is_tensor_input, shape = self._in_meta[i]
+            if r is not None and not is_tensor_input:
+                raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
+                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
+            if fn is None or r is None:
+                out.append(None)
+                continue
+            if not isinstance(r, Tensor):
+                raise TypeError(f"function {type(self).__name__} returned a non-Tensor gradient at position {i + 1}")
+            if tuple(r._data.shape) != tuple(shape):
+                try:
+                    np.broadcast_shapes(shape, r._data.shape)
+                    ok = np.broadcast_shapes(shape, r._data.shape) == tuple(r._data.shape)
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise RuntimeError(f"Function {type(self).__name__} returned an invalid gradient at index {i} - "
+                                       f"got [{', '.join(map(str, r._data.shape))}] but expected shape compatible "
+                                       f"with [{', '.join(map(str, shape))}]")
+                from ..ops._core import sum_to
+                r = sum_to(r, tuple(shape))
+            out.append(r if create else r._data)
+        return out
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, attrs):
+        backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        backward_cls.__module__ = "torch.autograd.function"
+        cls._backward_cls = backward_cls
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=_FunctionMeta):
+    """Base class for custom autograd operations: define static forward(ctx, ...) and backward(ctx, ...)."""
+
+    def __init__(self, *args, **kwargs):
+        import warnings
+        warnings.warn(f"{type(self)} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise "
+                      "an error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+                           "autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        ctx = cls._backward_cls()
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        is_diff = _GM.enabled and any(ctx.needs_input_grad)
+        prev = _GM.enabled
+        _GM.enabled = False
+        try:
+            outputs = cls.forward(ctx, *args, **kwargs)
+        finally:
+            _GM.enabled = prev
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+        fixed = []
+        for o in outs:
+            if isinstance(o, Tensor) and id(o) in input_ids:
+                # an input returned as-is: the output is a new tensor sharing its memory
+                alias = _wrap(o._data)
+                alias._vc = o._vc
+                o = alias
+            fixed.append(o)
+        outs = tuple(fixed)
+        from ..ops._core import FWD
+        if is_diff:
+            ctx.next_functions = tuple(_edge(a) if isinstance(a, Tensor) else (None, 0) for a in args)
+            ctx._in_meta = tuple((isinstance(a, Tensor), a._data.shape if isinstance(a, Tensor) else ())
+                                 for a in args)
+            ctx._nout = len(outs)
+            ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+                                  for o in outs)
+            non_diff = {id(t) for t in ctx._non_diff}
+            for i, o in enumerate(outs):
+                if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
+                    o.grad_fn = ctx
+                    o._output_nr = i
+                    o._requires_grad = True
+            ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
+        else:
+            ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
+        ctx._to_save = ()
+        if FWD.fn is not None:
+            for o in outs:
+                if isinstance(o, Tensor):
+                    FWD.fn(cls.__name__ + "Backward", tuple(a if isinstance(a, Tensor) else None for a in args), o,
+                           ctx if is_diff else None)
+        return outs[0] if single else outs
+
+    def _saved_list(self):
+        return None
+
+
+def once_differentiable(fn):
+    def wrapper(ctx, *args):
+        prev = _GM.enabled
+        _GM.enabled = False
+        try:
+            return fn(ctx, *args)
+        finally:
+            _GM.enabled = prev
+    wrapper.__name__ = fn.__name__
+    return wrapper

@@ -1,0 +1,108 @@
+"""The one path by which every op builds its output and (in grad mode) its grad_fn node."""
+import numpy as np
+
+from .._tensor import Tensor, _wrap, _new
+from ..autograd.grad_mode import STATE as _GM
+from ..autograd.graph import Node, accumulator, _next_seq
+
+ndarray = np.ndarray
+
+
+class _Out:
+    """Placeholder in a ``saved`` tuple: save the op's own output (as ExpBackward0 saves ``result``)."""
+    __slots__ = ()
+
+
+OUT = _Out()
+
+
+class _FwdObs:
+    """Where a forward-op observer (a trace recorder) attaches; None costs one attribute read per op."""
+    __slots__ = ("fn",)
+
+
+FWD = _FwdObs()
+FWD.fn = None
+
+
+def edge(t):
+    fn = t.grad_fn
+    if fn is not None:
+        return (fn, t._output_nr)
+    if t._requires_grad:
+        return (accumulator(t), 0)
+    return (None, 0)
+
+
+def make(data, cls, inputs, saved=(), info=None, op=None):
+    """Wrap ``data`` as the output of op ``cls`` applied to ``inputs`` (Tensors, or None for Python scalars).
+
+    When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
+    ``saved`` tensors (``OUT`` stands for the output) recorded with their versions.
+    """
+    if type(data) is not ndarray:
+        data = np.asarray(data)
+    out = _new(Tensor)
+    out._data = data
+    out._grad = None
+    out._output_nr = 0
+    out._retains_grad = False
+    out._vc = [0]
+    out._base = None
+    out._hooks = None
+    out._acc = None
+    node = None
+    if _GM.enabled:
+        for t in inputs:
+            if t is not None and t._requires_grad:
+                node = _new(cls)
+                node._seq = _next_seq()
+                node._x = None
+                node._info = info
+                node.next_functions = tuple([edge(t) if t is not None else (None, 0) for t in inputs])
+                if saved:
+                    node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else (None, 0)
+                                         for s in saved])
+                else:
+                    node._saved = ()
+                break
+    out.grad_fn = node
+    out._requires_grad = node is not None
+    if FWD.fn is not None:
+        FWD.fn(op or cls.__name__, inputs, out, node)
+    return out
+
+
+def view_of(base, data, cls, info=None, op=None):
+    """An output that shares memory (and so the version counter) with ``base``."""
+    out = make(data, cls, (base,), (), info, op)
+    out._vc = base._vc
+    out._base = base
+    return out
+
+
+class BackwardNode(Node):
+    __slots__ = ()
+
+
+def is_tensor_mode(g):
+    return isinstance(g, Tensor)
+
+
+def sum_to(g, shape):
+    """Sum a gradient back to ``shape`` (undo broadcasting). Works on numpy arrays and Tensors."""
+    gshape = g.shape
+    if tuple(gshape) == tuple(shape):
+        return g
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if isinstance(g, Tensor):
+        from . import reduce as _r
+        r = _r.sum(g, list(axes), True) if axes else g
+        return r.reshape(tuple(shape)) if tuple(r.shape) != tuple(shape) else r
+    r = g.sum(axis=axes, keepdims=True) if axes else g
+    return r.reshape(shape)
+
+
+def as_data(x):
+    return x._data if type(x) is Tensor or isinstance(x, Tensor) else x

@@ -1,0 +1,190 @@
+"""More functions of the torch namespace: cat, stack, where, softmax, prod, var/std, norm, ..."""
+import numpy as np
+
+from .._tensor import Tensor, _wrap, _wrap_dim
+from ._core import BackwardNode, OUT, make, sum_to
+from . import pointwise as _pw
+
+
+class CatBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        dim, sizes = self._info
+        out = []
+        start = 0
+        for n in sizes:
+            idx = (slice(None),) * dim + (slice(start, start + n),)
+            out.append(g[idx])
+            start += n
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    nd = tensors[0]._data.ndim
+    d = _wrap_dim(dim, nd)
+    try:
+        data = np.concatenate([t._data for t in tensors], axis=d)
+    except ValueError:
+        raise RuntimeError("Sizes of tensors must match except in dimension %d" % d) from None
+    return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
+
+
+class StackBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        dim, n = self._info
+        if isinstance(g, Tensor):
+            return tuple(g.select(dim, i) if hasattr(g, "select") else g[(slice(None),) * dim + (i,)] for i in range(n))
+        return tuple(np.take(g, i, axis=dim) for i in range(n))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    d = _wrap_dim(dim, tensors[0]._data.ndim + 1)
+    shapes = {t._data.shape for t in tensors}
+    if len(shapes) > 1:
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0]._data.shape))}] "
+                           f"at entry 0 and [{', '.join(map(str, tensors[1]._data.shape))}] at entry 1")
+    return make(np.stack([t._data for t in tensors], axis=d), StackBackward0, tuple(tensors), (), (d, len(tensors)))
+
+
+class WhereBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("condition",)
+
+    def backward(self, g, s):
+        cond, sa, sb = self._info
+        c = _wrap(cond) if isinstance(g, Tensor) else cond
+        nf = self.next_functions
+        ga = sum_to(g * c, sa) if nf[0][0] is not None else None
+        gb = sum_to(g * (~c if not isinstance(c, Tensor) else _wrap(~cond)), sb) if nf[1][0] is not None else None
+        return ga, gb
+
+
+def where(condition, input=None, other=None):
+    cd = condition._data.astype(bool)
+    if input is None:
+        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(cd))
+    a, a_s = _pw._operand(input)
+    b, b_s = _pw._operand(other)
+    ad = a._data if a is not None else a_s
+    bd = b._data if b is not None else b_s
+    data = np.where(cd, ad, bd)
+    ref = a if a is not None else b
+    if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
+        data = data.astype(ref._data.dtype)
+    return make(data, WhereBackward0, (a, b), (), (cd, np.shape(ad), np.shape(bd)))
+
+
+def softmax(x, dim, dtype=None):
+    from ..nn.functional import softmax as f
+    return f(x, dim)
+
+
+def log_softmax(x, dim, dtype=None):
+    from ..nn.functional import log_softmax as f
+    return f(x, dim)
+
+
+def clip(x, min=None, max=None):
+    return _pw.clamp(x, min, max)
+
+
+def square(x):
+    return _pw.pow(x, 2)
+
+
+class ProdBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        return (g * r / x,)
+
+
+def prod(x, dim=None, keepdim=False):
+    if dim is not None:
+        raise NotImplementedError("prod(dim=...) is not part of autogradviz yet")
+    return make(np.prod(x._data), ProdBackward0, (x,), (x, OUT))
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    if correction is None:
+        correction = 1 if unbiased else 0
+    m = x.mean(dim, keepdim=True) if dim is not None else x.mean()
+    d = x - m
+    sq = d * d
+    n = x._data.size if dim is None else x._data.shape[dim]
+    return sq.sum(dim, keepdim=keepdim) / (n - correction) if dim is not None else sq.sum() / (n - correction)
+
+
+def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    return var(x, dim, unbiased, keepdim, correction).sqrt()
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    if p != 2:
+        return (x.abs() ** p).sum() ** (1.0 / p) if dim is None else (x.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
+    return (x * x).sum().sqrt() if dim is None else (x * x).sum(dim, keepdim).sqrt()
+
+
+def outer(a, b):
+    return a.unsqueeze(1) * b.unsqueeze(0)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a, b):
+    return a._data.shape == b._data.shape and bool(np.array_equal(a._data, b._data))
+
+
+def numel(x):
+    return x._data.size
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def isnan(x):
+    return _wrap(np.isnan(x._data))
+
+
+def isinf(x):
+    return _wrap(np.isinf(x._data))
+
+
+lt, gt, le, ge, eq, ne = _pw.lt, _pw.gt, _pw.le, _pw.ge, _pw.eq, _pw.ne
+
+
+def _select(a, dim, index):
+    from .shape import getitem
+    d = _wrap_dim(dim, a._data.ndim)
+    return getitem(a, (slice(None),) * d + (index,))
+
+
+Tensor.select = _select
+Tensor.prod = prod
+Tensor.var = var
+Tensor.std = std
+Tensor.norm = norm
+Tensor.square = square
+Tensor.softmax = softmax
+Tensor.log_softmax = log_softmax
+Tensor.isnan = isnan
+Tensor.isinf = isinf
+Tensor.allclose = allclose
+Tensor.equal = equal
+Tensor.where = lambda self, cond, other: where(cond, self, other)

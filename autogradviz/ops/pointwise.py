@@ -1,0 +1,615 @@
+"""Element-wise ops with numpy broadcasting. Each has one small node class named as PyTorch names it."""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor, _wrap
+from ._core import BackwardNode, OUT, make, sum_to
+
+ndarray = np.ndarray
+_SCALARS = (int, float, bool)
+
+
+# -- operands ----------------------------------------------------------------------------------------------
+def _broadcast_error(sa, sb):
+    na, nb = len(sa), len(sb)
+    n = max(na, nb)
+    for i in range(n - 1, -1, -1):
+        da = sa[i - (n - na)] if i - (n - na) >= 0 else 1
+        db = sb[i - (n - nb)] if i - (n - nb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                                f"non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+
+
+def _operand(x):
+    """Return (Tensor or None, scalar or None) for the other operand of a binary op."""
+    if isinstance(x, Tensor):
+        return x, None
+    if isinstance(x, _SCALARS):
+        return None, x
+    if isinstance(x, (ndarray, np.generic)):
+        if isinstance(x, np.generic) or x.ndim == 0:
+            return None, x.item()
+        return _wrap(x), None
+    if isinstance(x, (list, tuple)):
+        from .._creation import tensor
+        return tensor(x), None
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def _result_dtype(a, b, bs):
+    """PyTorch's result dtype, or None when numpy's own result is already right."""
+    ad = a._data.dtype
+    if b is not None:
+        bd = b._data.dtype
+        if ad is bd or ad == bd:
+            return None
+        return _dtype.result_type(a.dtype, a._data.ndim, (b.dtype, b._data.ndim)).np
+    k = ad.kind
+    if isinstance(bs, bool):
+        return None if k != "b" else None
+    if isinstance(bs, int):
+        return None if k in "iuf" else np.dtype(np.int64)
+    # float scalar
+    return None if k == "f" else _dtype.get_default_dtype().np
+
+
+def _binary(ufunc, a, b, bs):
+    """Apply ``ufunc`` to ``a`` and the other operand (Tensor ``b`` or scalar ``bs``) with PyTorch's dtypes."""
+    target = _result_dtype(a, b, bs)
+    ad = a._data
+    if b is not None:
+        bd = b._data
+        if target is not None:
+            ad = ad.astype(target, copy=False)
+            bd = bd.astype(target, copy=False)
+        try:
+            return ufunc(ad, bd)
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    if target is not None:
+        ad = ad.astype(target)
+    r = ufunc(ad, bs)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
+
+
+def _rbinary_data(ufunc, a, s):
+    target = _result_dtype(a, None, s)
+    ad = a._data if target is None else a._data.astype(target)
+    r = ufunc(s, ad)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
+
+
+def _shapes(a, b):
+    return a._data.shape, (b._data.shape if b is not None else None)
+
+
+# -- add / sub -----------------------------------------------------------------------------------------------
+class AddBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb, alpha = self._info
+        nf = self.next_functions
+        ga = sum_to(g, sa) if nf[0][0] is not None else None
+        gb = None
+        if nf[1][0] is not None:
+            gb = g if alpha == 1 else g * alpha
+            gb = sum_to(gb, sb)
+        return ga, gb
+
+
+class SubBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb, alpha = self._info
+        nf = self.next_functions
+        ga = sum_to(g, sa) if nf[0][0] is not None else None
+        gb = sum_to(-g if alpha == 1 else g * -alpha, sb) if nf[1][0] is not None else None
+        return ga, gb
+
+
+class RsubBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (-g,)
+
+
+def add(a, other, alpha=1):
+    b, bs = _operand(other)
+    if alpha != 1:
+        if b is not None:
+            other_data = b._data * alpha
+            data = _binary(np.add, a, _wrap(other_data), None)
+        else:
+            data = _binary(np.add, a, None, bs * alpha)
+    else:
+        data = _binary(np.add, a, b, bs)
+    return make(data, AddBackward0, (a, b), (), (a._data.shape, b._data.shape if b is not None else None, alpha))
+
+
+def radd(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return add(b, a)
+    return add(a, bs)
+
+
+def sub(a, other, alpha=1):
+    b, bs = _operand(other)
+    if a._data.dtype.kind == "b" and (b is None or b._data.dtype.kind == "b"):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                           "or `logical_xor()` operator instead.")
+    if alpha != 1:
+        if b is not None:
+            data = _binary(np.subtract, a, _wrap(b._data * alpha), None)
+        else:
+            data = _binary(np.subtract, a, None, bs * alpha)
+    else:
+        data = _binary(np.subtract, a, b, bs)
+    return make(data, SubBackward0, (a, b), (), (a._data.shape, b._data.shape if b is not None else None, alpha))
+
+
+def rsub(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return sub(b, a)
+    return make(_rbinary_data(np.subtract, a, bs), RsubBackward1, (a,), (), None)
+
+
+# -- mul / div -----------------------------------------------------------------------------------------------
+class MulBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb, scalar = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g * (y if y is not None else scalar)
+            if ga.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1][0] is not None:
+            gb = g * x
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+def mul(a, other):
+    b, bs = _operand(other)
+    data = _binary(np.multiply, a, b, bs)
+    if b is None:
+        return make(data, MulBackward0, (a, None), (None, None), (a._data.shape, None, bs))
+    # save only what the other side's gradient needs, as PyTorch does
+    return make(data, MulBackward0, (a, b), (a if b._requires_grad else None, b if a._requires_grad else None),
+                (a._data.shape, b._data.shape, None))
+
+
+def rmul(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return mul(b, a)
+    return mul(a, bs)
+
+
+class DivBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb, scalar = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g / (y if y is not None else scalar)
+            if ga.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1][0] is not None:
+            gb = -g * x / (y * y)
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+def _true_div(x, y):
+    return np.true_divide(x, y)
+
+
+def div(a, other, rounding_mode=None):
+    b, bs = _operand(other)
+    if rounding_mode is not None:
+        f = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(np.true_divide(p, q)))
+        data = _binary(f, a, b, bs)
+        return make(data, DivBackward0, (), ())
+    # true division always gives a floating result
+    a_ = a if a._data.dtype.kind == "f" or (b is not None and b._data.dtype.kind == "f") or isinstance(bs, float) \
+        else _wrap(a._data.astype(_dtype.get_default_dtype().np))
+    data = _binary(np.true_divide, a_, b, bs)
+    if b is None:
+        return make(data, DivBackward0, (a, None), (None, None), (a._data.shape, None, bs))
+    return make(data, DivBackward0, (a, b), (a if b._requires_grad else None, b if (a._requires_grad or b._requires_grad) else None),
+                (a._data.shape, b._data.shape, None))
+
+
+def rdiv(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return div(b, a)
+    # PyTorch: scalar / tensor is reciprocal(tensor) * scalar
+    return mul(reciprocal(a), bs)
+
+
+# -- pow ------------------------------------------------------------------------------------------------------
+class PowBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        (x,) = s
+        e = self._info
+        if e == 0:
+            return (g * 0,)
+        return (g * e * x ** (e - 1),)
+
+
+class PowBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "exponent", "result")
+
+    def backward(self, g, s):
+        x, e, r = s
+        sa, sb = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = sum_to(g * e * x ** (e - 1), sa)
+        if nf[1][0] is not None:
+            gb = sum_to(g * r * _where_log(x), sb)
+        return ga, gb
+
+
+class PowBackward2(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("exponent", "result")
+
+    def backward(self, g, s):
+        e, r = s
+        base = self._info
+        return (g * r * float(np.log(base)) if base != 0 else g * 0,)
+
+
+def _where_log(x):
+    if isinstance(x, Tensor):
+        return log(x)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
+
+
+def pow(a, exponent):
+    b, bs = _operand(exponent)
+    if b is None:
+        data = _binary(np.power, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
+            else None
+        if data is None:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return make(data, PowBackward0, (a,), (a,), bs)
+    data = _binary(np.power, a, b, None)
+    return make(data, PowBackward1, (a, b), (a, b, OUT), (a._data.shape, b._data.shape))
+
+
+def rpow(a, base):
+    b, bs = _operand(base)
+    if b is not None:
+        return pow(b, a)
+    data = _rbinary_data(np.power, a, bs)
+    return make(data, PowBackward2, (a,), (a, OUT), bs)
+
+
+# -- unary ------------------------------------------------------------------------------------------------------
+def _np_or(fn_np, fn_t):
+    def f(x):
+        return fn_t(x) if isinstance(x, Tensor) else fn_np(x)
+    return f
+
+
+def _float_data(a):
+    d = a._data
+    if d.dtype.kind != "f":
+        d = d.astype(_dtype.get_default_dtype().np)
+    return d
+
+
+class NegBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (-g,)
+
+
+def neg(a):
+    if a._data.dtype.kind == "b":
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
+    return make(np.negative(a._data), NegBackward0, (a,))
+
+
+class ExpBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        return (g * s[0],)
+
+
+def exp(a):
+    return make(np.exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
+
+
+class LogBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (g / s[0],)
+
+
+def log(a):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return make(np.log(_float_data(a)), LogBackward0, (a,), (a,))
+
+
+class SqrtBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        return (g / (2 * s[0]),)
+
+
+def sqrt(a):
+    with np.errstate(invalid="ignore"):
+        return make(np.sqrt(_float_data(a)), SqrtBackward0, (a,), (OUT,))
+
+
+class AbsBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (g * _sign(s[0]),)
+
+
+def abs(a):
+    return make(np.abs(a._data), AbsBackward0, (a,), (a,))
+
+
+class SinBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (g * _cos(s[0]),)
+
+
+def sin(a):
+    return make(np.sin(_float_data(a)), SinBackward0, (a,), (a,))
+
+
+class CosBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (g * -_sin(s[0]),)
+
+
+def cos(a):
+    return make(np.cos(_float_data(a)), CosBackward0, (a,), (a,))
+
+
+class TanhBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        return (g * (1 - r * r),)
+
+
+def tanh(a):
+    return make(np.tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
+
+
+class SigmoidBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        return (g * (1 - r) * r,)
+
+
+def _np_sigmoid(x):
+    with np.errstate(over="ignore"):
+        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+
+
+def sigmoid(a):
+    return make(_np_sigmoid(_float_data(a)), SigmoidBackward0, (a,), (OUT,))
+
+
+class ReluBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        return (g * (r > 0),)
+
+
+def relu(a):
+    d = a._data
+    return make(np.maximum(d, d.dtype.type(0)) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
+
+
+class ReciprocalBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        return (-g * r * r,)
+
+
+def reciprocal(a):
+    with np.errstate(divide="ignore"):
+        return make(np.reciprocal(_float_data(a)), ReciprocalBackward0, (a,), (OUT,))
+
+
+class ClampBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        lo, hi = self._info
+        if isinstance(x, Tensor):
+            mask = _wrap(_clamp_mask(x._data, lo, hi))
+        else:
+            mask = _clamp_mask(x, lo, hi)
+        return (g * mask,)
+
+
+class ClampMinBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+class ClampMaxBackward0(ClampBackward1):
+    __slots__ = ()
+
+
+def _clamp_mask(x, lo, hi):
+    m = np.ones(x.shape, dtype=bool)
+    if lo is not None:
+        m &= x >= lo
+    if hi is not None:
+        m &= x <= hi
+    return m
+
+
+def clamp(a, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo = min.item() if isinstance(min, Tensor) else min
+    hi = max.item() if isinstance(max, Tensor) else max
+    d = a._data
+    r = d
+    if lo is not None:
+        r = np.maximum(r, lo)
+    if hi is not None:
+        r = np.minimum(r, hi)
+    if r.dtype != d.dtype:
+        r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
+    cls = ClampBackward1 if (lo is not None and hi is not None) else (ClampMinBackward0 if lo is not None
+                                                                      else ClampMaxBackward0)
+    return make(np.array(r, copy=r is d), cls, (a,), (a,), (lo, hi))
+
+
+def _sign(x):
+    if isinstance(x, Tensor):
+        return _wrap(np.sign(x._data))
+    return np.sign(x)
+
+
+_cos = _np_or(np.cos, cos)
+_sin = _np_or(np.sin, sin)
+
+
+# -- comparisons and logic (no grad) ----------------------------------------------------------------------------
+def _cmp(ufunc):
+    def f(a, other):
+        b, bs = _operand(other)
+        if b is not None:
+            try:
+                return _wrap(ufunc(a._data, b._data))
+            except ValueError:
+                raise _broadcast_error(a._data.shape, b._data.shape) from None
+        return _wrap(ufunc(a._data, bs))
+    return f
+
+
+eq = _cmp(np.equal)
+ne = _cmp(np.not_equal)
+lt = _cmp(np.less)
+le = _cmp(np.less_equal)
+gt = _cmp(np.greater)
+ge = _cmp(np.greater_equal)
+
+
+def logical_not(a):
+    return _wrap(np.logical_not(a._data))
+
+
+def invert(a):
+    if a._data.dtype.kind == "f":
+        raise TypeError("bitwise_not_cpu not implemented for 'Float'")
+    return _wrap(np.invert(a._data))
+
+
+def and_(a, other):
+    b, bs = _operand(other)
+    return _wrap(np.bitwise_and(a._data, b._data if b is not None else bs))
+
+
+def or_(a, other):
+    b, bs = _operand(other)
+    return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
+
+
+def sign(a):
+    class_ = SignBackward0
+    return make(np.sign(a._data), class_, (a,))
+
+
+class SignBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g * 0,)
+
+
+class FillBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g * 0,)
+
+
+def FillBackward0_node(a):
+    """The node left on a non-leaf after zero_/fill_: its gradient is zero."""
+    from ..autograd.graph import _next_seq
+    from ._core import edge
+    node = FillBackward0.__new__(FillBackward0)
+    node._seq = _next_seq()
+    node._x = None
+    node._info = None
+    node._saved = ()
+    node.next_functions = (edge(a),)
+    return node

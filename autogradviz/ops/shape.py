@@ -1,0 +1,408 @@
+"""Shape ops and indexing. Views share memory (and the version counter) with their base, as in PyTorch."""
+import numpy as np
+
+from .._tensor import Tensor, _wrap, _wrap_dim
+from ._core import BackwardNode, make, view_of, sum_to
+
+
+def _reshape_back(g, shape):
+    return g.reshape(shape)
+
+
+class ViewBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info),)
+
+
+class UnsafeViewBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+class CloneBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer(shape, numel):
+    shape = list(shape)
+    neg = [i for i, s in enumerate(shape) if s == -1]
+    if len(neg) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if neg:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[neg[0]] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(str(s) for s in shape)}]' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def view(a, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
+        from .. import _dtype
+        dt = _dtype.to_dtype(shape[0])
+        return _wrap(a._data.view(dt.np))
+    shape = _infer(_shape_arg(shape), a._data.size)
+    d = a._data
+    try:
+        r = d.view()
+        r.shape = shape  # raises if a copy would be needed
+    except AttributeError:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.") from None
+    return view_of(a, r, ViewBackward0, d.shape)
+
+
+def reshape(a, *shape):
+    shape = _infer(_shape_arg(shape), a._data.size)
+    d = a._data
+    if d.flags.c_contiguous or d.size <= 1:
+        return view_of(a, d.reshape(shape), ViewBackward0, d.shape)
+    c = clone(a)
+    return make(c._data.reshape(shape), UnsafeViewBackward0, (c,), (), d.shape)
+
+
+def flatten(a, start_dim=0, end_dim=-1):
+    d = a._data
+    if d.ndim == 0:
+        return reshape(a, 1)
+    s = _wrap_dim(start_dim, d.ndim)
+    e = _wrap_dim(end_dim, d.ndim)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return a
+    n = 1
+    for k in d.shape[s:e + 1]:
+        n *= k
+    return reshape(a, d.shape[:s] + (n,) + d.shape[e + 1:])
+
+
+def clone(a, memory_format=None):
+    return make(a._data.copy(), CloneBackward0, (a,))
+
+
+def contiguous(a, memory_format=None):
+    if a._data.flags.c_contiguous:
+        return a
+    return make(np.ascontiguousarray(a._data), CloneBackward0, (a,))
+
+
+class TBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g.t() if isinstance(g, Tensor) else g.T,)
+
+
+def t(a):
+    d = a._data
+    if d.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {d.ndim}D")
+    return view_of(a, d.T, TBackward0)
+
+
+class TransposeBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        d0, d1 = self._info
+        if isinstance(g, Tensor):
+            return (g.transpose(d0, d1),)
+        return (np.swapaxes(g, d0, d1),)
+
+
+def transpose(a, dim0, dim1):
+    d = a._data
+    d0, d1 = _wrap_dim(dim0, d.ndim), _wrap_dim(dim1, d.ndim)
+    return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1))
+
+
+class PermuteBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        inv = tuple(np.argsort(self._info))
+        if isinstance(g, Tensor):
+            return (g.permute(*inv),)
+        return (np.transpose(g, inv),)
+
+
+def permute(a, *dims):
+    dims = _shape_arg(dims)
+    d = a._data
+    if len(dims) != d.ndim:
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {d.ndim} is not equal "
+                           f"to len(dims) = {len(dims)}")
+    dims = tuple(_wrap_dim(x, d.ndim) for x in dims)
+    return view_of(a, np.transpose(d, dims), PermuteBackward0, dims)
+
+
+def T(a):
+    d = a._data
+    return view_of(a, d.T, PermuteBackward0, tuple(range(d.ndim))[::-1])
+
+
+class SqueezeBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward1(ViewBackward0):
+    __slots__ = ()
+
+
+class SqueezeBackward2(ViewBackward0):
+    __slots__ = ()
+
+
+class UnsqueezeBackward0(ViewBackward0):
+    __slots__ = ()
+
+
+def squeeze(a, dim=None):
+    d = a._data
+    if dim is None:
+        return view_of(a, d.reshape(tuple(s for s in d.shape if s != 1)), SqueezeBackward0, d.shape)
+    if isinstance(dim, (tuple, list)):
+        dims = {_wrap_dim(x, d.ndim) for x in dim} if d.ndim else set()
+        shape = tuple(s for i, s in enumerate(d.shape) if not (i in dims and s == 1))
+        return view_of(a, d.reshape(shape), SqueezeBackward2, d.shape)
+    if d.ndim == 0:
+        _wrap_dim(dim, 0)
+        return view_of(a, d.reshape(()), SqueezeBackward1, d.shape)
+    k = _wrap_dim(dim, d.ndim)
+    shape = d.shape if d.shape[k] != 1 else d.shape[:k] + d.shape[k + 1:]
+    return view_of(a, d.reshape(shape), SqueezeBackward1, d.shape)
+
+
+def unsqueeze(a, dim):
+    d = a._data
+    k = _wrap_dim(dim, d.ndim + 1)
+    return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, d.shape)
+
+
+class ExpandBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (sum_to(g, self._info),)
+
+
+def expand(a, *sizes):
+    sizes = _shape_arg(sizes)
+    d = a._data
+    if len(sizes) < d.ndim:
+        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, d.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
+                           "the number of sizes provided must be greater or equal to the number of dimensions in "
+                           "the tensor")
+    lead = len(sizes) - d.ndim
+    target = tuple(d.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
+    for i in range(d.ndim):
+        if d.shape[i] != 1 and d.shape[i] != target[i + lead]:
+            raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "
+                               f"({d.shape[i]}) at non-singleton dimension {i + lead}.  Target sizes: "
+                               f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, d.shape))}]")
+    return view_of(a, np.broadcast_to(d, target), ExpandBackward0, d.shape)
+
+
+def expand_as(a, other):
+    return expand(a, *other.shape)
+
+
+# -- indexing ------------------------------------------------------------------------------------------------
+class SelectBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, dim, index = self._info
+        return (_scatter_back(g, shape, (slice(None),) * dim + (index,)),)
+
+
+class SliceBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, dim, sl = self._info
+        return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
+
+
+class IndexBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("indices",)
+
+    def backward(self, g, s):
+        shape, idx = self._info
+        return (_scatter_back(g, shape, idx, accumulate=True),)
+
+
+def _scatter_back(g, shape, idx, accumulate=False):
+    tensor_mode = isinstance(g, Tensor)
+    gd = g._data if tensor_mode else g
+    out = np.zeros(shape, dtype=gd.dtype)
+    if accumulate:
+        np.add.at(out, idx, gd)
+    else:
+        out[idx] = gd
+    if tensor_mode:
+        return _IndexPutGrad.apply_to(g, out, shape, idx, accumulate)
+    return out
+
+
+class _IndexPutGrad:
+    """In create_graph mode, scatter as a differentiable op built from existing nodes."""
+
+    @staticmethod
+    def apply_to(g, out, shape, idx, accumulate):
+        # y = zeros.index_put(idx, g): its gradient with respect to g is y's gradient indexed by idx
+        return make(out, IndexPutBackward0, (g,), (), idx)
+
+
+class IndexPutBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        idx = self._info
+        return (g[idx] if not isinstance(g, Tensor) else getitem(g, idx),)
+
+
+def _norm_index(a, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+            if k.ndim == 0 and k.dtype.kind in "iu":
+                k = int(k)
+        elif isinstance(k, list):
+            k = np.asarray(k)
+        out.append(k)
+    return tuple(out)
+
+
+def getitem(a, key):
+    key = _norm_index(a, key)
+    advanced = any(isinstance(k, np.ndarray) for k in key)
+    d = a._data
+    if advanced:
+        r = d[key]
+        return make(np.array(r), IndexBackward0, (a,), (), (d.shape, key))
+    # basic indexing, decomposed like PyTorch: one Select/Slice/Unsqueeze node per indexed dimension
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if n_real > d.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (d.ndim - n_real))
+        else:
+            expanded.append(k)
+    out = a
+    dim = 0
+    for k in expanded:
+        if k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, (bool, np.bool_)):
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, (int, np.integer)):
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            k = int(k) + size if k < 0 else int(k)
+            data = out._data[(slice(None),) * dim + (k,)]
+            out = view_of(out, data, SelectBackward0, (out._data.shape, dim, k))
+        elif isinstance(k, slice):
+            size = out._data.shape[dim]
+            start, stop, step = k.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if not (start == 0 and stop >= size and step == 1):
+                sl = slice(start, stop, step)
+                data = out._data[(slice(None),) * dim + (sl,)]
+                out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl))
+            dim += 1
+        else:
+            raise IndexError(f"unsupported index type {type(k).__name__}")
+    if out is a:
+        return view_of(a, a._data[...], SliceBackward0 if False else AliasBackward0)
+    return out
+
+
+class AliasBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+class CopySlices(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def name(self):
+        return "CopySlices"
+
+    def backward(self, g, s):
+        idx, vshape = self._info
+        tensor_mode = isinstance(g, Tensor)
+        gd = g._data if tensor_mode else g
+        gx = np.array(gd, copy=True)
+        gx[idx] = 0
+        gv = sum_to(np.asarray(gd[idx]), vshape)
+        if tensor_mode:
+            return _wrap(gx), _wrap(np.asarray(gv))
+        return gx, gv
+
+
+def setitem(a, key, value):
+    from ..autograd.grad_mode import STATE
+    from .inplace import check_inplace
+    check_inplace(a)
+    key = _norm_index(a, key)
+    if isinstance(value, Tensor):
+        v = value
+        vd = value._data
+    else:
+        v = None
+        vd = value
+    try:
+        a._data[key] = vd
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    a._vc[0] += 1
+    if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
+        vshape = np.shape(vd)
+        res = make(a._data, CopySlices, (a, v), (), (key, vshape))
+        a.grad_fn = res.grad_fn
+        a._requires_grad = True
+        a._output_nr = 0
