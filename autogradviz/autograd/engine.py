@@ -209,7 +209,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 g = buf[0]
                 var = node.variable
                 if g is not None and var._hooks:
+                    before = g
                     g = _run_tensor_prehooks(var._hooks, g, create_graph)
+                    if obs is not None:
+                        obs.hook(node, 0, before, g)
                 if x is not None and x.prehooks:
                     g = _run_prehooks(x.prehooks, [g], create_graph)[0]
                 if obs is not None:
@@ -238,7 +241,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if x.tensor_prehooks:
                     for nr, hooks in sorted(x.tensor_prehooks.items()):
                         if buf[nr] is not None and hooks:
-                            buf[nr] = _run_tensor_prehooks(hooks, buf[nr], create_graph)
+                            before = buf[nr]
+                            buf[nr] = _run_tensor_prehooks(hooks, before, create_graph)
+                            if obs is not None:
+                                obs.hook(node, nr, before, buf[nr])
                 if x.retain:
                     for nr, ref in sorted(x.retain.items()):
                         t = ref()

@@ -1,0 +1,236 @@
+"""The event model: a Recorder captures forward ops and backward steps while it is active.
+
+    with viz.trace() as tr:
+        loss = (x * w).sum()
+        loss.backward()
+    tr.ops            # ForwardOp records, in execution order (also ops on tensors that need no grad)
+    tr.backwards[0]   # a BackwardRun: its .steps are one Step per executed node, in the engine's real order
+
+The engine knows nothing about this module: the Recorder attaches to the engine's observer slot
+(``autograd.engine.set_observer``) and to the ops' forward hook (``ops._core.FWD``) and detaches on exit.
+Grad values are copied when recorded, so later in-place accumulation can't change what a step showed.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd import engine as _engine
+from ..autograd.graph import AccumulateGrad
+from ..ops import _core
+
+__all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
+
+
+def _snap(g):
+    """A detached numpy copy of a grad (numpy array or Tensor), or None."""
+    if g is None:
+        return None
+    if isinstance(g, Tensor):
+        g = g._data
+    return np.array(g, copy=True)
+
+
+class ForwardOp:
+    """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
+    (then ``node`` is None)."""
+
+    __slots__ = ("index", "name", "inputs", "output", "node")
+
+    def __init__(self, index, name, inputs, output, node):
+        self.index = index
+        self.name = name
+        self.inputs = inputs      # tuple of Tensor or None (a Python scalar operand)
+        self.output = output      # Tensor
+        self.node = node          # the grad_fn it created, or None
+
+    @property
+    def op(self):
+        """The op's short name: ``MulBackward0`` -> ``mul``."""
+        n = self.name
+        for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
+            if n.endswith(suffix):
+                n = n[: -len(suffix)]
+                break
+        return n.lower()
+
+    def __repr__(self):
+        return f"ForwardOp({self.index}, {self.name})"
+
+
+class Step:
+    """One executed node of a backward pass."""
+
+    __slots__ = ("index", "node", "name", "grads_in", "grads_out", "accumulated", "retained", "released", "hooks",
+                 "skipped")
+
+    def __init__(self, index, node):
+        self.index = index
+        self.node = node
+        self.name = node.name()
+        self.grads_in = []       # grads arriving at the node, one per output of its forward op (numpy or None)
+        self.grads_out = []      # grads it sends along next_functions, one per edge (numpy or None)
+        self.accumulated = []    # (leaf Tensor, grad added, leaf .grad after) for AccumulateGrad
+        self.retained = []       # (non-leaf Tensor, grad) stored because of retain_grad()
+        self.released = False    # its saved tensors were freed right after it ran
+        self.hooks = []          # (output_nr, grad before, grad after) for tensor hooks that ran
+        self.skipped = False
+
+    @property
+    def is_accumulate(self):
+        return type(self.node) is AccumulateGrad
+
+    def __repr__(self):
+        return f"Step({self.index}, {self.name})"
+
+
+class BackwardRun:
+    """A whole backward pass: its roots, settings and steps."""
+
+    def __init__(self, index, outputs, grads, retain_graph, create_graph):
+        self.index = index
+        self.outputs = outputs
+        self.root_grads = [_snap(g) for g in grads]
+        self.retain_graph = retain_graph
+        self.create_graph = create_graph
+        self.steps = []
+        self.finished = False
+
+    @property
+    def order(self):
+        return [s.name for s in self.steps]
+
+    def __repr__(self):
+        return f"BackwardRun({self.index}, {len(self.steps)} steps)"
+
+
+class Recorder:
+    """Records forward ops and backward steps. Use as a context manager (``with viz.trace() as tr:``) or call
+    ``start()``/``stop()``. Recorders nest: an inner one passes events on to the outer one."""
+
+    def __init__(self, forward=True):
+        self.ops = []
+        self.backwards = []
+        self._forward = forward
+        self._prev_obs = None
+        self._prev_fwd = None
+        self._cur = None
+        self._active = False
+
+    # -- life cycle ------------------------------------------------------------------------------------------
+    def start(self):
+        if self._active:
+            return self
+        self._prev_obs = _engine.set_observer(self)
+        if self._forward:
+            self._prev_fwd = _core.FWD.fn
+            _core.FWD.fn = self._on_op
+        self._active = True
+        return self
+
+    def stop(self):
+        if not self._active:
+            return self
+        _engine.set_observer(self._prev_obs)
+        if self._forward:
+            _core.FWD.fn = self._prev_fwd
+        self._active = False
+        return self
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        return False
+
+    # -- forward ---------------------------------------------------------------------------------------------
+    def _on_op(self, name, inputs, out, node):
+        self.ops.append(ForwardOp(len(self.ops), name, tuple(inputs), out, node))
+        if self._prev_fwd is not None:
+            self._prev_fwd(name, inputs, out, node)
+
+    # -- engine observer interface ---------------------------------------------------------------------------
+    def backward_begin(self, outputs, grads, retain_graph, create_graph):
+        self._cur = BackwardRun(len(self.backwards), list(outputs), grads, retain_graph, create_graph)
+        self.backwards.append(self._cur)
+        if self._prev_obs is not None:
+            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph)
+
+    def node_begin(self, node, grads):
+        step = Step(len(self._cur.steps), node)
+        step.grads_in = [_snap(g) for g in grads]
+        self._cur.steps.append(step)
+        if self._prev_obs is not None:
+            self._prev_obs.node_begin(node, grads)
+
+    def node_end(self, node, grads_out):
+        step = self._cur.steps[-1]
+        step.grads_out = [_snap(g) for g in grads_out]
+        if self._prev_obs is not None:
+            self._prev_obs.node_end(node, grads_out)
+
+    def accumulate(self, node, tensor, grad):
+        step = self._cur.steps[-1]
+        total = tensor._grad
+        step.accumulated.append((tensor, _snap(grad), _snap(total)))
+        if self._prev_obs is not None:
+            self._prev_obs.accumulate(node, tensor, grad)
+
+    def retain(self, node, tensor, grad):
+        # retain_grad runs before the node starts, so the step does not exist yet: keep it for node_begin
+        self._pending_retain(tensor, grad)
+        if self._prev_obs is not None:
+            self._prev_obs.retain(node, tensor, grad)
+
+    def hook(self, node, output_nr, before, after):
+        self._pending_hooks().append((output_nr, _snap(before), _snap(after)))
+        if self._prev_obs is not None:
+            self._prev_obs.hook(node, output_nr, before, after)
+
+    def release(self, node):
+        self._cur.steps[-1].released = True
+        if self._prev_obs is not None:
+            self._prev_obs.release(node)
+
+    def backward_end(self):
+        if self._cur is not None:
+            self._cur.finished = True
+        if self._prev_obs is not None:
+            self._prev_obs.backward_end()
+
+    # retain/hook events arrive before node_begin: park them and attach them to the next step
+    def _pending_retain(self, tensor, grad):
+        if not hasattr(self, "_retain_buf"):
+            self._retain_buf = []
+        self._retain_buf.append((tensor, _snap(grad)))
+
+    def _pending_hooks(self):
+        if not hasattr(self, "_hook_buf"):
+            self._hook_buf = []
+        return self._hook_buf
+
+
+def _attach_pending(rec, step):
+    rb = getattr(rec, "_retain_buf", None)
+    if rb:
+        step.retained.extend(rb)
+        rec._retain_buf = []
+    hb = getattr(rec, "_hook_buf", None)
+    if hb:
+        step.hooks.extend(hb)
+        rec._hook_buf = []
+
+
+_orig_node_begin = Recorder.node_begin
+
+
+def _node_begin(self, node, grads):
+    _orig_node_begin(self, node, grads)
+    _attach_pending(self, self._cur.steps[-1])
+
+
+Recorder.node_begin = _node_begin
+
+
+def trace(forward=True):
+    """``with viz.trace() as tr:`` records forward ops and backward passes into ``tr``."""
+    return Recorder(forward=forward)
