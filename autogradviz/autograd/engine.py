@@ -12,14 +12,14 @@ themselves recorded and can be differentiated again).
 An observer (``set_observer``) gets an event at every step. None is attached by default, and then nothing is
 spent on events.
 """
-import heapq
+from heapq import heappop, heappush
 import sys
 
 import numpy as np
 
 from .._tensor import Tensor, Size, _wrap
 from .grad_mode import STATE as _GM
-from .graph import AccumulateGrad, accumulator
+from .graph import RELEASED, AccumulateGrad, accumulator
 
 __all__ = ["run_backward", "set_observer", "get_observer"]
 
@@ -188,25 +188,27 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for (node, nr), g in zip(roots, root_grads):
         buf = buffers.get(node)
         if buf is None:
-            buf = buffers[node] = [None] * _nout(node)
+            buf = buffers[node] = [None] * node._nout
         if g is not None:
             buf[nr] = g if buf[nr] is None else buf[nr] + g
     for node, _ in roots:
         if deps[node] == 0 and (run is None or node in run):
             deps[node] = -1  # pushed
-            heapq.heappush(heap, (-node._seq, counter, node))
+            heappush(heap, (-node._seq, counter, node))
             counter += 1
 
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
+    release = not retain_graph
     try:
         while heap:
-            node = heapq.heappop(heap)[2]
+            node = heappop(heap)[2]
             buf = buffers.pop(node)
             x = node._x
 
             if type(node) is AccumulateGrad:
                 g = buf[0]
+                del buf
                 var = node.variable
                 if g is not None and var._hooks:
                     before = g
@@ -225,8 +227,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             obs.node_end(node, [])
                         continue
                 if g is not None:
-                    del buf
-                    _store_grad(var, g, create_graph, _owned(g, 3))
+                    # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
+                    if (not create_graph and var._grad is None and type(g) is ndarray and g.base is None
+                            and _getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
+                            and g.flags.writeable):
+                        var._grad = _wrap(g)
+                    else:
+                        _store_grad(var, g, create_graph, False)
                     if obs is not None:
                         obs.accumulate(node, var, g)
                 if x is not None and x.hooks:
@@ -266,36 +273,57 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if obs is not None:
                 obs.node_begin(node, buf)
             nxts = node.next_functions
-            if run is not None and not any(n is not None and n in run for n, _ in nxts):
-                outs = None  # only captured, nothing below it is wanted
-            elif all(g is None for g in buf):
-                outs = None
+            if len(buf) == 1:
+                g = buf[0]
+                missing = g is None
             else:
-                outs = _call(node, buf, create_graph)
+                missing = all(b is None for b in buf)
+                g = None if missing else node._fill_missing(buf, create_graph)
+            del buf
+            if missing or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
+                outs = None  # nothing arrived, or only captured and nothing below it is wanted
+            else:
+                saved = node._saved
+                if saved:
+                    if saved is RELEASED or create_graph:
+                        saved = node._unpack(create_graph)
+                    else:
+                        unpacked = []
+                        for t, version in saved:
+                            if t is None:
+                                unpacked.append(None)
+                            elif t._vc[0] != version:
+                                saved = node._unpack(False)  # raises the in-place error
+                            else:
+                                unpacked.append(t._data)
+                        saved = unpacked
+                outs = node.backward(g, saved)
                 if x is not None and x.hooks:
-                    outs = _run_posthooks(x.hooks, outs, buf, create_graph)
+                    outs = _run_posthooks(x.hooks, outs, [g] if not isinstance(g, list) else g, create_graph)
+            del g
             if obs is not None:
                 obs.node_end(node, outs if outs is not None else [None] * len(nxts))
-            if not retain_graph and node._saved:
+            if release and node._saved:
                 node._release()
                 if obs is not None:
                     obs.release(node)
-            for i, (nxt, nr) in enumerate(nxts):
-                if nxt is None:
-                    continue
-                if run is not None and nxt not in run:
-                    continue
-                gi = outs[i] if outs is not None else None
-                b = buffers.get(nxt)
-                if b is None:
-                    b = buffers[nxt] = [None] * _nout(nxt)
-                if gi is not None:
-                    b[nr] = gi if b[nr] is None else b[nr] + gi
-                d = deps[nxt] - 1
-                deps[nxt] = d
-                if d == 0:
-                    heapq.heappush(heap, (-nxt._seq, counter, nxt))
-                    counter += 1
+            i = 0
+            for nxt, nr in nxts:
+                if nxt is not None and (run is None or nxt in run):
+                    gi = outs[i] if outs is not None else None
+                    b = buffers.get(nxt)
+                    if b is None:
+                        b = buffers[nxt] = [None] * nxt._nout
+                    if gi is not None:
+                        old = b[nr]
+                        b[nr] = gi if old is None else old + gi
+                    d = deps[nxt] - 1
+                    deps[nxt] = d
+                    if d == 0:
+                        heappush(heap, (-nxt._seq, counter, nxt))
+                        counter += 1
+                i += 1
+            outs = None
     finally:
         _GM.enabled = prev_mode
         if obs is not None:
@@ -318,10 +346,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
         return tuple(result)
     return None
-
-
-def _nout(node):
-    return getattr(node, "_nout", 1)
 
 
 def _needed(roots, deps, captures):
@@ -380,11 +404,3 @@ def _run_posthooks(hooks, outs, buf, create_graph):
     return outs
 
 
-def _call(node, buf, create_graph):
-    """Run one node's backward formula on its incoming grads; returns one grad (or None) per edge."""
-    saved = node._unpack(create_graph)
-    if len(buf) == 1:
-        g = buf[0]
-    else:
-        g = node._fill_missing(buf, create_graph)
-    return node.backward(g, saved)

@@ -75,6 +75,7 @@ class Node:
     """A node of the backward graph (what ``tensor.grad_fn`` points to)."""
 
     __slots__ = ("next_functions", "_saved", "_info", "_seq", "_x", "__weakref__")
+    _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
 
     def name(self):
         return type(self).__name__

@@ -59,18 +59,38 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 node._seq = _next_seq()
                 node._x = None
                 node._info = info
-                node.next_functions = tuple([edge(t) if t is not None else (None, 0) for t in inputs])
+                edges = []
+                for t in inputs:
+                    if t is None:
+                        edges.append(_NONE_EDGE)
+                    else:
+                        fn = t.grad_fn
+                        if fn is not None:
+                            edges.append((fn, t._output_nr))
+                        elif t._requires_grad:
+                            edges.append((accumulator(t), 0))
+                        else:
+                            edges.append(_NONE_EDGE)
+                node.next_functions = tuple(edges)
                 if saved:
-                    node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else (None, 0)
+                    node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED
                                          for s in saved])
                 else:
                     node._saved = ()
-                break
-    out.grad_fn = node
-    out._requires_grad = node is not None
+                out.grad_fn = node
+                out._requires_grad = True
+                if FWD.fn is not None:
+                    FWD.fn(op or cls.__name__, inputs, out, node)
+                return out
+    out.grad_fn = None
+    out._requires_grad = False
     if FWD.fn is not None:
-        FWD.fn(op or cls.__name__, inputs, out, node)
+        FWD.fn(op or cls.__name__, inputs, out, None)
     return out
+
+
+_NONE_EDGE = (None, 0)
+_NONE_SAVED = (None, 0)
 
 
 def view_of(base, data, cls, info=None, op=None):
@@ -92,16 +112,22 @@ def is_tensor_mode(g):
 def sum_to(g, shape):
     """Sum a gradient back to ``shape`` (undo broadcasting). Works on numpy arrays and Tensors."""
     gshape = g.shape
-    if tuple(gshape) == tuple(shape):
+    if gshape == shape or tuple(gshape) == tuple(shape):
         return g
     lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if isinstance(g, Tensor):
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
         from . import reduce as _r
         r = _r.sum(g, list(axes), True) if axes else g
         return r.reshape(tuple(shape)) if tuple(r.shape) != tuple(shape) else r
-    r = g.sum(axis=axes, keepdims=True) if axes else g
-    return r.reshape(shape)
+    if lead:
+        g = np.add.reduce(g, axis=tuple(range(lead)))
+    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
+    if axes:
+        g = np.add.reduce(g, axis=axes, keepdims=True)
+    if type(g) is not ndarray:
+        g = np.asarray(g)
+    return g
 
 
 def as_data(x):

@@ -97,11 +97,13 @@ class AddBackward0(BackwardNode):
     def backward(self, g, s):
         sa, sb, alpha = self._info
         nf = self.next_functions
-        ga = sum_to(g, sa) if nf[0][0] is not None else None
-        gb = None
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g if g.shape == sa else sum_to(g, sa)
         if nf[1][0] is not None:
             gb = g if alpha == 1 else g * alpha
-            gb = sum_to(gb, sb)
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
         return ga, gb
 
 
@@ -126,6 +128,15 @@ class RsubBackward1(BackwardNode):
 
 
 def add(a, other, alpha=1):
+    if type(other) is Tensor and alpha == 1:
+        ad = a._data
+        bd = other._data
+        if ad.dtype is bd.dtype:
+            try:
+                data = ad + bd
+            except ValueError:
+                raise _broadcast_error(ad.shape, bd.shape) from None
+            return make(data, AddBackward0, (a, other), (), (ad.shape, bd.shape, 1))
     b, bs = _operand(other)
     if alpha != 1:
         if b is not None:
@@ -189,6 +200,17 @@ class MulBackward0(BackwardNode):
 
 
 def mul(a, other):
+    if type(other) is Tensor:
+        ad = a._data
+        bd = other._data
+        if ad.dtype is bd.dtype:
+            try:
+                data = ad * bd
+            except ValueError:
+                raise _broadcast_error(ad.shape, bd.shape) from None
+            return make(data, MulBackward0, (a, other),
+                        (a if other._requires_grad else None, other if a._requires_grad else None),
+                        (ad.shape, bd.shape, None))
     b, bs = _operand(other)
     data = _binary(np.multiply, a, b, bs)
     if b is None:

@@ -29,7 +29,9 @@ class SumBackward0(BackwardNode):
     _saved_names = ()
 
     def backward(self, g, s):
-        return (_expand_back(g, self._info, (), True),)
+        if isinstance(g, Tensor):
+            return (_expand_back(g, self._info, (), True),)
+        return (np.full(self._info, g, dtype=g.dtype),)
 
 
 class SumBackward1(BackwardNode):
@@ -67,7 +69,9 @@ class MeanBackward0(BackwardNode):
 
     def backward(self, g, s):
         shape, n = self._info
-        return (_expand_back(g / n, shape, (), True),)
+        if isinstance(g, Tensor):
+            return (_expand_back(g / n, shape, (), True),)
+        return (np.full(shape, g / n, dtype=g.dtype),)
 
 
 class MeanBackward1(BackwardNode):
@@ -89,7 +93,10 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(d.dtype).name.capitalize().replace('Int64', 'Long')}")
     if dim is None:
-        r = np.mean(d, dtype=d.dtype)
+        if d.dtype.kind == "f" and d.dtype.itemsize >= 4 and d.size:
+            r = np.add.reduce(d, axis=None) / d.size   # what np.mean computes, without its Python overhead
+        else:
+            r = np.mean(d, dtype=d.dtype)
         return make(r, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     dims = _dims(dim, d.ndim) if d.ndim else ()
     r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)

@@ -1,0 +1,212 @@
+"""Engine benchmark: autogradviz against PyTorch (one thread) and hand-written numpy, measured in one run.
+
+Workloads
+  small   the seeds' l1...loss graph on 2x2 tensors, forward + backward
+  mlp     one SGD step of a 784-512-512-10 MLP (ReLU, mean-squared error), batch 256: forward, backward, update
+  traced  the small graph with a trace recorder attached (viz.trace), against the engine alone
+  chain   backward through chains of 25,000 and 50,000 multiplications (linear time means ratio ~2)
+
+Prints medians over repeats and the ratios the issues set targets for. Run:
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_engine.py [--quick]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+import autogradviz as agv  # noqa: E402
+
+try:
+    import torch
+    torch.set_num_threads(1)
+except ImportError:  # pragma: no cover
+    torch = None
+
+
+def timeit(fn, number, repeat):
+    """Median seconds per call over ``repeat`` runs of ``number`` calls."""
+    fn()
+    runs = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        runs.append((time.perf_counter() - t0) / number)
+    return statistics.median(runs)
+
+
+# -- the seeds' small graph --------------------------------------------------------------------------------
+def small_graph(T):
+    inp = T.ones([2, 2])
+    w1 = T.tensor(2.0, requires_grad=True)
+    w2 = T.tensor(3.0, requires_grad=True)
+    w3 = T.tensor(4.0, requires_grad=True)
+
+    def step():
+        l1 = inp * w1
+        l2 = l1 + w2
+        l3 = l1 * w3
+        l4 = l2 * l3
+        loss = l4.mean()
+        loss.backward()
+    return step
+
+
+def small_numpy():
+    inp = np.ones((2, 2), dtype=np.float32)
+    w1, w2, w3 = np.float32(2.0), np.float32(3.0), np.float32(4.0)
+    g = [np.float32(0)] * 3
+
+    def step():
+        l1 = inp * w1
+        l2 = l1 + w2
+        l3 = l1 * w3
+        l4 = l2 * l3
+        loss = l4.mean()
+        gl4 = np.full_like(l4, 1.0 / l4.size)
+        gl2 = gl4 * l3
+        gl3 = gl4 * l2
+        gl1 = gl2 + gl3 * w3
+        g[0] = g[0] + (gl1 * inp).sum()
+        g[1] = g[1] + gl2.sum()
+        g[2] = g[2] + (gl3 * l1).sum()
+        return loss
+    return step
+
+
+# -- the MLP step ---------------------------------------------------------------------------------------------
+SIZES = (784, 512, 512, 10)
+BATCH = 256
+
+
+def _mlp_data():
+    rng = np.random.default_rng(0)
+    ws = []
+    for i, o in zip(SIZES[:-1], SIZES[1:]):
+        bound = 1 / np.sqrt(i)
+        ws.append((rng.uniform(-bound, bound, (o, i)).astype(np.float32),
+                   rng.uniform(-bound, bound, (o,)).astype(np.float32)))
+    x = rng.standard_normal((BATCH, SIZES[0])).astype(np.float32)
+    y = rng.standard_normal((BATCH, SIZES[-1])).astype(np.float32)
+    return ws, x, y
+
+
+def mlp_lib(T):
+    ws, x, y = _mlp_data()
+    params = []
+    for w, b in ws:
+        params.append((T.tensor(w.copy(), requires_grad=True), T.tensor(b.copy(), requires_grad=True)))
+    X, Y = T.tensor(x), T.tensor(y)
+    F = T.nn.functional
+    flat = [p for wb in params for p in wb]
+    opt = T.optim.SGD(flat, lr=0.01)
+
+    def step():
+        h = X
+        for k, (w, b) in enumerate(params):
+            h = F.linear(h, w, b)
+            if k < len(params) - 1:
+                h = F.relu(h)
+        loss = F.mse_loss(h, Y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def mlp_numpy():
+    ws, x, y = _mlp_data()
+    params = [(w.copy(), b.copy()) for w, b in ws]
+    lr = np.float32(0.01)
+
+    def step():
+        acts = [x]
+        pre = []
+        h = x
+        for k, (w, b) in enumerate(params):
+            z = h @ w.T
+            z += b
+            pre.append(z)
+            h = np.maximum(z, 0) if k < len(params) - 1 else z
+            acts.append(h)
+        diff = h - y
+        g = diff * np.float32(2.0 / diff.size)
+        for k in range(len(params) - 1, -1, -1):
+            w, b = params[k]
+            if k < len(params) - 1:
+                g = g * (pre[k] > 0)
+            gw = g.T @ acts[k]
+            gb = g.sum(0)
+            if k > 0:
+                g = g @ w
+            w -= lr * gw
+            b -= lr * gb
+    return step
+
+
+def chain(n):
+    x = agv.tensor(1.0, requires_grad=True)
+
+    def run():
+        y = x
+        for _ in range(n):
+            y = y * 1.0000001
+        t0 = time.perf_counter()
+        y.backward()
+        return time.perf_counter() - t0
+    return run
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke test)")
+    args = ap.parse_args(argv)
+    rep = 3 if args.quick else 9
+    rows = []
+
+    n_small = 200 if args.quick else 2000
+    t_agv = timeit(small_graph(agv), n_small, rep)
+    t_np = timeit(small_numpy(), n_small, rep)
+    t_torch = timeit(small_graph(torch), n_small, rep) if torch else float("nan")
+    print(f"small graph (fwd+bwd)   autogradviz {t_agv * 1e6:8.1f} us   torch {t_torch * 1e6:8.1f} us   "
+          f"numpy {t_np * 1e6:8.1f} us")
+    print(f"   ratio autogradviz/torch = {t_agv / t_torch:.2f}   (target <= 0.6; issue 2 asked <= 1.0)")
+    rows.append(("small", t_agv, t_torch, t_np))
+
+    from autogradviz.viz.trace import trace
+
+    def traced():
+        step = small_graph(agv)
+
+        def run():
+            with trace():
+                step()
+        return run
+    t_tr = timeit(traced(), n_small, rep)
+    print(f"small graph with recorder {t_tr * 1e6:8.1f} us   ratio traced/untraced = {t_tr / t_agv:.2f} "
+          "(target <= 1.5)")
+
+    n_mlp = 3 if args.quick else 10
+    m_agv = timeit(mlp_lib(agv), n_mlp, rep)
+    m_np = timeit(mlp_numpy(), n_mlp, rep)
+    m_torch = timeit(mlp_lib(torch), n_mlp, rep) if torch else float("nan")
+    print(f"MLP step 784-512-512-10, batch 256   autogradviz {m_agv * 1e3:7.2f} ms   torch {m_torch * 1e3:7.2f} ms"
+          f"   numpy {m_np * 1e3:7.2f} ms")
+    print(f"   ratio autogradviz/numpy = {m_agv / m_np:.3f}   (target <= 1.05; issue 2 asked <= 1.1)   "
+          f"autogradviz/torch = {m_agv / m_torch:.2f}")
+
+    c25 = statistics.median(chain(25000)() for _ in range(3))
+    c50 = statistics.median(chain(50000)() for _ in range(3))
+    print(f"chain backward  25k ops {c25 * 1e3:7.1f} ms   50k ops {c50 * 1e3:7.1f} ms   ratio {c50 / c25:.2f} "
+          "(linear time: ~2)")
+
+
+if __name__ == "__main__":
+    main()
