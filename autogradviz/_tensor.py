@@ -274,6 +274,12 @@ class Tensor:
 
     # -- autograd entry points ----------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor with respect to the graph leaves (see autograd.backward)."""
+        if inputs is None and gradient is None:
+            if retain_graph is None:
+                retain_graph = create_graph
+            _ENGINE[0]((self,), (None,), retain_graph, create_graph)
+            return
         from .autograd import backward as _backward
         _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
@@ -319,6 +325,9 @@ class Tensor:
             t._grad = _wrap(self._grad._data.copy())
         memo[id(self)] = t
         return t
+
+
+_ENGINE = [None]  # set by autograd.engine at import: run_backward
 
 
 def _rebuild(data, requires_grad):

@@ -17,6 +17,7 @@ import sys
 
 import numpy as np
 
+from .. import _tensor
 from .._tensor import Tensor, Size, _wrap
 from .grad_mode import STATE as _GM
 from .graph import RELEASED, AccumulateGrad, accumulator
@@ -56,6 +57,10 @@ def _shape_str(shape):
 def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
     grads = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None and t._requires_grad and t._data.ndim == 0 and t._data.dtype.kind == "f":
+            arr = np.ones((), dtype=t._data.dtype)
+            grads.append(_wrap(arr) if create_graph else arr)
+            continue
         if g is None:
             if t._data.size != 1 or not t._requires_grad:
                 if not t._requires_grad:
@@ -228,10 +233,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         continue
                 if g is not None:
                     # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
-                    if (not create_graph and var._grad is None and type(g) is ndarray and g.base is None
-                            and _getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
-                            and g.flags.writeable):
-                        var._grad = _wrap(g)
+                    cur = var._grad
+                    if create_graph or type(g) is not ndarray:
+                        _store_grad(var, g, create_graph, False)
+                    elif cur is None:
+                        if (g.base is None and _getrefcount(g) <= 2 and g.dtype is var._data.dtype
+                                and g.shape == var._data.shape and g.flags.writeable):
+                            var._grad = _wrap(g)
+                        else:
+                            _store_grad(var, g, create_graph, False)
+                    elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
+                          and g.shape == cur._data.shape):
+                        cur._data += g   # accumulate in place, as PyTorch does outside grad mode
+                        cur._vc[0] += 1
                     else:
                         _store_grad(var, g, create_graph, False)
                     if obs is not None:
@@ -404,3 +418,4 @@ def _run_posthooks(hooks, outs, buf, create_graph):
     return outs
 
 
+_tensor._ENGINE[0] = run_backward
