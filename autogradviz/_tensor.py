@@ -380,3 +380,9 @@ class _Storage:
 
     def size(self):
         return self._arr.nbytes
+
+
+# Learners write ``import autogradviz as torch``; the seeds print ``type(x)``, which PyTorch shows as
+# <class 'torch.Tensor'>. Present the class under that name too (pickling goes through __reduce_ex__).
+Tensor.__module__ = "torch"
+Size.__module__ = "torch"
