@@ -205,6 +205,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
     release = not retain_graph
+    gi = old = b = None
     try:
         while heap:
             node = heappop(heap)[2]
@@ -237,8 +238,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     if create_graph or type(g) is not ndarray:
                         _store_grad(var, g, create_graph, False)
                     elif cur is None:
-                        if (g.base is None and _getrefcount(g) <= 2 and g.dtype is var._data.dtype
-                                and g.shape == var._data.shape and g.flags.writeable):
+                        base = g.base
+                        if (_getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
+                                and g.flags.writeable and g.flags.c_contiguous
+                                and (base is None or (type(base) is ndarray and base.base is None
+                                                      and _getrefcount(base) <= 3))):
                             var._grad = _wrap(g)
                         else:
                             _store_grad(var, g, create_graph, False)
@@ -337,7 +341,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         heappush(heap, (-nxt._seq, counter, nxt))
                         counter += 1
                 i += 1
-            outs = None
+            outs = gi = old = b = None  # hold no grad here: an unshared grad can then be stolen by its leaf
     finally:
         _GM.enabled = prev_mode
         if obs is not None:

@@ -9,6 +9,14 @@ def _T(x):
     return x.t() if isinstance(x, Tensor) else x.T
 
 
+def _mat2_grad(m1, g):
+    """m1.T @ g, laid out so that its transpose is C-contiguous: nn.Linear's weight is used as ``weight.t()``,
+    so TBackward0 turns this into a C-contiguous weight grad that the leaf can take without a copy."""
+    if isinstance(g, Tensor):
+        return _T(m1) @ g
+    return (g.T @ m1).T
+
+
 def _outer(a, b):
     if isinstance(a, Tensor):
         return a.unsqueeze(1) * b.unsqueeze(0)
@@ -30,7 +38,7 @@ class MmBackward0(BackwardNode):
         a, b = s
         nf = self.next_functions
         return (g @ _T(b) if nf[0][0] is not None else None,
-                _T(a) @ g if nf[1][0] is not None else None)
+                _mat2_grad(a, g) if nf[1][0] is not None else None)
 
 
 def mm(a, b):
@@ -164,7 +172,7 @@ class AddmmBackward0(BackwardNode):
             if alpha != 1:
                 g1 = g1 * alpha
         if nf[2][0] is not None:
-            g2 = _T(m1) @ g
+            g2 = _mat2_grad(m1, g)
             if alpha != 1:
                 g2 = g2 * alpha
         return gb, g1, g2
@@ -178,9 +186,11 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if alpha != 1:
         prod = prod * alpha
     bd = bias._data if beta == 1 else bias._data * beta
-    data = prod + bd
-    if data is prod or data.base is not None:
-        data = np.array(data)
+    if prod.dtype == bd.dtype and prod.ndim == 2 and np.broadcast_shapes(bd.shape, prod.shape) == prod.shape:
+        prod += bd  # prod is ours: add the bias in place
+        data = prod
+    else:
+        data = prod + bd
     return make(data, AddmmBackward0, (bias, m1, m2),
                 (m1 if m2._requires_grad else None, m2 if m1._requires_grad else None),
                 (bias._data.shape, beta, alpha))
