@@ -8,7 +8,8 @@
 
 The engine knows nothing about this module: the Recorder attaches to the engine's observer slot
 (``autograd.engine.set_observer``) and to the ops' forward hook (``ops._core.FWD``) and detaches on exit.
-Grad values are copied when recorded, so later in-place accumulation can't change what a step showed.
+The engine never changes a grad array in place once it has passed it on, so a step keeps references to the
+grads it saw; only a leaf's running ``.grad`` total (which the engine accumulates in place) is copied.
 """
 import numpy as np
 
@@ -16,6 +17,8 @@ from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
 from ..ops import _core
+
+ndarray = np.ndarray
 
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
 
@@ -27,6 +30,15 @@ def _snap(g):
     if isinstance(g, Tensor):
         g = g._data
     return np.array(g, copy=True)
+
+
+def _ref(g):
+    """The numpy array behind a grad (numpy array or Tensor), without copying."""
+    if g is None or type(g) is np.ndarray:
+        return g
+    if isinstance(g, Tensor):
+        return g._data
+    return np.asarray(g)
 
 
 class ForwardOp:
@@ -57,22 +69,30 @@ class ForwardOp:
 
 
 class Step:
-    """One executed node of a backward pass."""
+    """One executed node of a backward pass.
 
-    __slots__ = ("index", "node", "name", "grads_in", "grads_out", "accumulated", "retained", "released", "hooks",
-                 "skipped")
+    ``grads_in``: grads arriving at the node, one per output of its forward op (numpy or None);
+    ``grads_out``: grads it sends along next_functions, one per edge; ``accumulated``: (leaf Tensor, grad added,
+    leaf .grad after) for AccumulateGrad; ``retained``: (non-leaf Tensor, grad) stored because of retain_grad();
+    ``released``: its saved tensors were freed right after it ran; ``hooks``: (output_nr, grad before, grad after)
+    for tensor hooks that ran. (Defaults live on the class, so recording a step stays cheap.)
+    """
+
+    grads_in = ()
+    grads_out = ()
+    accumulated = ()
+    retained = ()
+    released = False
+    hooks = ()
+    skipped = False
 
     def __init__(self, index, node):
         self.index = index
         self.node = node
-        self.name = node.name()
-        self.grads_in = []       # grads arriving at the node, one per output of its forward op (numpy or None)
-        self.grads_out = []      # grads it sends along next_functions, one per edge (numpy or None)
-        self.accumulated = []    # (leaf Tensor, grad added, leaf .grad after) for AccumulateGrad
-        self.retained = []       # (non-leaf Tensor, grad) stored because of retain_grad()
-        self.released = False    # its saved tensors were freed right after it ran
-        self.hooks = []          # (output_nr, grad before, grad after) for tensor hooks that ran
-        self.skipped = False
+
+    @property
+    def name(self):
+        return self.node.name()
 
     @property
     def is_accumulate(self):
@@ -114,6 +134,8 @@ class Recorder:
         self._prev_fwd = None
         self._cur = None
         self._active = False
+        self._retain_buf = []
+        self._hook_buf = []
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -144,7 +166,8 @@ class Recorder:
 
     # -- forward ---------------------------------------------------------------------------------------------
     def _on_op(self, name, inputs, out, node):
-        self.ops.append(ForwardOp(len(self.ops), name, tuple(inputs), out, node))
+        ops = self.ops
+        ops.append(ForwardOp(len(ops), name, inputs, out, node))
         if self._prev_fwd is not None:
             self._prev_fwd(name, inputs, out, node)
 
@@ -156,33 +179,43 @@ class Recorder:
             self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph)
 
     def node_begin(self, node, grads):
-        step = Step(len(self._cur.steps), node)
-        step.grads_in = [_snap(g) for g in grads]
-        self._cur.steps.append(step)
+        steps = self._cur.steps
+        step = Step(len(steps), node)
+        step.grads_in = [g if g is None or type(g) is ndarray else _ref(g) for g in grads]
+        if self._retain_buf:
+            step.retained = self._retain_buf
+            self._retain_buf = []
+        if self._hook_buf:
+            step.hooks = self._hook_buf
+            self._hook_buf = []
+        steps.append(step)
         if self._prev_obs is not None:
             self._prev_obs.node_begin(node, grads)
 
     def node_end(self, node, grads_out):
-        step = self._cur.steps[-1]
-        step.grads_out = [_snap(g) for g in grads_out]
+        self._cur.steps[-1].grads_out = [g if g is None or type(g) is ndarray else _ref(g) for g in grads_out]
         if self._prev_obs is not None:
             self._prev_obs.node_end(node, grads_out)
 
     def accumulate(self, node, tensor, grad):
         step = self._cur.steps[-1]
         total = tensor._grad
-        step.accumulated.append((tensor, _snap(grad), _snap(total)))
+        entry = (tensor, _ref(grad), None if total is None else total._data.copy())
+        if step.accumulated:
+            step.accumulated.append(entry)
+        else:
+            step.accumulated = [entry]
         if self._prev_obs is not None:
             self._prev_obs.accumulate(node, tensor, grad)
 
     def retain(self, node, tensor, grad):
-        # retain_grad runs before the node starts, so the step does not exist yet: keep it for node_begin
-        self._pending_retain(tensor, grad)
+        # retain_grad runs before the node starts, so its step does not exist yet: node_begin attaches it
+        self._retain_buf.append((tensor, _ref(grad)))
         if self._prev_obs is not None:
             self._prev_obs.retain(node, tensor, grad)
 
     def hook(self, node, output_nr, before, after):
-        self._pending_hooks().append((output_nr, _snap(before), _snap(after)))
+        self._hook_buf.append((output_nr, _snap(before), _snap(after)))
         if self._prev_obs is not None:
             self._prev_obs.hook(node, output_nr, before, after)
 
@@ -196,39 +229,6 @@ class Recorder:
             self._cur.finished = True
         if self._prev_obs is not None:
             self._prev_obs.backward_end()
-
-    # retain/hook events arrive before node_begin: park them and attach them to the next step
-    def _pending_retain(self, tensor, grad):
-        if not hasattr(self, "_retain_buf"):
-            self._retain_buf = []
-        self._retain_buf.append((tensor, _snap(grad)))
-
-    def _pending_hooks(self):
-        if not hasattr(self, "_hook_buf"):
-            self._hook_buf = []
-        return self._hook_buf
-
-
-def _attach_pending(rec, step):
-    rb = getattr(rec, "_retain_buf", None)
-    if rb:
-        step.retained.extend(rb)
-        rec._retain_buf = []
-    hb = getattr(rec, "_hook_buf", None)
-    if hb:
-        step.hooks.extend(hb)
-        rec._hook_buf = []
-
-
-_orig_node_begin = Recorder.node_begin
-
-
-def _node_begin(self, node, grads):
-    _orig_node_begin(self, node, grads)
-    _attach_pending(self, self._cur.steps[-1])
-
-
-Recorder.node_begin = _node_begin
 
 
 def trace(forward=True):
