@@ -3,6 +3,11 @@
 Write ``import autogradviz as torch`` and the usual PyTorch teaching code runs and prints what PyTorch prints.
 """
 import builtins as _builtins
+import warnings as _warnings
+
+# numpy warns (RuntimeWarning) on overflow, 0/0, log(-1), ...; PyTorch silently gives inf/nan. Silence exactly
+# those raised inside autogradviz's own code (a filter costs nothing per op, unlike np.errstate).
+_warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz(\.|$)")
 
 from . import _dtype
 from ._tensor import Tensor, Size
@@ -17,6 +22,7 @@ from .autograd.grad_mode import is_inference_mode_enabled
 from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, exp, flatten, log, matmul, max,
                   maximum, mean, min, minimum, mm, mul, mv, neg, permute, pow, reciprocal, relu, reshape, sigmoid,
                   sign, sin, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze)
+from .ops.linalg import bmm
 from .ops.extra import cat, stack, where, allclose, equal, numel, is_tensor, softmax, log_softmax, clip, \
     square, prod, var, std, norm, outer, lt, gt, le, ge, eq, ne, isnan, isinf
 

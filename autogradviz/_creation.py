@@ -217,24 +217,23 @@ def full_like(t, fill_value, dtype=None, requires_grad=False):
 
 
 def legacy_tensor(cls, *args, **kwargs):
-    """``torch.Tensor(*sizes)`` (uninitialised float32) or ``torch.Tensor(sequence)`` (float32 copy)."""
+    """``torch.Tensor(*sizes)`` (uninitialised) or ``torch.Tensor(sequence)`` (a copy), in the default dtype
+    (float32 unless ``set_default_dtype`` changed it), as PyTorch."""
     if kwargs.get("device") not in (None, "cpu"):
         raise RuntimeError("autogradviz only has the CPU device")
     if not args:
-        arr = np.empty((0,), dtype=np.float32)
+        arr = np.empty((0,), dtype=_dtype.get_default_dtype().np)
     elif len(args) == 1 and isinstance(args[0], Tensor):
         arr = args[0]._data
     elif len(args) == 1 and isinstance(args[0], np.ndarray):
-        arr = args[0].astype(np.float32)
+        arr = args[0].astype(_dtype.get_default_dtype().np)
     elif all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
-        arr = np.empty(_size(args), dtype=np.float32)
+        arr = np.empty(_size(args), dtype=_dtype.get_default_dtype().np)
     elif len(args) == 1 and isinstance(args[0], (list, tuple)):
-        arr = _to_array(args[0], _dtype.float32)
+        arr = _to_array(args[0], _dtype.get_default_dtype())
     else:
         types = ", ".join(type(a).__name__ for a in args)
         raise TypeError(
-            f"new(): invalid data type '{type(args[-1]).__name__}'" if len(args) > 1 and
-            all(isinstance(a, (list, tuple)) for a in args) else
             f"new() received an invalid combination of arguments - got ({types}), but expected one of:\n"
             " * (*, torch.device device = None)\n"
             " * (torch.Storage storage)\n"

@@ -27,6 +27,8 @@ class dtype:
         return self
 
 
+dtype.__module__ = "torch"  # type(torch.float32) prints <class 'torch.dtype'>, as in PyTorch
+
 float32 = dtype("float32", np.float32, 2)
 float64 = dtype("float64", np.float64, 2)
 float16 = dtype("float16", np.float16, 2)

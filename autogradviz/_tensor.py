@@ -46,6 +46,13 @@ class Size(tuple):
     def __add__(self, other):
         return Size(tuple.__add__(self, tuple(other)))
 
+    def __reduce__(self):
+        return (_make_size, (tuple(self),))
+
+
+def _make_size(t):
+    return Size(t)
+
 
 def _wrap(data, requires_grad=False, grad_fn=None):
     """Make a Tensor around a numpy array without copying (the internal constructor)."""
@@ -328,6 +335,12 @@ class Tensor:
 
 
 _ENGINE = [None]  # set by autograd.engine at import: run_backward
+
+
+# ``type(x)`` prints as PyTorch's does (``<class 'torch.Tensor'>``): learners' code prints it (the seed notes'
+# custom Function does). Pickling is unaffected: instances reduce through ``_rebuild`` below.
+Tensor.__module__ = "torch"
+Size.__module__ = "torch"
 
 
 def _rebuild(data, requires_grad):

@@ -54,11 +54,19 @@ def _shape_str(shape):
     return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
+_ONES = {}
+_NONES = [(None,) * k for k in range(8)]
+
+
 def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
     grads = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None and t._requires_grad and t._data.ndim == 0 and t._data.dtype.kind == "f":
-            arr = np.ones((), dtype=t._data.dtype)
+            dt = t._data.dtype
+            one = _ONES.get(dt)
+            if one is None:
+                one = _ONES[dt] = np.ones((), dtype=dt)
+            arr = one.copy()
             grads.append(_wrap(arr) if create_graph else arr)
             continue
         if g is None:
@@ -322,13 +330,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if obs is not None:
                 obs.node_end(node, outs if outs is not None else [None] * len(nxts))
             if release and node._saved:
-                node._release()
+                node._saved = RELEASED
                 if obs is not None:
                     obs.release(node)
-            i = 0
-            for nxt, nr in nxts:
+            if outs is None:
+                outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
+            for (nxt, nr), gi in zip(nxts, outs):
                 if nxt is not None and (run is None or nxt in run):
-                    gi = outs[i] if outs is not None else None
                     b = buffers.get(nxt)
                     if b is None:
                         b = buffers[nxt] = [None] * nxt._nout
@@ -340,7 +348,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     if d == 0:
                         heappush(heap, (-nxt._seq, counter, nxt))
                         counter += 1
-                i += 1
             outs = gi = old = b = None  # hold no grad here: an unshared grad can then be stolen by its leaf
     finally:
         _GM.enabled = prev_mode

@@ -51,14 +51,16 @@ class FunctionCtx:
                 out.append(None)
                 continue
             if t._vc[0] != v:
-                raise RuntimeError(_inplace_msg(t, v))
+                producer = self if len(out) in getattr(self, "_saved_outputs", ()) else t.grad_fn
+                raise RuntimeError(_inplace_msg(t, v, producer))
             out.append(t)
         return tuple(out)
 
     @property
     def saved_variables(self):
-        raise AttributeError("'saved_variables' was removed from PyTorch; use 'saved_tensors' instead "
-                             "(ctx.saved_tensors)")
+        import warnings
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
 
 
 class BackwardCFunction(Node, FunctionCtx):
@@ -111,7 +113,7 @@ class BackwardCFunction(Node, FunctionCtx):
         res = self._forward_cls.backward(self, *targs)
         if not isinstance(res, tuple):
             res = (res,)
-        n_in = len(self.next_functions)
+        n_in = len(self._in_meta)  # one per forward argument, Tensor or not (as PyTorch counts)
         if len(res) != n_in:
             if len(res) > n_in and all(r is None for r in res[n_in:]):
                 res = res[:n_in]
@@ -119,11 +121,15 @@ class BackwardCFunction(Node, FunctionCtx):
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of gradients "
                                    f"(expected {n_in}, got {len(res)})")
         out = []
-        for i, (r, (fn, _)) in enumerate(zip(res, self.next_functions)):
+        edges = iter(self.next_functions)  # one edge per Tensor argument
+        for i, r in enumerate(res):
             is_tensor_input, shape = self._in_meta[i]
-            if r is not None and not is_tensor_input:
-                raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
-                                   f"position {i + 1}, but the corresponding forward input was not a Variable")
+            if not is_tensor_input:
+                if r is not None:
+                    raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
+                                       f"position {i + 1}, but the corresponding forward input was not a Variable")
+                continue
+            fn, _ = next(edges)
             if fn is None or r is None:
                 out.append(None)
                 continue
@@ -203,7 +209,7 @@ class Function(metaclass=_FunctionMeta):
         outs = tuple(fixed)
         from ..ops._core import FWD
         if is_diff:
-            ctx.next_functions = tuple(_edge(a) if isinstance(a, Tensor) else (None, 0) for a in args)
+            ctx.next_functions = tuple(_edge(a) for a in args if isinstance(a, Tensor))
             ctx._in_meta = tuple((isinstance(a, Tensor), a._data.shape if isinstance(a, Tensor) else ())
                                  for a in args)
             ctx._nout = len(outs)
@@ -216,6 +222,8 @@ class Function(metaclass=_FunctionMeta):
                     o._output_nr = i
                     o._requires_grad = True
             ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
+            ctx._saved_outputs = tuple(i for i, t in enumerate(ctx._to_save)
+                                       if t is not None and t.grad_fn is ctx)
         else:
             ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
         ctx._to_save = ()

@@ -119,9 +119,17 @@ class Node:
                 out.append(None)
                 continue
             if t._vc[0] != version:
-                raise RuntimeError(_inplace_msg(t, version))
+                raise RuntimeError(_inplace_msg(t, version, self._saved_producer(t, len(out))))
             out.append(t if as_tensors else t._data)
         return out
+
+    def _saved_producer(self, t, i):
+        """For the error message: the node that made saved tensor number ``i``. A saved ``result`` was made by
+        this node (even if an in-place op re-pointed its grad_fn since); anything else by its current grad_fn."""
+        names = getattr(type(self), "_saved_names", ())
+        if i < len(names) and names[i] == "result":
+            return self
+        return t.grad_fn
 
     def _release(self):
         if self._saved:
@@ -151,18 +159,21 @@ class Node:
     # subclasses define: backward(self, grad_output, saved) -> tuple of grads, one per next_functions entry
 
 
-def _inplace_msg(t, version):
+def _inplace_msg(t, version, producer=None):
+    """PyTorch's message; ``producer`` is the node that made ``t`` (named without its ``Backward0`` suffix)."""
+    import re
     shape = "[" + ", ".join(str(s) for s in t._data.shape) + "]"
     tname = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
              "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}.get(t.dtype.name, "Tensor")
     where = ""
-    if t.grad_fn is not None:
-        where = f", which is output {t._output_nr} of {t.grad_fn.name()},"
+    if producer is not None and not isinstance(producer, AccumulateGrad):
+        nr = t._output_nr if producer is t.grad_fn else 0
+        where = f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"[torch.{tname} {shape}]{where} is at version {t._vc[0]}; expected version {version} instead. "
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
 
 

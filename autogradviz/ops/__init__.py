@@ -63,7 +63,7 @@ _methods = {
     "__gt__": pointwise.gt, "__ge__": pointwise.ge, "__invert__": pointwise.invert,
     "__and__": pointwise.and_, "__or__": pointwise.or_,
     "__getitem__": getitem, "__setitem__": setitem,
-    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "matmul": matmul, "mm": mm, "mv": mv,
+    "add": add, "sub": sub, "mul": mul, "div": div, "pow": pow, "neg": neg, "matmul": matmul, "mm": mm, "mv": mv, "bmm": linalg.bmm,
     "dot": dot, "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
     "eq": pointwise.eq, "ne": pointwise.ne, "lt": pointwise.lt, "le": pointwise.le, "gt": pointwise.gt,
     "ge": pointwise.ge, "logical_not": pointwise.logical_not,

@@ -37,10 +37,13 @@ def apply_inplace(a, out):
                            f"shape [{', '.join(map(str, data.shape))}]")
     node = out.grad_fn
     if node is not None and node._saved:
-        # the node saved a tensor that this very write would change: keep a snapshot of its old value
+        # the node saved ``self``, which this very write changes: keep a copy of its old value (PyTorch saves
+        # ``original_self`` the same way). ``a`` saved in another role (``y.mul_(y)``'s ``other``) stays ``a``,
+        # so backward reports it as modified in place, as PyTorch does.
+        names = getattr(type(node), "_saved_names", ())
         fixed = []
-        for t, v in node._saved:
-            if t is a:
+        for i, (t, v) in enumerate(node._saved):
+            if t is a and i < len(names) and names[i] == "self":
                 snap = _wrap(a._data.copy())
                 fixed.append((snap, 0))
             elif t is out:
@@ -65,7 +68,7 @@ def _make_inplace(fn):
     return method
 
 
-def _write(a, data):
+def _write(a, data, node_name="FillBackward0"):
     """Overwrite ``a`` with constant data (no grad): zero_, fill_, normal_, uniform_."""
     check_inplace(a)
     a._data[...] = data
@@ -73,18 +76,22 @@ def _write(a, data):
     if a.grad_fn is not None and _GM.enabled:
         # the old history no longer matters: the values are constants now
         from .pointwise import FillBackward0_node
-        a.grad_fn = FillBackward0_node(a)
+        a.grad_fn = FillBackward0_node(a, node_name)
         a._output_nr = 0
     return a
 
 
 def zero_(a):
-    return _write(a, 0)
+    return _write(a, 0, "ZeroBackward0")
 
 
 def fill_(a, value):
-    v = value.item() if isinstance(value, Tensor) else value
-    return _write(a, v)
+    if isinstance(value, Tensor):
+        if value._data.ndim != 0:
+            raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                               f"{value._data.ndim} dimensions.")
+        return _write(a, value.item(), "FillBackward3")
+    return _write(a, value, "FillBackward2")
 
 
 def copy_(a, src, non_blocking=False):
@@ -113,6 +120,9 @@ from ._core import BackwardNode as _BN, sum_to as _sum_to  # noqa: E402
 class CopyBackwards(_BN):
     __slots__ = ()
     _saved_names = ()
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
 
     def backward(self, g, s):
         shape, dt = self._info

@@ -120,7 +120,56 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
+class SqueezeBackward4(BackwardNode):
+    """``squeeze_(dim)`` (in place); matmul of a vector and a matrix ends with it, as in PyTorch."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info),)
+
+
+def _unsafe_view(x, shape):
+    """``at::_unsafe_view``: a reshape whose result is a new tensor (own version counter)."""
+    shape = tuple(shape)
+    from .shape import UnsafeViewBackward0
+    return make(x._data.reshape(shape), UnsafeViewBackward0, (x,), (), x._data.shape)
+
+
+def bmm(a, b):
+    if a._data.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if b._data.ndim != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    sa, sb = a._data.shape, b._data.shape
+    if sb[0] != sa[0] or sb[1] != sa[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
+                           f"got: [{sb[0]}, {sb[1]}].")
+    _check_dtypes(a, b)
+    return make(np.matmul(a._data, b._data), BmmBackward0, (a, b),
+                (a if b._requires_grad else None, b if a._requires_grad else None), (sa, sb))
+
+
+def _should_fold(a, b):
+    """ATen's should_fold: use mm/mv on the folded larger tensor instead of bmm."""
+    a_larger = a._data.ndim >= b._data.ndim
+    t1 = a._data if a_larger else np.swapaxes(b._data, -1, -2)
+    dim_t2 = b._data.ndim if a_larger else a._data.ndim
+    if not (t1.ndim >= 3 and dim_t2 <= 2):
+        return False
+    if (b if a_larger else a)._requires_grad:
+        return True
+    if a._data.ndim == 2:
+        return False
+    if t1.size == 0:
+        return True
+    st, sh = t1.strides, t1.shape
+    return all(st[i] == st[i + 1] * sh[i + 1] for i in range(t1.ndim - 2))
+
+
 def matmul(a, b):
+    """``torch.matmul``, decomposed into the same ops as ATen's ``_matmul_impl`` (so the graph has the same
+    nodes: dot, mv, mm, folded mm/mv with views, or expand + bmm)."""
     if not isinstance(b, Tensor):
         raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
     da, db = a._data.ndim, b._data.ndim
@@ -130,24 +179,62 @@ def matmul(a, b):
         return dot(a, b)
     if da == 2 and db == 1:
         return mv(a, b)
+    if da == 1 and db == 2:
+        r = mm(a.unsqueeze(0), b)
+        return make(r._data.reshape(r._data.shape[1:]), SqueezeBackward4, (r,), (), r._data.shape)
     if da == 2 and db == 2:
         return mm(a, b)
-    if da == 1 and db == 2:
-        return mm(a.unsqueeze(0), b).squeeze(0)
-    if db == 1:
-        # batched matrix @ vector
-        return matmul(a, b.unsqueeze(-1)).squeeze(-1)
-    if da == 1:
-        return matmul(a.unsqueeze(0), b).squeeze(-2)
+    if _should_fold(a, b):
+        transpose = db > da
+        t1 = b.transpose(-1, -2) if transpose else a
+        t2 = (a.t() if da == 2 else a) if transpose else b
+        sizes1 = t1._data.shape
+        out_shape = list(sizes1[:-1])
+        folded = 1
+        for k in out_shape:
+            folded *= k
+        t2_is_matrix = t2._data.ndim == 2
+        if t2_is_matrix:
+            out_shape.append(t2._data.shape[1])
+        t1_folded = t1.reshape(folded, sizes1[-1])
+        if t2_is_matrix:
+            out = _unsafe_view(mm(t1_folded, t2), out_shape)
+            return out.transpose(-1, -2).contiguous() if transpose else out
+        return _unsafe_view(mv(t1_folded, t2), out_shape)
+    sa, sb = a._data.shape, b._data.shape
+    n = sa[-2] if da > 1 else 1
+    m1 = sa[-1]
+    batch1 = sa[:max(da - 2, 0)]
+    m2 = sb[-2] if db > 1 else sb[0]
+    p = sb[-1] if db > 1 else 1
+    batch2 = sb[:max(db - 2, 0)]
+    if da == 3 and db == 3 and batch1[0] != batch2[0]:
+        if batch1[0] == 1 and a._requires_grad:
+            return matmul(a.squeeze(0), b)
+        if batch2[0] == 1 and b._requires_grad:
+            return matmul(a, b.squeeze(0))
     try:
-        r = np.matmul(a._data, b._data)
+        out_shape = list(np.broadcast_shapes(batch1, batch2))
     except ValueError:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a._data.shape[0]}, {a._data.shape[-1]}] but got: [{b._data.shape[0]}, "
-                           f"{b._data.shape[-2]}].") from None
-    _check_dtypes(a, b)
-    return make(r, BmmBackward0, (a, b), (a if b._requires_grad else None, b if a._requires_grad else None),
-                (a._data.shape, b._data.shape))
+        from .pointwise import _broadcast_error
+        raise _broadcast_error(batch1, batch2) from None
+    ebp = 1
+    for k in out_shape:
+        ebp *= k
+    t1e = a.expand(*(out_shape + [n, m1])).reshape(ebp, n, m1)
+    vector_rhs = db == 1
+    if vector_rhs:
+        t2e = b.expand(*(out_shape + [m2])).reshape(ebp, m2).unsqueeze(2)
+    else:
+        t2e = b.expand(*(out_shape + [m2, p])).reshape(ebp, m2, p)
+    if da > 1:
+        out_shape.append(n)
+    if db > 1:
+        out_shape.append(p)
+    r = bmm(t1e, t2e)
+    if vector_rhs:
+        r = r.squeeze(-1)
+    return _unsafe_view(r, out_shape)
 
 
 def rmatmul(a, other):

@@ -251,12 +251,37 @@ def _true_div(x, y):
     return np.true_divide(x, y)
 
 
+def _trunc_div(x, y):
+    q = np.true_divide(x, y)
+    r = np.trunc(q)
+    rt = np.result_type(x, y)
+    if rt.kind in "iub":  # integer division rounds toward zero and stays integer
+        with np.errstate(all="ignore"):
+            return r.astype(rt)
+    return r.astype(q.dtype, copy=False)
+
+
+class DivBackward2(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb = self._info
+        nf = self.next_functions
+        return (g * 0 if nf[0][0] is not None else None,
+                sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
+
+
 def div(a, other, rounding_mode=None):
     b, bs = _operand(other)
     if rounding_mode is not None:
-        f = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(np.true_divide(p, q)))
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        f = np.floor_divide if rounding_mode == "floor" else _trunc_div
         data = _binary(f, a, b, bs)
-        return make(data, DivBackward0, (), ())
+        # the gradient of a rounded quotient is zero (PyTorch: DivBackward2)
+        return make(data, DivBackward2, (a, b), (), ((a._data.shape, b._data.shape if b is not None else None)))
     # true division always gives a floating result
     a_ = a if a._data.dtype.kind == "f" or (b is not None and b._data.dtype.kind == "f") or isinstance(bs, float) \
         else _wrap(a._data.astype(_dtype.get_default_dtype().np))
@@ -547,8 +572,7 @@ def clamp(a, min=None, max=None):
         r = np.minimum(r, hi)
     if r.dtype != d.dtype:
         r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
-    cls = ClampBackward1 if (lo is not None and hi is not None) else (ClampMinBackward0 if lo is not None
-                                                                      else ClampMaxBackward0)
+    cls = ClampBackward1  # PyTorch names clamp(min=), clamp(max=) and clamp(min, max) all ClampBackward1
     return make(np.array(r, copy=r is d), cls, (a,), (a,), (lo, hi))
 
 
@@ -624,11 +648,27 @@ class FillBackward0(BackwardNode):
         return (g * 0,)
 
 
-def FillBackward0_node(a):
-    """The node left on a non-leaf after zero_/fill_: its gradient is zero."""
+class ZeroBackward0(FillBackward0):
+    __slots__ = ()
+
+
+class FillBackward2(FillBackward0):
+    __slots__ = ()
+
+
+class FillBackward3(FillBackward0):
+    __slots__ = ()
+
+
+_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3)}
+
+
+def FillBackward0_node(a, name="FillBackward0"):
+    """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
     from ..autograd.graph import _next_seq
     from ._core import edge
-    node = FillBackward0.__new__(FillBackward0)
+    cls = _FILL_NODES[name]
+    node = cls.__new__(cls)
     node._seq = _next_seq()
     node._x = None
     node._info = None

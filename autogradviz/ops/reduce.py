@@ -31,7 +31,9 @@ class SumBackward0(BackwardNode):
     def backward(self, g, s):
         if isinstance(g, Tensor):
             return (_expand_back(g, self._info, (), True),)
-        return (np.full(self._info, g, dtype=g.dtype),)
+        r = np.empty(self._info, dtype=g.dtype)
+        r.fill(g)
+        return (r,)
 
 
 class SumBackward1(BackwardNode):
@@ -71,7 +73,10 @@ class MeanBackward0(BackwardNode):
         shape, n = self._info
         if isinstance(g, Tensor):
             return (_expand_back(g / n, shape, (), True),)
-        return (np.full(shape, g / n, dtype=g.dtype),)
+        r = np.empty(shape, dtype=g.dtype)
+        r.fill(g)
+        r /= n
+        return (r,)
 
 
 class MeanBackward1(BackwardNode):

@@ -74,6 +74,12 @@ def reshape(a, *shape):
     d = a._data
     if d.flags.c_contiguous or d.size <= 1:
         return view_of(a, d.reshape(shape), ViewBackward0, d.shape)
+    r = d.view()
+    try:
+        r.shape = shape  # a view when the strides allow it (as PyTorch's reshape), else a copy below
+        return view_of(a, r, ViewBackward0, d.shape)
+    except AttributeError:
+        pass
     c = clone(a)
     return make(c._data.reshape(shape), UnsafeViewBackward0, (c,), (), d.shape)
 
@@ -305,17 +311,17 @@ def _norm_index(a, key):
 
 
 def getitem(a, key):
+    # PyTorch's order: first the basic part (ints, slices, None, ...), one Select/Slice/Unsqueeze node per
+    # indexed dimension; then, if any, the tensor/list indices as one IndexBackward0 on the result. A lone slice
+    # (``x[:]``) always makes a SliceBackward0; inside a tuple a full slice makes no node.
+    lone_slice = isinstance(key, slice)
     key = _norm_index(a, key)
-    advanced = any(isinstance(k, np.ndarray) for k in key)
     d = a._data
-    if advanced:
-        r = d[key]
-        return make(np.array(r), IndexBackward0, (a,), (), (d.shape, key))
-    # basic indexing, decomposed like PyTorch: one Select/Slice/Unsqueeze node per indexed dimension
     n_ell = sum(1 for k in key if k is Ellipsis)
     if n_ell > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    n_real = sum(1 for k in key if k is not None and k is not Ellipsis)
+    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
+                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > d.ndim:
         raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
     expanded = []
@@ -326,6 +332,7 @@ def getitem(a, key):
             expanded.append(k)
     out = a
     dim = 0
+    advanced = []  # (first dim in ``out``, index array)
     for k in expanded:
         if k is None:
             out = unsqueeze(out, dim)
@@ -345,15 +352,32 @@ def getitem(a, key):
             start, stop, step = k.indices(size)
             if step <= 0:
                 raise ValueError("step must be greater than zero")
-            if not (start == 0 and stop >= size and step == 1):
+            if lone_slice or not (start == 0 and stop >= size and step == 1):
                 sl = slice(start, stop, step)
                 data = out._data[(slice(None),) * dim + (sl,)]
                 out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl))
             dim += 1
+        elif isinstance(k, np.ndarray):
+            advanced.append((dim, k))
+            dim += k.ndim if k.dtype == np.bool_ else 1
         else:
             raise IndexError(f"unsupported index type {type(k).__name__}")
+    if advanced:
+        idx = []
+        p = 0
+        for start, k in advanced:
+            idx.extend([slice(None)] * (start - p))
+            idx.append(k)
+            p = start + (k.ndim if k.dtype == np.bool_ else 1)
+        idx = tuple(idx)
+        od = out._data
+        try:
+            r = od[idx]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+        return make(np.array(r), IndexBackward0, (out,), (), (od.shape, idx))
     if out is a:
-        return view_of(a, a._data[...], SliceBackward0 if False else AliasBackward0)
+        return view_of(a, a._data[...], AliasBackward0)
     return out
 
 
@@ -370,7 +394,7 @@ class CopySlices(BackwardNode):
     _saved_names = ()
 
     def name(self):
-        return "CopySlices"
+        return "torch::autograd::CopySlices"
 
     def backward(self, g, s):
         idx, vshape = self._info
