@@ -1,1 +1,10 @@
-"""placeholder: replaced by the nn package"""
+"""``torch.nn``: Module, Parameter, Linear, Sequential, activations, losses, ``functional`` and ``init``."""
+from . import functional, init
+from .parameter import Parameter
+from .modules import (CrossEntropyLoss, Dropout, Flatten, Identity, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
+                      ModuleDict, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+from . import modules
+
+__all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear",
+           "Identity", "Flatten", "Dropout", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
+           "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss"]

@@ -1,1 +1,6 @@
-"""placeholder: replaced by the optim package"""
+"""``torch.optim``: the Optimizer base class, SGD, Adam and AdamW."""
+from .optimizer import Optimizer
+from .sgd import SGD
+from .adam import Adam, AdamW
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW"]

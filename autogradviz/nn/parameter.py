@@ -1,0 +1,64 @@
+"""``nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters."""
+import numpy as np
+
+from .._tensor import Tensor, _new
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: assigning it to a Module attribute registers it.
+
+    It shares its data (and version counter) with the tensor it was made from, and requires grad by default.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from .._creation import empty
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter.__new__(): argument 'data' (position 1) must be Tensor, not "
+                            f"{type(data).__name__}")
+        if requires_grad and data._data.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
+        p = _new(cls)
+        p._data = data._data            # shared memory, as torch's _make_subclass(detach())
+        p._requires_grad = bool(requires_grad)
+        p.grad_fn = None
+        p._grad = None
+        p._output_nr = 0
+        p._retains_grad = False
+        p._vc = data._vc                # shared version counter (like detach())
+        p._base = None
+        p._hooks = None
+        p._acc = None
+        return p
+
+    def __repr__(self, *, tensor_contents=None):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+    def __reduce_ex__(self, proto):
+        return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        if id(self) in memo:
+            return memo[id(self)]
+        from .._tensor import _wrap
+        p = Parameter(_wrap(self._data.copy()), self._requires_grad)
+        if self._grad is not None:
+            p._grad = _wrap(self._grad._data.copy())
+        memo[id(self)] = p
+        return p
+
+
+def _rebuild_parameter(data, requires_grad):
+    from .._tensor import _wrap
+    return Parameter(_wrap(np.asarray(data)), requires_grad)
+
+
+Parameter.__module__ = "torch.nn.parameter"
+

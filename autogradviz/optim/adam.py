@@ -1,0 +1,96 @@
+"""``torch.optim.Adam`` (and AdamW), following PyTorch's single-tensor CPU update step by step."""
+import numpy as np
+
+from .._tensor import _wrap
+from .optimizer import Optimizer, _write
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
+                 foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
+                 decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not (isinstance(betas[0], float) and isinstance(betas[1], float)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+                    "maximize": maximize, "foreach": foreach, "capturable": capturable,
+                    "differentiable": differentiable, "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
+        super().__init__(params, defaults)
+
+    def step(self, closure=None):
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            lr = group["lr"]
+            eps = group["eps"]
+            wd = group["weight_decay"]
+            amsgrad = group["amsgrad"]
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                d = p._data
+                f = d.dtype.type
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _wrap(np.array(0.0, dtype=np.float32))
+                    state["exp_avg"] = _wrap(np.zeros_like(d))
+                    state["exp_avg_sq"] = _wrap(np.zeros_like(d))
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = _wrap(np.zeros_like(d))
+                g = p._grad._data
+                if group["maximize"]:
+                    g = -g
+                step_t = state["step"]
+                step_t._data[...] = step_t._data + np.float32(1)
+                step_t._vc[0] += 1
+                if wd != 0:
+                    if group["decoupled_weight_decay"]:
+                        _write(p, d * f(1 - lr * wd))
+                    else:
+                        g = g + f(wd) * d
+                m = state["exp_avg"]._data
+                v = state["exp_avg_sq"]._data
+                # exp_avg.lerp_(grad, 1 - beta1)
+                w = f(1 - beta1)
+                if abs(w) < 0.5:
+                    m[...] = m + w * (g - m)
+                else:
+                    m[...] = g - (g - m) * (f(1) - w)
+                # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+                v *= f(beta2)
+                v += f(1 - beta2) * g * g
+                state["exp_avg"]._vc[0] += 1
+                state["exp_avg_sq"]._vc[0] += 1
+                step = float(step_t._data)
+                bias_correction1 = 1 - beta1 ** step
+                bias_correction2 = 1 - beta2 ** step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2 ** 0.5
+                if amsgrad:
+                    mx = state["max_exp_avg_sq"]
+                    np.maximum(mx._data, v, out=mx._data)
+                    mx._vc[0] += 1
+                    denom = np.sqrt(mx._data) / f(bias_correction2_sqrt) + f(eps)
+                else:
+                    denom = np.sqrt(v) / f(bias_correction2_sqrt) + f(eps)
+                _write(p, p._data + f(-step_size) * m / denom)
+        return loss
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

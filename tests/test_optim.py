@@ -1,0 +1,296 @@
+"""Tests for autogradviz.optim (SGD, Adam, AdamW), with real PyTorch as the oracle."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autogradviz as A  # noqa: E402
+from autogradviz import nn, optim  # noqa: E402
+
+
+def arr(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def same_weights(ours, theirs):
+    with torch.no_grad():
+        for (n, p), (m, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+            assert n == m
+            q.copy_(torch.from_numpy(p.detach().numpy().copy()))
+
+
+def mlp(lib):
+    n = lib.nn
+    return n.Sequential(n.Linear(4, 16), n.ReLU(), n.Linear(16, 8), n.Tanh(), n.Linear(8, 3))
+
+
+# -- reprs -------------------------------------------------------------------------------------------------------
+REPR_CASES = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9)),
+    ("SGD", dict(lr=0.01, momentum=0.9, nesterov=True, weight_decay=1e-4)),
+    ("SGD", dict()),
+    ("Adam", dict()),
+    ("Adam", dict(lr=0.01, amsgrad=True)),
+    ("Adam", dict(lr=0.01, betas=(0.8, 0.9), weight_decay=0.1, maximize=True)),
+    ("AdamW", dict()),
+]
+
+
+@pytest.mark.parametrize("name,kw", REPR_CASES)
+def test_optimizer_repr_matches_torch(name, kw):
+    ours = getattr(optim, name)(nn.Linear(2, 2).parameters(), **kw)
+    theirs = getattr(torch.optim, name)(torch.nn.Linear(2, 2).parameters(), **kw)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.param_groups[0]) == list(theirs.param_groups[0])
+    assert ours.defaults == theirs.defaults
+
+
+def test_param_groups_repr_and_lr_match_torch():
+    def build(lib):
+        m = lib.nn.Sequential(lib.nn.Linear(2, 3), lib.nn.Linear(3, 1))
+        return lib.optim.SGD([{"params": m[0].parameters()}, {"params": m[1].parameters(), "lr": 0.5}], lr=0.1,
+                             momentum=0.9)
+
+    ours, theirs = build(A), build(torch)
+    assert repr(ours) == repr(theirs)
+    assert [g["lr"] for g in ours.param_groups] == [0.1, 0.5]
+    assert ours.state_dict() == theirs.state_dict()
+
+
+def test_repr_starts_like_torch():
+    assert repr(optim.SGD(nn.Linear(2, 2).parameters(), lr=0.1)).startswith(
+        "SGD (\nParameter Group 0\n    dampening: 0\n    differentiable: False\n")
+
+
+# -- trajectories --------------------------------------------------------------------------------------------------
+TRAJECTORIES = [
+    ("SGD", dict(lr=0.1)),
+    ("SGD", dict(lr=0.1, momentum=0.9)),
+    ("SGD", dict(lr=0.05, momentum=0.9, dampening=0.1)),
+    ("SGD", dict(lr=0.1, weight_decay=0.01)),
+    ("SGD", dict(lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)),
+    ("SGD", dict(lr=0.1, momentum=0.5, maximize=True)),
+    ("Adam", dict(lr=0.01)),
+    ("Adam", dict(lr=0.1, betas=(0.8, 0.99), eps=1e-6)),
+    ("Adam", dict(lr=0.01, weight_decay=0.1)),
+    ("Adam", dict(lr=0.01, amsgrad=True)),
+    ("Adam", dict(lr=0.01, maximize=True)),
+    ("AdamW", dict(lr=0.01)),
+    ("AdamW", dict(lr=0.01, weight_decay=0.5, amsgrad=True)),
+]
+
+
+@pytest.mark.parametrize("name,kw", TRAJECTORIES)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_five_steps_match_torch(name, kw, dtype):
+    ours = nn.Linear(3, 4)
+    theirs = torch.nn.Linear(3, 4)
+    if dtype == "float64":
+        ours.double()
+        theirs.double()
+    same_weights(ours, theirs)
+    x = arr(8, 3, seed=1).astype(dtype)
+    y = arr(8, 4, seed=2).astype(dtype)
+    oo = getattr(optim, name)(ours.parameters(), **kw)
+    ot = getattr(torch.optim, name)(theirs.parameters(), **kw)
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
+    for _ in range(5):
+        oo.zero_grad()
+        ot.zero_grad()
+        la = nn.functional.mse_loss(ours(A.from_numpy(x)), A.from_numpy(y))
+        lt = torch.nn.functional.mse_loss(theirs(torch.from_numpy(x)), torch.from_numpy(y))
+        np.testing.assert_allclose(la.item(), lt.item(), **tol)
+        la.backward()
+        lt.backward()
+        oo.step()
+        ot.step()
+        for p, q in zip(ours.parameters(), theirs.parameters()):
+            assert p.dtype.name == str(q.dtype).replace("torch.", "")
+            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), **tol)
+    # the optimizer state has the same keys and values
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        so, st = oo.state[p], ot.state[q]
+        assert list(so) == list(st)
+        for k in so:
+            np.testing.assert_allclose(np.asarray(so[k].detach().numpy(), dtype=np.float64),
+                                       st[k].detach().numpy().astype(np.float64), **tol)
+
+
+def test_step_updates_in_place_and_bumps_version():
+    m = nn.Linear(2, 1)
+    w = m.weight
+    data = w._data
+    view = w.detach()
+    v0 = w._version
+    opt = optim.SGD(m.parameters(), lr=0.5)
+    m(A.ones(1, 2)).sum().backward()
+    opt.step()
+    assert m.weight is w and w._data is data and w._version == v0 + 1
+    assert view.tolist() == w.tolist()  # a detached view sees the update, as in torch
+    assert w.is_leaf and w.grad_fn is None and w.requires_grad
+
+
+def test_params_without_grad_are_skipped():
+    a = nn.Parameter(A.ones(2))
+    b = nn.Parameter(A.ones(2))
+    opt = optim.Adam([a, b], lr=0.1)
+    (a * 2).sum().backward()
+    opt.step()
+    assert b.tolist() == [1.0, 1.0] and a.tolist() != [1.0, 1.0]
+    assert b not in opt.state and len(opt.state[a]) == 3
+
+
+def test_sgd_state_dict_matches_torch_after_step():
+    def run(lib):
+        m = lib.nn.Linear(2, 2)
+        opt = lib.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)
+        m(lib.ones(1, 2)).sum().backward()
+        opt.step()
+        return opt.state_dict()
+
+    so, st = run(A), run(torch)
+    assert so["param_groups"] == st["param_groups"]
+    assert list(so["state"]) == list(st["state"]) == [0, 1]
+    assert list(so["state"][0]) == list(st["state"][0]) == ["momentum_buffer"]
+
+
+def test_optimizer_load_state_dict_continues_identically():
+    def make():
+        A.manual_seed(3)
+        return nn.Linear(3, 2)
+
+    x = A.from_numpy(arr(4, 3, seed=5))
+
+    def step(m, opt):
+        opt.zero_grad()
+        m(x).pow(2).mean().backward()
+        opt.step()
+
+    m1 = make()
+    o1 = optim.Adam(m1.parameters(), lr=0.05)
+    for _ in range(3):
+        step(m1, o1)
+    m2 = make()
+    m2.load_state_dict(m1.state_dict())
+    o2 = optim.Adam(m2.parameters(), lr=0.05)
+    o2.load_state_dict(o1.state_dict())
+    for _ in range(2):
+        step(m1, o1)
+        step(m2, o2)
+    for p, q in zip(m1.parameters(), m2.parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+# -- training a small MLP -------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("opt_name,kw", [("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict(lr=0.01))])
+def test_mlp_training_matches_torch_step_by_step(opt_name, kw):
+    A.manual_seed(0)
+    ours, theirs = mlp(A), mlp(torch)
+    same_weights(ours, theirs)
+    x = arr(32, 4, seed=7)
+    labels = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0.5).astype(np.int64)
+    oo = getattr(optim, opt_name)(ours.parameters(), **kw)
+    ot = getattr(torch.optim, opt_name)(theirs.parameters(), **kw)
+    lo_list, lt_list = [], []
+    for _ in range(50):
+        oo.zero_grad()
+        ot.zero_grad()
+        lo = nn.CrossEntropyLoss()(ours(A.from_numpy(x)), A.from_numpy(labels))
+        lt = torch.nn.CrossEntropyLoss()(theirs(torch.from_numpy(x)), torch.from_numpy(labels))
+        lo.backward()
+        lt.backward()
+        oo.step()
+        ot.step()
+        lo_list.append(lo.item())
+        lt_list.append(lt.item())
+    np.testing.assert_allclose(lo_list, lt_list, rtol=1e-4, atol=1e-5)
+    assert lo_list[-1] < 0.5 * lo_list[0]
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-3, atol=1e-4)
+
+
+def test_mlp_mse_50_sgd_steps_match_torch_and_decrease():
+    A.manual_seed(1)
+    ours = nn.Sequential(nn.Linear(3, 8), nn.Sigmoid(), nn.Linear(8, 1))
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Sigmoid(), torch.nn.Linear(8, 1))
+    same_weights(ours, theirs)
+    x = arr(64, 3, seed=8)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    oo = optim.SGD(ours.parameters(), lr=0.1)
+    ot = torch.optim.SGD(theirs.parameters(), lr=0.1)
+    losses = []
+    for _ in range(50):
+        oo.zero_grad()
+        ot.zero_grad()
+        lo = nn.MSELoss()(ours(A.from_numpy(x)), A.from_numpy(y))
+        lt = torch.nn.MSELoss()(theirs(torch.from_numpy(x)), torch.from_numpy(y))
+        np.testing.assert_allclose(lo.item(), lt.item(), rtol=1e-4, atol=1e-6)
+        losses.append(lo.item())
+        lo.backward()
+        lt.backward()
+        oo.step()
+        ot.step()
+    assert losses[-1] < 0.5 * losses[0]
+    assert sum(b < a for a, b in zip(losses, losses[1:])) >= 45
+
+
+# -- zero_grad and validation --------------------------------------------------------------------------------------
+def test_optimizer_zero_grad_semantics_match_torch():
+    for lib in (A, torch):
+        m = lib.nn.Linear(3, 2)
+        opt = lib.optim.SGD(m.parameters(), lr=0.1)
+        m(lib.ones(1, 3)).sum().backward()
+        assert all(p.grad is not None for p in m.parameters())
+        opt.zero_grad()
+        assert all(p.grad is None for p in m.parameters())
+        m(lib.ones(1, 3)).sum().backward()
+        grads = [p.grad for p in m.parameters()]
+        opt.zero_grad(set_to_none=False)
+        assert all(p.grad is g and float(g.abs().sum()) == 0.0 for p, g in zip(m.parameters(), grads))
+        # grads accumulate without zero_grad
+        m(lib.ones(1, 3)).sum().backward()
+        m(lib.ones(1, 3)).sum().backward()
+        assert m.bias.grad.tolist() == [2.0, 2.0]
+
+
+def test_closure_is_called_with_grad_enabled():
+    m = nn.Linear(2, 1)
+    opt = optim.SGD(m.parameters(), lr=0.1)
+
+    def closure():
+        opt.zero_grad()
+        loss = m(A.ones(1, 2)).sum()
+        loss.backward()
+        return loss
+
+    with A.no_grad():
+        loss = opt.step(closure)
+    assert loss.grad_fn is not None
+
+
+VALIDATION = [
+    lambda lib, ps: lib.optim.SGD(ps, lr=-1),
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=-0.5),
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, weight_decay=-1),
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, nesterov=True),
+    lambda lib, ps: lib.optim.Adam(ps, lr=-0.1),
+    lambda lib, ps: lib.optim.Adam(ps, eps=-1.0),
+    lambda lib, ps: lib.optim.Adam(ps, betas=(1.0, 0.999)),
+    lambda lib, ps: lib.optim.Adam(ps, betas=(0.9, 1.5)),
+    lambda lib, ps: lib.optim.Adam(ps, weight_decay=-1),
+    lambda lib, ps: lib.optim.SGD([], lr=0.1),
+    lambda lib, ps: lib.optim.SGD(ps[0], lr=0.1),
+    lambda lib, ps: lib.optim.SGD([ps[0] * 2], lr=0.1),
+    lambda lib, ps: lib.optim.SGD([{"params": [ps[0]]}, {"params": [ps[0]]}], lr=0.1),
+    lambda lib, ps: lib.optim.SGD([ps[0], 3.0], lr=0.1),
+]
+
+
+@pytest.mark.parametrize("i", range(len(VALIDATION)))
+def test_validation_errors_match_torch(i):
+    with pytest.raises(Exception) as eo:
+        VALIDATION[i](A, list(nn.Linear(2, 2).parameters()))
+    with pytest.raises(Exception) as et:
+        VALIDATION[i](torch, list(torch.nn.Linear(2, 2).parameters()))
+    assert (type(eo.value), str(eo.value)) == (type(et.value), str(et.value))
