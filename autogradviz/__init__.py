@@ -23,6 +23,7 @@ from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, 
                   maximum, mean, min, minimum, mm, mul, mv, neg, permute, pow, reciprocal, relu, reshape, sigmoid,
                   sign, sin, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze)
 from .ops.linalg import bmm
+from .ops.extra import any, all
 from .ops.extra import cat, stack, where, allclose, equal, numel, is_tensor, softmax, log_softmax, clip, \
     square, prod, var, std, norm, outer, lt, gt, le, ge, eq, ne, isnan, isinf
 

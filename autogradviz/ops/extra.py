@@ -188,3 +188,17 @@ Tensor.isinf = isinf
 Tensor.allclose = allclose
 Tensor.equal = equal
 Tensor.where = lambda self, cond, other: where(cond, self, other)
+
+
+def any(x, dim=None, keepdim=False):
+    d = x._data
+    return _wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim)))
+
+
+def all(x, dim=None, keepdim=False):
+    d = x._data
+    return _wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim)))
+
+
+Tensor.any = any
+Tensor.all = all
