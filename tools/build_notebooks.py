@@ -141,6 +141,7 @@ def execute(path):
     client.execute()
     for i, c in enumerate(nb.cells):
         c["id"] = f"c{i:03d}"
+        c.get("metadata", {}).pop("execution", None)  # timestamps: they only make noisy diffs
     nbformat.write(nb, str(path))
 
 

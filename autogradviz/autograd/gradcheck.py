@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .grad_mode import no_grad
+from .grad_mode import enable_grad, no_grad
 
 
 class GradcheckError(RuntimeError):
@@ -31,12 +31,12 @@ def _numerical_jacobian(func, inputs, out_index, eps):
         J = np.zeros((flat.size, n_out))
         for k in range(flat.size):
             orig = flat[k]
-            with no_grad():
-                flat[k] = orig + eps
-                plus = _outputs(func, inputs)[out_index]._data.astype(np.float64).reshape(-1).copy()
-                flat[k] = orig - eps
-                minus = _outputs(func, inputs)[out_index]._data.astype(np.float64).reshape(-1).copy()
-                flat[k] = orig
+            # (grad mode stays on: gradgradcheck's function itself calls autograd.grad)
+            flat[k] = orig + eps
+            plus = _outputs(func, inputs)[out_index]._data.astype(np.float64).reshape(-1).copy()
+            flat[k] = orig - eps
+            minus = _outputs(func, inputs)[out_index]._data.astype(np.float64).reshape(-1).copy()
+            flat[k] = orig
             J[k] = (plus - minus) / (2 * eps)
         jacs.append(J)
     return jacs
@@ -104,9 +104,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
 
     def first_grad(*args):
         ins, gos = args[:n_in], args[n_in:]
-        out = _outputs(func, ins)
-        d = [i for i in ins if isinstance(i, Tensor) and i.requires_grad]
-        gs = _grad(out, d, gos, create_graph=True, allow_unused=True)
+        with enable_grad():  # the numerical Jacobian calls this under no_grad; the first grad needs a graph
+            out = _outputs(func, ins)
+            d = [i for i in ins if isinstance(i, Tensor) and i.requires_grad]
+            gs = _grad(out, d, gos, create_graph=True, allow_unused=True)
         return tuple(g for g in gs if g is not None)
 
     return gradcheck(first_grad, tuple(inputs) + tuple(grad_outputs), eps=eps, atol=atol, rtol=rtol,

@@ -15,7 +15,9 @@ class Variable(metaclass=_VariableMeta):
     """``Variable(tensor, requires_grad=False, volatile=False)`` returns a Tensor, as PyTorch does."""
 
     def __new__(cls, data=None, requires_grad=False, volatile=None):
-        if volatile is not None:
+        if volatile:
+            if requires_grad:
+                raise ValueError("Variable can't be volatile and require_grad at the same time!")
             warnings.warn(VOLATILE_MSG, UserWarning, stacklevel=2)
         if data is None:
             from .._creation import tensor
