@@ -132,10 +132,57 @@ def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
     return var(x, dim, unbiased, keepdim, correction).sqrt()
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    if p != 2:
-        return (x.abs() ** p).sum() ** (1.0 / p) if dim is None else (x.abs() ** p).sum(dim, keepdim) ** (1.0 / p)
-    return (x * x).sum().sqrt() if dim is None else (x * x).sum(dim, keepdim).sqrt()
+class LinalgVectorNormBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        p, dims, keepdim = self._info
+        if isinstance(g, Tensor):
+            xd, rd, gd = x._data, r._data, g._data
+        else:
+            xd, rd, gd = x, r, g
+        if dims is not None and not keepdim:
+            rd = np.expand_dims(rd, dims)
+            gd = np.expand_dims(gd, dims)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 2:
+                grad = np.where(rd == 0, 0, xd / np.where(rd == 0, 1, rd)) * gd
+            elif p == 1:
+                grad = np.sign(xd) * gd
+            elif p == float("inf"):
+                mask = (np.abs(xd) == rd).astype(xd.dtype)
+                grad = np.sign(xd) * mask / np.sum(mask, axis=dims, keepdims=True) * gd
+            else:
+                grad = np.where(rd == 0, 0, np.sign(xd) * np.abs(xd) ** (p - 1)
+                                / np.where(rd == 0, 1, rd) ** (p - 1)) * gd
+        grad = np.asarray(grad, dtype=xd.dtype)
+        return (_wrap(grad) if isinstance(g, Tensor) else grad,)
+
+
+def norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    """The vector p-norm (``torch.norm`` / ``torch.linalg.vector_norm``); one LinalgVectorNormBackward0 node, as in
+    PyTorch. (Its backward is not itself differentiable here.)"""
+    if p == "fro":
+        p = 2
+    d = x._data
+    if d.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype)))
+    dims = None
+    if dim is not None:
+        dims = tuple(_wrap_dim(k, d.ndim) for k in ((dim,) if isinstance(dim, int) else dim))
+    a = np.abs(d)
+    if p == float("inf"):
+        r = np.max(a, axis=dims, keepdims=keepdim)
+    elif p == 2:
+        r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    elif p == 1:
+        r = np.sum(a, axis=dims, keepdims=keepdim)
+    else:
+        r = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return make(np.asarray(r, dtype=d.dtype), LinalgVectorNormBackward0, (x,), (x, OUT), (p, dims, keepdim))
 
 
 def outer(a, b):
@@ -202,3 +249,14 @@ def all(x, dim=None, keepdim=False):
 
 Tensor.any = any
 Tensor.all = all
+
+
+def _storage_offset(x):
+    d = x._data
+    base = d
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    return (d.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // d.itemsize
+
+
+Tensor.storage_offset = _storage_offset
