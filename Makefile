@@ -4,7 +4,7 @@
 #   make lab        JupyterLab on notebooks/ (interface language as you have it set)
 #   make lab-zh     JupyterLab on notebooks/ with the Chinese (zh_CN) interface
 #   make bench      engine and viz benchmarks (when they exist)
-#   make notebooks  re-execute every notebook in place, widget state stored
+#   make notebooks  rebuild the lessons from notebooks/src and execute them (LESSONS="02-leaf-tensors" for some)
 #   make clean      caches and build artifacts (keeps .venv); `make distclean` removes .venv too
 #
 # Everything runs in a project-local virtual environment, .venv. The project is installed into it
@@ -30,7 +30,7 @@ EXTRAS_lab  := lab
 STAMP_TEST  := $(VENV)/.installed-$(PYPROJECT_HASH)-test
 STAMP_LAB   := $(VENV)/.installed-$(PYPROJECT_HASH)-lab
 
-NOTEBOOKS := $(wildcard notebooks/*.ipynb notebooks/en/*.ipynb notebooks/zh/*.ipynb)
+LESSONS ?=
 
 # Where JupyterLab opens: the index notebook if there is one, else the notebooks folder.
 # (A file argument makes its folder the server's root and opens the file.)
@@ -84,7 +84,7 @@ test: $(STAMP_TEST)
 	elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	if find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null | grep -q .; then \
 	  echo ">>> notebooks: $(VPY) -m pytest $(NBVAL_ARGS) notebooks/"; \
-	  rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  rc=0; AUTOGRADVIZ_RENDERER=wasm $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo ">>> nbval collected no cells"; \
 	  elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	else \
@@ -113,14 +113,13 @@ bench: $(STAMP_TEST)
 	done; \
 	if [ $$ran -eq 0 ]; then echo ">>> no benchmarks yet (benchmarks/bench_engine.py, benchmarks/bench_viz.py)"; fi
 
+# Lessons are written in notebooks/src/*.lesson (both languages in one file); this rebuilds
+# notebooks/en and notebooks/zh from them and executes them, storing outputs and widget state.
+# The renderer is pinned so that the stored SVG is the one nbval will compare against.
 notebooks: export OMP_NUM_THREADS := 1
+notebooks: export AUTOGRADVIZ_RENDERER := wasm
 notebooks: $(STAMP_TEST)
-ifeq ($(strip $(NOTEBOOKS)),)
-	@echo ">>> no notebooks under notebooks/ yet"
-else
-	$(JUPYTER) nbconvert --to notebook --execute --inplace \
-	  --ExecutePreprocessor.store_widget_state=True $(NOTEBOOKS)
-endif
+	$(VPY) tools/build_notebooks.py --execute $(LESSONS)
 
 # ---------------------------------------------------------------- cleaning
 

@@ -3,39 +3,28 @@ import numbers
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _random
 from ._tensor import Tensor, _wrap
-
-_rng = [np.random.default_rng(0)]
 
 
 def manual_seed(seed):
-    """Seed the generator behind rand/randn/normal_/uniform_ (numpy's PCG64, not PyTorch's Mersenne Twister:
-    the same seed gives different numbers than PyTorch)."""
-    _rng[0] = np.random.default_rng(int(seed))
-    return _Generator(seed)
+    """Seed the default generator (PyTorch's mt19937: the same seed gives PyTorch's numbers) and return it."""
+    return _random.manual_seed(seed)
 
 
-seed = manual_seed
+def seed():
+    """Seed the default generator non-deterministically; returns the seed."""
+    return _random.seed()
 
 
-class _Generator:
-    def __init__(self, seed):
-        self._seed = seed
-
-    def initial_seed(self):
-        return self._seed
-
-    def __repr__(self):
-        return f"<torch._C.Generator object at {hex(id(self))}>"
+def _rng_uniform(shape, npdtype, low=0.0, high=1.0, generator=None):
+    """``empty(shape).uniform_(low, high)`` as an ndarray, drawn exactly as PyTorch's CPU kernel does."""
+    return _random.uniform(shape, npdtype, low, high, generator)
 
 
-def _rng_uniform(shape, npdtype):
-    return _rng[0].random(shape, dtype=np.float64).astype(npdtype)
-
-
-def _rng_normal(shape, npdtype):
-    return _rng[0].standard_normal(shape).astype(npdtype)
+def _rng_normal(shape, npdtype, mean=0.0, std=1.0, generator=None):
+    """``empty(shape).normal_(mean, std)`` as an ndarray, drawn exactly as PyTorch's CPU kernel does."""
+    return _random.normal(shape, npdtype, mean, std, generator)
 
 
 def _infer_dtype(data):
@@ -94,7 +83,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
         arr = _to_array(data, dt)
     t = _wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad_(True, _msg=_FACTORY_RG_MSG)
     return t
 
 
@@ -129,6 +118,9 @@ def _size(size):
     return tuple(out)
 
 
+_FACTORY_RG_MSG = "Only Tensors of floating point and complex dtype can require gradients"
+
+
 def _dt(dtype):
     return _dtype.to_dtype(dtype) if dtype is not None else _dtype.get_default_dtype()
 
@@ -136,7 +128,7 @@ def _dt(dtype):
 def _finish(arr, requires_grad):
     t = _wrap(arr)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad_(True, _msg=_FACTORY_RG_MSG)
     return t
 
 
@@ -159,22 +151,29 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_rng_uniform(_size(size), _dt(dtype).np), requires_grad)
+    return _finish(_random.uniform(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    return _finish(_rng_normal(_size(size), _dt(dtype).np), requires_grad)
+    return _finish(_random.normal(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
-def randint(low, high=None, size=None, dtype=None, requires_grad=False, generator=None):
-    if high is None:
+def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
+    """``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says otherwise."""
+    if size is None:
+        if isinstance(high, numbers.Integral):
+            raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
+                            f"{type(high).__name__}")
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
-    return _finish(_rng[0].integers(low, high, size=_size((size,))).astype(d.np), requires_grad)
+    return _finish(_random.randint(low, high, _size((size,)), d.np, generator=generator), requires_grad)
 
 
-def randperm(n, dtype=None):
-    return _wrap(_rng[0].permutation(n).astype(np.int64))
+def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
+    return _finish(_random.randperm(n, d.np, generator=generator), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
@@ -199,8 +198,8 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
 
 
 def _like(fn):
-    def f(t, dtype=None, device=None, requires_grad=False, memory_format=None):
-        return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad)
+    def f(t, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
+        return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad, **kwargs)
     f.__name__ = fn.__name__ + "_like"
     return f
 

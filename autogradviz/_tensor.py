@@ -23,6 +23,13 @@ NONLEAF_GRAD_WARNING = (
 )
 
 
+# dtype names as PyTorch's messages spell them: C++ type names and ScalarType names
+_CPP_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+              "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+                 "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
 class Size(tuple):
     """``torch.Size``: a tuple that prints as ``torch.Size([2, 3])``."""
 
@@ -102,9 +109,11 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(bool(value))
+        self.requires_grad_(bool(value), _msg="only Tensors of floating point and complex dtype can require "
+                                              "gradients")
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad=True, _msg="only Tensors of floating point dtype can require gradients"):
+        # (PyTorch words this error three ways: the method, the attribute, and factories' requires_grad=True)
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -113,7 +122,7 @@ class Tensor:
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
         if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError(_msg)
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -123,7 +132,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self.grad_fn is not None and not self._retains_grad:
+        if self.grad_fn is not None and not self._retains_grad and self._grad is None:
             warnings.warn(NONLEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -133,10 +142,18 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
-            if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_NAMES[value.dtype.name]}' to a tensor with "
+                    f"grad_dtype '{_SCALAR_NAMES[self.dtype.name]}'. The gradient must match the tensor's grad_dtype "
+                    "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific "
+                    "dtype, or None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match.")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '[{', '.join(map(str, value._data.shape))}]' to a "
+                    f"tensor of size '[{', '.join(map(str, self._data.shape))}]'. Please ensure that the gradient "
+                    "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter
@@ -230,6 +247,9 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        if self._requires_grad:
+            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):
@@ -308,7 +328,8 @@ class Tensor:
         from ._printing import format_tensor
         suffixes = []
         if self.grad_fn is not None:
-            suffixes.append(f"grad_fn=<{self.grad_fn.name()}>")
+            # as torch/_tensor_str.py: C++ nodes named "torch::autograd::CopySlices" print as <CopySlices>
+            suffixes.append(f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
         return format_tensor(self._data, self.dtype.name, suffixes)
@@ -335,12 +356,6 @@ class Tensor:
 
 
 _ENGINE = [None]  # set by autograd.engine at import: run_backward
-
-
-# ``type(x)`` prints as PyTorch's does (``<class 'torch.Tensor'>``): learners' code prints it (the seed notes'
-# custom Function does). Pickling is unaffected: instances reduce through ``_rebuild`` below.
-Tensor.__module__ = "torch"
-Size.__module__ = "torch"
 
 
 def _rebuild(data, requires_grad):

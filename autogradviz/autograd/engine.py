@@ -86,10 +86,9 @@ def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
         if g._data.shape != t._data.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_shape_str(g._data.shape)} "
                                f"and output[{i}] has a shape of {_shape_str(t._data.shape)}.")
-        if g._data.dtype.kind != t._data.dtype.kind and not (g._data.dtype.kind == "f" and t._data.dtype.kind == "f"):
-            raise RuntimeError(f"For complex Tensors, both grad_output and output are required to have the same "
-                               f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and "
-                               f"output[{i}] has a dtype of {t.dtype}.")
+        if g._data.dtype != t._data.dtype:
+            # PyTorch's validate_outputs: a gradient of another (real) dtype is converted to the output's
+            g = g.to(t.dtype) if create_graph else _wrap(g._data.astype(t._data.dtype))
         grads.append(g if create_graph else g._data)
     return grads
 
@@ -117,7 +116,13 @@ def _store_grad(var, g, create_graph, owned):
             g = _wrap(g)
         if g._data.dtype != var._data.dtype:
             g = g.to(var.dtype)
-        var._grad = g if cur is None else cur + g
+        if cur is None:
+            # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), so .grad is a copy whose
+            # grad_fn is CopyBackwards (and never aliases g, which may be the user's gradient= tensor)
+            from ..ops.inplace import copy_
+            var._grad = copy_(_wrap(np.empty_like(g._data)), g)
+        else:
+            var._grad = cur + g
         return
     if type(g) is not ndarray:
         g = np.asarray(g)
@@ -145,6 +150,15 @@ def _run_tensor_prehooks(hooks, g, create_graph):
     return g
 
 
+CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient "
+    "which can cause a memory leak. We recommend using autograd.grad when creating the graph to avoid this. If you "
+    "have to use this function, make sure to reset the .grad fields of your parameters to None after use to break "
+    "the cycle and avoid the leak."
+)
+_CYCLE_WARNED = [False]
+
+
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate_grad=True):
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
@@ -154,6 +168,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     for i, t in enumerate(outputs):
         roots.append(_root_edge(t, i))
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
+    if create_graph and accumulate_grad and not _CYCLE_WARNED[0]:
+        _CYCLE_WARNED[0] = True  # PyTorch warns once per process (TORCH_WARN_ONCE)
+        import warnings
+        warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=3)
 
     # -- dependencies: how many edges point at each node ---------------------------------------------------
     deps = {}
@@ -310,7 +328,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 outs = None  # nothing arrived, or only captured and nothing below it is wanted
             else:
                 saved = node._saved
-                if saved:
+                if saved or saved is RELEASED:  # RELEASED is falsy: test it explicitly (second-backward error)
                     if saved is RELEASED or create_graph:
                         saved = node._unpack(create_graph)
                     else:

@@ -40,8 +40,17 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
-    def __init__(self):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: ``@no_grad`` as well as ``@no_grad()`` (as in PyTorch)."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
+    def __init__(self, orig_func=None):
         self._prev = None
 
     def __enter__(self):
@@ -53,8 +62,8 @@ class no_grad(_DecoratorContextManager):
         return False
 
 
-class enable_grad(_DecoratorContextManager):
-    def __init__(self):
+class enable_grad(_NoParamDecoratorContextManager):
+    def __init__(self, orig_func=None):
         self._prev = None
 
     def __enter__(self):
@@ -86,6 +95,11 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
+    def __new__(cls, mode_or_orig_func=True):
+        if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
+            return super().__new__(cls)
+        return cls()(mode_or_orig_func)  # bare @inference_mode
+
     def __init__(self, mode=True):
         self.mode = bool(mode)
         self._prev = None

@@ -58,6 +58,8 @@ _methods = {
     "__mul__": mul, "__rmul__": pointwise.rmul, "__truediv__": div, "__rtruediv__": pointwise.rdiv,
     "__pow__": pow, "__rpow__": pointwise.rpow, "__matmul__": matmul, "__rmatmul__": linalg.rmatmul,
     "__neg__": neg, "__abs__": abs, "__pos__": lambda a: a,
+    "__floordiv__": pointwise.floor_divide, "__rfloordiv__": pointwise.rfloordiv, "floor_divide": pointwise.floor_divide,
+    "__mod__": pointwise.remainder, "__rmod__": pointwise.rremainder, "remainder": pointwise.remainder,
     "__iadd__": _i(add), "__isub__": _i(sub), "__imul__": _i(mul), "__itruediv__": _i(div),
     "__eq__": pointwise.eq, "__ne__": pointwise.ne, "__lt__": pointwise.lt, "__le__": pointwise.le,
     "__gt__": pointwise.gt, "__ge__": pointwise.ge, "__invert__": pointwise.invert,

@@ -10,11 +10,19 @@ from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import STATE as _GM
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_LEAF_INPLACE_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 
 def check_inplace(a):
-    if _GM.enabled and a._requires_grad and a.grad_fn is None:
-        raise RuntimeError(LEAF_INPLACE_MSG)
+    if _GM.enabled and a._requires_grad:
+        if a.grad_fn is None:
+            raise RuntimeError(LEAF_INPLACE_MSG)
+        b = a._base
+        if b is not None:
+            while b._base is not None:
+                b = b._base
+            if b.grad_fn is None and b._requires_grad:
+                raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
 
 
 def _cast_check(a, r):
@@ -31,6 +39,7 @@ def _cast_check(a, r):
 
 def apply_inplace(a, out):
     """Write the out-of-place result ``out`` into ``a`` and make ``a`` the op's output."""
+    before = _before(a)
     data = _cast_check(a, out._data)
     if data.shape != a._data.shape:
         raise RuntimeError(f"output with shape [{', '.join(map(str, a._data.shape))}] doesn't match the broadcast "
@@ -57,7 +66,125 @@ def apply_inplace(a, out):
         a.grad_fn = node
         a._output_nr = 0
         a._requires_grad = True
+        _after(a, before)
     return a
+
+
+def _before(a):
+    """What an in-place op needs to know about ``a`` before it re-points ``a.grad_fn``."""
+    return a.grad_fn, a._output_nr, a._base is not None and a.grad_fn is not None
+
+
+def _after(a, before):
+    """After ``a.grad_fn`` was re-pointed at the in-place op's node: rewrite the base's history if ``a`` is a
+    view, and move ``retain_grad`` along (PyTorch retains the grad of the tensor's current value)."""
+    old_fn, old_nr, diff_view = before
+    if a.grad_fn is old_fn:
+        return
+    if diff_view:
+        rebase_view(a, a.grad_fn)
+    _move_retain(a, old_fn, old_nr)
+
+
+def _move_retain(t, old_fn, old_nr):
+    if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn and old_fn._x is not None:
+        ref = old_fn._x.retain.pop(old_nr, None)
+        if ref is not None:
+            t.grad_fn._cold().retain[t._output_nr] = ref
+
+
+# -- in-place ops on views --------------------------------------------------------------------------------------
+# As in PyTorch: an in-place op on a view of a tensor that has a history rewrites the *base*'s history. The
+# base's grad_fn becomes a CopySlices node that wraps the op's node ``fn``: it sends the base's gradient outside
+# the view straight to the base's old grad_fn, and the part inside the view through ``fn`` (whose result lands
+# back in the view's region). The view itself is then AsStridedBackward0 of the base.
+# (Views taken *before* the in-place op keep their old grad_fn: PyTorch regenerates those lazily.)
+from ._core import BackwardNode as _BN  # noqa: E402
+
+
+def _positions(view, root):
+    """For each element of ``view``, its flat (C-order) index in ``root``, from the memory addresses."""
+    def offsets(arr):
+        off = np.zeros(arr.shape, dtype=np.int64)
+        for k, (n, st) in enumerate(zip(arr.shape, arr.strides)):
+            shp = [1] * arr.ndim
+            shp[k] = n
+            off = off + (np.arange(n, dtype=np.int64) * st).reshape(shp)
+        return off
+    ptr = root.__array_interface__["data"][0]
+    r_off = offsets(root).reshape(-1)
+    v_off = offsets(view) + (view.__array_interface__["data"][0] - ptr)
+    order = np.argsort(r_off, kind="stable")
+    return order[np.searchsorted(r_off[order], v_off.reshape(-1))].reshape(view.shape)
+
+
+class _CopySlicesOnView(_BN):
+    __slots__ = ()
+    _saved_names = ()
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, g, s):
+        idx, fn = self._info
+        tensor_mode = isinstance(g, Tensor)
+        gd = g._data if tensor_mode else g
+        flat = idx.reshape(-1)
+        region = gd.reshape(-1)[flat].reshape(idx.shape)
+        res = fn.backward(_wrap(region) if tensor_mode else region, s)
+        base = np.array(gd, copy=True, order="C")
+        r0 = res[0]
+        if r0 is None:
+            base.reshape(-1)[flat] = 0
+        else:
+            r0 = r0._data if isinstance(r0, Tensor) else np.asarray(r0)
+            base.reshape(-1)[flat] = np.broadcast_to(r0, idx.shape).reshape(-1)
+        return (_wrap(base) if tensor_mode else base,) + tuple(res[1:])
+
+
+_CopySlicesOnView.__name__ = _CopySlicesOnView.__qualname__ = "CopySlices"
+
+
+class AsStridedBackward0(_BN):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, idx = self._info
+        tensor_mode = isinstance(g, Tensor)
+        gd = g._data if tensor_mode else g
+        out = np.zeros(shape, dtype=gd.dtype)
+        np.add.at(out.reshape(-1), idx.reshape(-1), np.broadcast_to(gd, idx.shape).reshape(-1))
+        return (_wrap(out) if tensor_mode else out,)
+
+
+def _new_node(cls, next_functions, info, saved=()):
+    from ..autograd.graph import _next_seq
+    n = cls.__new__(cls)
+    n._seq = _next_seq()
+    n._x = None
+    n._info = info
+    n._saved = saved
+    n.next_functions = next_functions
+    return n
+
+
+def rebase_view(a, fn):
+    """``a`` (a view with a history) was just modified in place by the op whose node is ``fn``."""
+    from ._core import edge
+    root = a._base
+    while root._base is not None:
+        root = root._base
+    idx = _positions(a._data, root._data)
+    cs = _new_node(_CopySlicesOnView, (edge(root),) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
+    fn._saved = ()
+    root_before = (root.grad_fn, root._output_nr)
+    root.grad_fn = cs
+    root._output_nr = 0
+    root._requires_grad = True
+    _move_retain(root, *root_before)
+    a.grad_fn = _new_node(AsStridedBackward0, ((cs, 0),), (root._data.shape, idx))
+    a._output_nr = 0
 
 
 def _make_inplace(fn):
@@ -68,16 +195,20 @@ def _make_inplace(fn):
     return method
 
 
-def _write(a, data, node_name="FillBackward0"):
-    """Overwrite ``a`` with constant data (no grad): zero_, fill_, normal_, uniform_."""
+def _write(a, data, node_name="FillBackward0", value=None):
+    """Overwrite ``a`` with constant data (no grad): zero_, fill_, normal_, uniform_. ``value``: the 0-dim
+    tensor of ``fill_(tensor)``, which gets the summed gradient."""
     check_inplace(a)
+    before = _before(a)
     a._data[...] = data
     a._vc[0] += 1
-    if a.grad_fn is not None and _GM.enabled:
+    if _GM.enabled and (a.grad_fn is not None or (value is not None and value._requires_grad)):
         # the old history no longer matters: the values are constants now
         from .pointwise import FillBackward0_node
-        a.grad_fn = FillBackward0_node(a, node_name)
+        a.grad_fn = FillBackward0_node(a, node_name, value)
         a._output_nr = 0
+        a._requires_grad = True
+        _after(a, before)
     return a
 
 
@@ -90,12 +221,13 @@ def fill_(a, value):
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        return _write(a, value.item(), "FillBackward3")
+        return _write(a, value.item(), "FillBackward3", value)
     return _write(a, value, "FillBackward2")
 
 
 def copy_(a, src, non_blocking=False):
     check_inplace(a)
+    before = _before(a)
     from ._core import make, BackwardNode
     sd = src._data if isinstance(src, Tensor) else np.asarray(src)
     try:
@@ -111,10 +243,11 @@ def copy_(a, src, non_blocking=False):
         a.grad_fn = res.grad_fn
         a._output_nr = 0
         a._requires_grad = True
+        _after(a, before)
     return a
 
 
-from ._core import BackwardNode as _BN, sum_to as _sum_to  # noqa: E402
+from ._core import sum_to as _sum_to  # noqa: E402
 
 
 class CopyBackwards(_BN):
@@ -132,12 +265,12 @@ class CopyBackwards(_BN):
 
 def normal_(a, mean=0.0, std=1.0, generator=None):
     from .._creation import _rng_normal
-    return _write(a, _rng_normal(a._data.shape, a._data.dtype) * std + mean)
+    return _write(a, _rng_normal(a._data.shape, a._data.dtype) * std + mean, "NormalBackward0")
 
 
 def uniform_(a, from_=0.0, to=1.0, generator=None):
     from .._creation import _rng_uniform
-    return _write(a, _rng_uniform(a._data.shape, a._data.dtype) * (to - from_) + from_)
+    return _write(a, _rng_uniform(a._data.shape, a._data.dtype) * (to - from_) + from_, "UniformBackward0")
 
 
 def resize_(a, *sizes):

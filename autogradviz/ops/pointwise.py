@@ -241,7 +241,7 @@ class DivBackward0(BackwardNode):
             if ga.shape != sa:
                 ga = sum_to(ga, sa)
         if nf[1][0] is not None:
-            gb = -g * x / (y * y)
+            gb = -g * ((x / y) / y)  # PyTorch: -grad * ((self / other) / other)
             if gb.shape != sb:
                 gb = sum_to(gb, sb)
         return ga, gb
@@ -300,6 +300,82 @@ def rdiv(a, other):
     return mul(reciprocal(a), bs)
 
 
+# -- floor division and remainder (``//`` and ``%``) -----------------------------------------------------------
+class _NotImplementedBackward(BackwardNode):
+    """PyTorch's ``NotImplemented`` node: ops without a derivative (``//``, ``scalar % tensor``) raise in backward."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g, s):
+        raise RuntimeError(f"derivative for {self._info} is not implemented")
+
+
+_NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
+
+
+def floor_divide(a, other):
+    b, bs = _operand(other)
+    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+
+
+def rfloordiv(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return floor_divide(b, a)
+    return make(_rbinary_data(np.floor_divide, a, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+
+
+class RemainderBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+class RemainderBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb = self._info
+        nf = self.next_functions
+        # PyTorch: self: grad; other: -grad * self.div(other, rounding_mode="floor")
+        ga = sum_to(g, sa) if nf[0][0] is not None else None
+        if nf[1][0] is None:
+            return ga, None
+        q = div(x, y, rounding_mode="floor") if isinstance(x, Tensor) else np.floor_divide(x, y)
+        return ga, sum_to(-g * q, sb)
+
+
+def _np_remainder(x, y):
+    # PyTorch's: fmod, then moved into the divisor's sign unless zero (so a zero keeps the dividend's sign,
+    # where numpy's remainder gives it the divisor's)
+    r = np.fmod(x, y)
+    fix = (r != 0) & ((r < 0) != (np.asarray(y) < 0))
+    return np.where(fix, r + y, r).astype(r.dtype, copy=False)
+
+
+def remainder(a, other):
+    b, bs = _operand(other)
+    data = _binary(_np_remainder, a, b, bs)
+    if b is None:
+        return make(data, RemainderBackward0, (a,))
+    return make(data, RemainderBackward1, (a, b), (a if b._requires_grad else None, b if b._requires_grad else None),
+                (a._data.shape, b._data.shape))
+
+
+def rremainder(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return remainder(b, a)
+    return make(_rbinary_data(_np_remainder, a, bs), _NotImplementedBackward, (a,), (), "aten::remainder")
+
+
 # -- pow ------------------------------------------------------------------------------------------------------
 class PowBackward0(BackwardNode):
     __slots__ = ()
@@ -310,7 +386,8 @@ class PowBackward0(BackwardNode):
         e = self._info
         if e == 0:
             return (g * 0,)
-        return (g * e * x ** (e - 1),)
+        # PyTorch: grad * (exponent * self.pow(exponent - 1))
+        return (g * _smul(x ** (e - 1), e),)
 
 
 class PowBackward1(BackwardNode):
@@ -322,10 +399,20 @@ class PowBackward1(BackwardNode):
         sa, sb = self._info
         nf = self.next_functions
         ga = gb = None
+        # PyTorch's pow_backward_self / pow_backward_exponent:
+        #   self:     where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
+        #   exponent: grad * where(self == 0 & exponent >= 0, 0, result * self.log())
+        if isinstance(g, Tensor):  # create_graph: record the same ops
+            from .extra import where
+            if nf[0][0] is not None:
+                ga = sum_to(where(eq(e, 0.0), 0.0, g * (e * pow(x, _ssub(e, 1)))), sa)
+            if nf[1][0] is not None:
+                gb = sum_to(g * where(and_(eq(x, 0), ge(e, 0)), 0.0, r * log(x)), sb)
+            return ga, gb
         if nf[0][0] is not None:
-            ga = sum_to(g * e * x ** (e - 1), sa)
+            ga = sum_to(np.where(e == 0, 0, g * (e * x ** (e - 1))).astype(g.dtype, copy=False), sa)
         if nf[1][0] is not None:
-            gb = sum_to(g * r * _where_log(x), sb)
+            gb = sum_to((g * np.where((x == 0) & (e >= 0), 0, r * np.log(x))).astype(g.dtype, copy=False), sb)
         return ga, gb
 
 
@@ -425,7 +512,7 @@ class SqrtBackward0(BackwardNode):
     _saved_names = ("result",)
 
     def backward(self, g, s):
-        return (g / (2 * s[0]),)
+        return (g / _smul(s[0], 2),)  # PyTorch: grad / (2 * result)
 
 
 def sqrt(a):
@@ -438,7 +525,7 @@ class AbsBackward0(BackwardNode):
     _saved_names = ("self",)
 
     def backward(self, g, s):
-        return (g * _sign(s[0]),)
+        return (g * _sgn(s[0]),)  # PyTorch: grad * self.sgn()
 
 
 def abs(a):
@@ -474,8 +561,7 @@ class TanhBackward0(BackwardNode):
     _saved_names = ("result",)
 
     def backward(self, g, s):
-        r = s[0]
-        return (g * (1 - r * r),)
+        return (_tanh_backward(g, s[0]),)
 
 
 def tanh(a):
@@ -487,8 +573,7 @@ class SigmoidBackward0(BackwardNode):
     _saved_names = ("result",)
 
     def backward(self, g, s):
-        r = s[0]
-        return (g * (1 - r) * r,)
+        return (_sigmoid_backward(g, s[0]),)
 
 
 def _np_sigmoid(x):
@@ -505,8 +590,7 @@ class ReluBackward0(BackwardNode):
     _saved_names = ("result",)
 
     def backward(self, g, s):
-        r = s[0]
-        return (g * (r > 0),)
+        return (_threshold_backward(g, s[0]),)
 
 
 def relu(a):
@@ -520,7 +604,7 @@ class ReciprocalBackward0(BackwardNode):
 
     def backward(self, g, s):
         r = s[0]
-        return (-g * r * r,)
+        return (-g * (r * r),)  # PyTorch: -grad * (result * result)
 
 
 def reciprocal(a):
@@ -573,7 +657,131 @@ def clamp(a, min=None, max=None):
     if r.dtype != d.dtype:
         r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
     cls = ClampBackward1  # PyTorch names clamp(min=), clamp(max=) and clamp(min, max) all ClampBackward1
-    return make(np.array(r, copy=r is d), cls, (a,), (a,), (lo, hi))
+    # (np.maximum of a 0-dim array gives a numpy scalar, so asarray, not array(copy=False))
+    return make(d.copy() if r is d else np.asarray(r), cls, (a,), (a,), (lo, hi))
+
+
+# -- the pieces backward formulas are built from ---------------------------------------------------------------
+# With create_graph=True the formulas run on Tensors and are recorded; these helpers record the same nodes
+# PyTorch's formulas do (MulBackward1 for a C++ ``tensor * scalar``, TanhBackwardBackward0, ...), so a
+# second-order graph looks like PyTorch's. On numpy arrays they are plain arithmetic.
+class MulBackward1(BackwardNode):
+    """``tensor * scalar`` inside a backward formula (PyTorch's mul.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (_smul(g, self._info),)
+
+
+def _smul(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.multiply, t, None, c), MulBackward1, (t,), (), c)
+    return t * c
+
+
+class SubBackward1(BackwardNode):
+    """``tensor - scalar`` inside a backward formula (PyTorch's sub.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _ssub(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.subtract, t, None, c), SubBackward1, (t,))
+    return t - c
+
+
+class AddBackward1(BackwardNode):
+    """``tensor + scalar`` inside a backward formula (PyTorch's add.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _sadd(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.add, t, None, c), AddBackward1, (t,))
+    return t + c
+
+
+class TanhBackwardBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, go, s):
+        g, r = s
+        nf = self.next_functions
+        # PyTorch: grad_output: tanh_backward(grad, output); output: grad * (-2 * output * grad_output)
+        return (_tanh_backward(go, r) if nf[0][0] is not None else None,
+                go * (_smul(r, -2) * g) if nf[1][0] is not None else None)
+
+
+class SigmoidBackwardBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("grad_output", "output")
+
+    def backward(self, go, s):
+        g, r = s
+        nf = self.next_functions
+        # PyTorch: grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
+        return (_sigmoid_backward(go, r) if nf[0][0] is not None else None,
+                go * g * _sadd(_smul(r, -2), 1) if nf[1][0] is not None else None)
+
+
+class ThresholdBackwardBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, go, s):
+        (r,) = s
+        nf = self.next_functions
+        return (_threshold_backward(go, r) if nf[0][0] is not None else None,
+                go * 0 if nf[1][0] is not None else None)
+
+
+def _tensors(*xs):
+    return tuple(x if isinstance(x, Tensor) else _wrap(x) for x in xs)
+
+
+def _tanh_backward(g, r):
+    if isinstance(g, Tensor) or isinstance(r, Tensor):
+        g, r = _tensors(g, r)
+        return make(g._data * (1 - r._data * r._data), TanhBackwardBackward0, (g, r), (g, r))
+    return g * (1 - r * r)
+
+
+def _sigmoid_backward(g, r):
+    if isinstance(g, Tensor) or isinstance(r, Tensor):
+        g, r = _tensors(g, r)
+        return make(g._data * (1 - r._data) * r._data, SigmoidBackwardBackward0, (g, r), (g, r))
+    return g * (1 - r) * r
+
+
+def _threshold_backward(g, r):
+    if isinstance(g, Tensor) or isinstance(r, Tensor):
+        g, r = _tensors(g, r)
+        return make(g._data * (r._data > 0), ThresholdBackwardBackward0, (g, r), (r,))
+    return g * (r > 0)
+
+
+class SgnBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g * 0,)
+
+
+def _sgn(x):
+    if isinstance(x, Tensor):
+        return make(np.sign(x._data), SgnBackward0, (x,))
+    return np.sign(x)
 
 
 def _sign(x):
@@ -657,13 +865,26 @@ class FillBackward2(FillBackward0):
 
 
 class FillBackward3(FillBackward0):
+    """fill_(value_tensor): no gradient to self; the value gets the sum of the incoming gradient."""
+    __slots__ = ()
+
+    def backward(self, g, s):
+        return (g * 0, g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
+
+
+class NormalBackward0(FillBackward0):
     __slots__ = ()
 
 
-_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3)}
+class UniformBackward0(FillBackward0):
+    __slots__ = ()
 
 
-def FillBackward0_node(a, name="FillBackward0"):
+_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3, NormalBackward0,
+                                       UniformBackward0)}
+
+
+def FillBackward0_node(a, name="FillBackward0", value=None):
     """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
     from ..autograd.graph import _next_seq
     from ._core import edge
@@ -673,5 +894,5 @@ def FillBackward0_node(a, name="FillBackward0"):
     node._x = None
     node._info = None
     node._saved = ()
-    node.next_functions = (edge(a),)
+    node.next_functions = (edge(a),) if value is None else (edge(a), edge(value))
     return node

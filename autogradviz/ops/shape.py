@@ -375,7 +375,7 @@ def getitem(a, key):
             r = od[idx]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
-        return make(np.array(r), IndexBackward0, (out,), (), (od.shape, idx))
+        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (), (od.shape, idx))
     if out is a:
         return view_of(a, a._data[...], AliasBackward0)
     return out
@@ -401,17 +401,57 @@ class CopySlices(BackwardNode):
         tensor_mode = isinstance(g, Tensor)
         gd = g._data if tensor_mode else g
         gx = np.array(gd, copy=True)
-        gx[idx] = 0
-        gv = sum_to(np.asarray(gd[idx]), vshape)
+        _idx_set(gx, idx, 0)
+        gv = sum_to(np.asarray(_idx_get(gd, idx)), vshape)
         if tensor_mode:
             return _wrap(gx), _wrap(np.asarray(gv))
         return gx, gv
+
+
+class _TwoStep(tuple):
+    """(basic key, advanced key): PyTorch applies ints/slices/None first, then tensor indices to the result
+    (``x[0, :, [0, 1]]`` has shape (3, 2) where numpy's rules give (2, 3))."""
+
+
+def _two_step(ndim, key):
+    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
+                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
+    basic, adv = [], []
+    for k in key:
+        if k is Ellipsis:
+            basic.extend([slice(None)] * (ndim - n_real))
+            adv.extend([slice(None)] * (ndim - n_real))
+        elif k is None or isinstance(k, (bool, np.bool_)):
+            basic.append(k)
+            adv.append(slice(None))
+        elif isinstance(k, (int, np.integer)):
+            basic.append(k)
+        elif isinstance(k, slice):
+            basic.append(k)
+            adv.append(slice(None))
+        else:
+            basic.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
+            adv.append(k)
+    return _TwoStep((tuple(basic), tuple(adv)))
+
+
+def _idx_get(arr, key):
+    return arr[key[0]][key[1]] if type(key) is _TwoStep else arr[key]
+
+
+def _idx_set(arr, key, value):
+    if type(key) is _TwoStep:
+        arr[key[0]][key[1]] = value  # arr[basic] is a view of arr
+    else:
+        arr[key] = value
 
 
 def setitem(a, key, value):
     from ..autograd.grad_mode import STATE
     from .inplace import check_inplace
     check_inplace(a)
+    from .inplace import _after, _before
+    before = _before(a)
     key = _norm_index(a, key)
     if isinstance(value, Tensor):
         v = value
@@ -419,14 +459,33 @@ def setitem(a, key, value):
     else:
         v = None
         vd = value
+    if any(isinstance(k, np.ndarray) for k in key) and not all(
+            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key):
+        key = _two_step(a._data.ndim, key)
     try:
-        a._data[key] = vd
+        _idx_set(a._data, key, vd)
     except ValueError as e:
         raise RuntimeError(str(e)) from None
     a._vc[0] += 1
     if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
         vshape = np.shape(vd)
-        res = make(a._data, CopySlices, (a, v), (), (key, vshape))
+        # PyTorch: only tensor/list indices (besides full slices) -> index_put_ (IndexPutBackward0); otherwise
+        # slicing + copy_ into the view -> CopySlices on the base
+        only_advanced = type(key) is not _TwoStep and any(isinstance(k, np.ndarray) for k in key) and all(
+            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key)
+        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (), (key, vshape))
         a.grad_fn = res.grad_fn
         a._requires_grad = True
         a._output_nr = 0
+        _after(a, before)
+
+
+class _SetIndexPut(CopySlices):
+    """``x[mask] = v`` / ``x[[0, 2]] = v``: PyTorch's index_put_, whose node is IndexPutBackward0."""
+    __slots__ = ()
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
+_SetIndexPut.__name__ = _SetIndexPut.__qualname__ = "IndexPutBackward0"

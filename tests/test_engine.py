@@ -1,0 +1,309 @@
+"""The backward engine: long chains (no recursion, linear time) and the observer interface.
+
+The observer (``autogradviz.autograd.engine.set_observer``) receives one call per engine step:
+backward_begin(outputs, grads, retain_graph, create_graph), node_begin(node, grads), node_end(node, grads_out),
+accumulate(node, tensor, grad), retain(node, tensor, grad), release(node), backward_end().
+"""
+import math
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import autogradviz as A
+from autogradviz.autograd import engine
+
+LONG = 50_000
+FACTOR = 1.0001
+
+
+def _chain(n, dtype=A.float64):
+    x = A.tensor(1.0, dtype=dtype, requires_grad=True)
+    y = x
+    for _ in range(n):
+        y = y * FACTOR
+    return x, y
+
+
+# -- long chains --------------------------------------------------------------------------------------------------
+def test_50k_chain_backward():
+    x, y = _chain(LONG)
+    assert sys.getrecursionlimit() < LONG  # any recursive walk would fail
+    y.backward()
+    assert x.grad.item() == pytest.approx(FACTOR ** LONG, rel=1e-9)
+    assert x.grad.item() == pytest.approx(math.exp(LONG * math.log(FACTOR)), rel=1e-9)
+
+
+def test_50k_chain_of_saving_ops():
+    # every node saves tensors (MulBackward0 of two tensors saves both, SinBackward0 saves its input)
+    x = A.tensor([0.5], dtype=A.float64, requires_grad=True)
+    c = A.tensor([1.0], dtype=A.float64)
+    y = x
+    v, d = 0.5, 1.0  # the same chain by hand: value and derivative
+    for i in range(LONG // 2):
+        if i % 100 == 0:
+            y = (y * c).sin()
+            d *= math.cos(v)
+            v = math.sin(v)
+        else:
+            y = y * c
+    y.sum().backward(retain_graph=True)
+    g1 = x.grad.item()
+    assert g1 == pytest.approx(d, rel=1e-9)
+    y.sum().backward()
+    assert x.grad.item() == pytest.approx(2 * g1)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.sum().backward()
+
+
+def test_50k_chain_autograd_grad_and_retain_grad():
+    x, y = _chain(LONG)
+    mid = x
+    for _ in range(10):
+        mid = mid * FACTOR
+    mid.retain_grad()
+    for _ in range(LONG):
+        mid = mid * FACTOR
+    g, = A.autograd.grad(mid, x, retain_graph=True)
+    assert g.item() == pytest.approx(FACTOR ** (LONG + 10), rel=1e-9)
+    mid.backward(inputs=[x])
+    assert x.grad.item() == pytest.approx(FACTOR ** (LONG + 10), rel=1e-9)
+
+
+def test_50k_chain_create_graph():
+    x = A.tensor(0.5, dtype=A.float64, requires_grad=True)
+    y = x
+    for _ in range(LONG // 5):
+        y = y * FACTOR
+    y = y * y  # d2/dx2 of (c x)^2 = 2 c^2
+    g, = A.autograd.grad(y, x, create_graph=True)
+    g2, = A.autograd.grad(g, x)
+    c = FACTOR ** (LONG // 5)
+    assert g.item() == pytest.approx(2 * c * c * 0.5, rel=1e-9)
+    assert g2.item() == pytest.approx(2 * c * c, rel=1e-9)
+
+
+def test_50k_chain_can_be_dropped_and_printed():
+    """Freeing a 50k-node graph without backward, and printing its grad_fn, must not recurse (run in a child
+    process: a C-stack overflow would kill the test runner)."""
+    code = (
+        "import autogradviz as A\n"
+        "x = A.tensor(1.0, requires_grad=True)\n"
+        "y = x\n"
+        "for _ in range(50000):\n"
+        "    y = y.exp() * 1.0\n"
+        "print(repr(y)[:7], y.grad_fn.name())\n"
+        "del y\n"
+        "import gc; gc.collect()\n"
+        "print('ok')\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["tensor(", "MulBackward0", "ok"]
+
+
+def _time_backward(n, repeats=3):
+    best = math.inf
+    for _ in range(repeats):
+        x, y = _chain(n)
+        t0 = time.perf_counter()
+        y.backward()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def test_backward_time_is_linear():
+    # linear means about 2x from 25k to 50k nodes; a quadratic walk would be about 4x every time. Other work on
+    # the machine can slow one measurement, so a few attempts are allowed.
+    ratios = []
+    for _ in range(3):
+        t_half = _time_backward(LONG // 2)
+        t_full = _time_backward(LONG)
+        ratios.append(t_full / t_half)
+        if ratios[-1] < 3.0:
+            return
+    pytest.fail(f"50k/25k backward time ratios {[round(r, 2) for r in ratios]} (linear would be ~2)")
+
+
+# -- the observer ---------------------------------------------------------------------------------------------------
+class Recorder:
+    """Records every event as (kind, details); unknown future events are recorded generically."""
+
+    def __init__(self):
+        self.events = []
+
+    def backward_begin(self, outputs, grads, retain_graph, create_graph):
+        self.events.append(("backward_begin", len(outputs), len(grads), retain_graph, create_graph))
+
+    def node_begin(self, node, grads):
+        self.events.append(("node_begin", node.name(), len(grads)))
+
+    def node_end(self, node, grads_out):
+        self.events.append(("node_end", node.name(), len(grads_out)))
+
+    def accumulate(self, node, tensor, grad):
+        self.events.append(("accumulate", node.name(), np.asarray(grad).copy().tolist(), id(tensor)))
+
+    def retain(self, node, tensor, grad):
+        self.events.append(("retain", node.name(), np.asarray(grad).copy().tolist(), id(tensor)))
+
+    def release(self, node):
+        self.events.append(("release", node.name()))
+
+    def backward_end(self):
+        self.events.append(("backward_end",))
+
+    def __getattr__(self, name):  # e.g. a ``hook`` event the engine may add
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args: self.events.append((name,) + tuple(a.name() if hasattr(a, "next_functions") else "?"
+                                                                for a in args[:1]))
+
+    def kinds(self, *names):
+        return [e for e in self.events if e[0] in names]
+
+
+@pytest.fixture
+def recorder():
+    rec = Recorder()
+    prev = engine.set_observer(rec)
+    try:
+        yield rec
+    finally:
+        engine.set_observer(prev)
+
+
+def test_observer_event_sequence(recorder):
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    w = A.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    y.retain_grad()
+    z = y.exp()
+    loss = z.sum()
+    loss.backward()
+    ev = recorder.events
+    assert ev[0] == ("backward_begin", 1, 1, False, False)
+    assert ev[-1] == ("backward_end",)
+    core = [e[:2] if e[0] in ("node_begin", "node_end", "release") else e[:2] for e in ev[1:-1]
+            if e[0] != "hook"]
+    assert core == [
+        ("node_begin", "SumBackward0"), ("node_end", "SumBackward0"),
+        ("node_begin", "ExpBackward0"), ("node_end", "ExpBackward0"), ("release", "ExpBackward0"),
+        ("retain", "MulBackward0"),
+        ("node_begin", "MulBackward0"), ("node_end", "MulBackward0"), ("release", "MulBackward0"),
+        ("node_begin", "torch::autograd::AccumulateGrad"), ("accumulate", "torch::autograd::AccumulateGrad"),
+        ("node_end", "torch::autograd::AccumulateGrad"),
+        ("node_begin", "torch::autograd::AccumulateGrad"), ("accumulate", "torch::autograd::AccumulateGrad"),
+        ("node_end", "torch::autograd::AccumulateGrad"),
+    ]
+    # the accumulated values and their tensors, in execution order (x first: it is the first edge of Mul)
+    acc = recorder.kinds("accumulate")
+    ez = np.exp([3.0, 8.0])
+    assert acc[0][3] == id(x) and acc[1][3] == id(w)
+    np.testing.assert_allclose(acc[0][2], ez * [3.0, 4.0], rtol=1e-6)
+    np.testing.assert_allclose(acc[1][2], ez * [1.0, 2.0], rtol=1e-6)
+    ret = recorder.kinds("retain")
+    assert ret[0][3] == id(y)
+    np.testing.assert_allclose(ret[0][2], ez, rtol=1e-6)
+
+
+def test_observer_retain_graph_means_no_release(recorder):
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    loss = (x.exp() * x).sum()
+    loss.backward(retain_graph=True)
+    assert recorder.kinds("release") == []
+    assert recorder.events[0] == ("backward_begin", 1, 1, True, False)
+    recorder.events.clear()
+    loss.backward()
+    assert [e[1] for e in recorder.kinds("release")] == ["MulBackward0", "ExpBackward0"]
+
+
+def test_observer_create_graph_and_autograd_grad(recorder):
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    y = (x ** 3).sum()
+    g, = A.autograd.grad(y, x, create_graph=True)
+    assert recorder.events[0] == ("backward_begin", 1, 1, True, True)  # create_graph implies retain_graph
+    assert recorder.kinds("accumulate") == []  # autograd.grad accumulates nothing
+    assert recorder.events[-1] == ("backward_end",)
+
+
+def test_observer_node_order_matches_pytorch_execution_order(recorder):
+    torch = pytest.importorskip("torch")
+
+    def build(T):
+        x = T.tensor([0.5, 1.5], requires_grad=True)
+        w = T.tensor([2.0, -1.0], requires_grad=True)
+        a = x * w
+        b = a.exp()
+        c = a.sin() * w
+        d = b * c + b
+        e = (d * a).tanh()
+        f = e.sum() + (b * x).sum() + c.mean()
+        return f
+
+    f = build(torch)
+    order = []
+    seen, stack = set(), [f.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        n.register_prehook(lambda go, n=n: order.append(n.name()))
+        stack.extend(c for c, _ in n.next_functions)
+    f.backward()
+
+    build(A).backward()
+    ours = [e[1] for e in recorder.kinds("node_begin")]
+    assert ours == order
+
+
+def test_observer_begin_end_pairs_do_not_interleave(recorder):
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = (y.exp() + y.sin() * y).sum()
+    z.backward()
+    open_node = None
+    for e in recorder.events[1:-1]:
+        if e[0] == "node_begin":
+            assert open_node is None
+            open_node = e[1]
+        elif e[0] == "node_end":
+            assert open_node == e[1]
+            open_node = None
+    assert open_node is None
+
+
+def test_no_observer_means_no_calls():
+    calls = Recorder()
+    prev = engine.set_observer(calls)
+    assert engine.set_observer(None) is calls  # set_observer returns the previous one
+    try:
+        x = A.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 2
+        y.retain_grad()
+        (y.exp()).sum().backward()
+        A.autograd.grad((x * x).sum(), x)
+        assert calls.events == []
+        assert engine.get_observer() is None
+    finally:
+        engine.set_observer(prev)
+
+
+def test_observer_failure_still_ends_backward_and_restores_grad_mode():
+    class Failing(Recorder):
+        def node_begin(self, node, grads):
+            raise ValueError("observer failed")
+
+    rec = Failing()
+    prev = engine.set_observer(rec)
+    try:
+        x = A.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.raises(ValueError, match="observer failed"):
+            (x * 2).sum().backward()
+    finally:
+        engine.set_observer(prev)
+    assert rec.events[-1] == ("backward_end",)
+    assert A.is_grad_enabled()

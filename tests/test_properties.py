@@ -1,0 +1,339 @@
+"""Property tests (hypothesis): every differentiable op's analytical gradient against central finite differences
+and against PyTorch's, on random shapes (0-3 dims, broadcasting), in float64.
+
+For each example it also checks, in the spirit of MyGrad's uber test factory, that
+* the inputs were not mutated by forward + backward,
+* the graph was released: after backward every node reachable from the output holds no saved tensors any more,
+  and a second backward through a node that saved tensors raises PyTorch's error.
+"""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import autogradviz as A
+from autogradviz.autograd.graph import RELEASED
+
+torch = pytest.importorskip("torch")
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+EPS = 1e-6
+
+
+# -- strategies -----------------------------------------------------------------------------------------------
+shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
+pair_shapes = hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3, min_side=1, max_side=3)
+
+
+def arrays(shape, lo=-2.0, hi=2.0):
+    return hnp.arrays(np.float64, shape, elements=st.floats(lo, hi, allow_nan=False, allow_infinity=False, width=64))
+
+
+@st.composite
+def pair(draw, lo=-2.0, hi=2.0, lo_b=None, hi_b=None):
+    shp = draw(pair_shapes).input_shapes
+    a = draw(arrays(shp[0], lo, hi))
+    b = draw(arrays(shp[1], lo if lo_b is None else lo_b, hi if hi_b is None else hi_b))
+    return a, b
+
+
+# -- the checks -----------------------------------------------------------------------------------------------
+def _numeric_grads(f, arrs, upstream):
+    """Central differences of sum(f(*arrs) * upstream) with respect to each array."""
+    grads = []
+    for k, arr in enumerate(arrs):
+        g = np.zeros_like(arr)
+        flat = g.reshape(-1)
+        for i in range(arr.size):
+            plus = [a.copy() for a in arrs]
+            minus = [a.copy() for a in arrs]
+            plus[k].reshape(-1)[i] += EPS
+            minus[k].reshape(-1)[i] -= EPS
+            with A.no_grad():
+                fp = (f(*[A.tensor(p) for p in plus])._data * upstream).sum()
+                fm = (f(*[A.tensor(m) for m in minus])._data * upstream).sum()
+            flat[i] = (fp - fm) / (2 * EPS)
+        grads.append(g)
+    return grads
+
+
+def _walk(node):
+    seen, stack, out = set(), [node], []
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        out.append(n)
+        stack.extend(c for c, _ in n.next_functions)
+    return out
+
+
+def check_op(f, arrs, torch_f=None, rtol=1e-5, atol=1e-6):
+    """Forward on both libraries, backward with a random upstream gradient; compare everything."""
+    originals = [a.copy() for a in arrs]
+    ins = [A.tensor(a, requires_grad=True) for a in arrs]
+    out = f(*ins)
+    rng = np.random.default_rng(len(out._data.shape) + out._data.size)
+    upstream = rng.uniform(-1, 1, size=out._data.shape)
+    # forward value against PyTorch
+    tins = [torch.tensor(a, requires_grad=True) for a in arrs]
+    tout = (torch_f or f)(*tins)
+    np.testing.assert_allclose(out._data, tout.detach().numpy(), rtol=1e-12, atol=1e-12)
+    assert out.grad_fn.name() == tout.grad_fn.name()
+
+    out.backward(A.tensor(upstream))
+    tout.backward(torch.tensor(upstream))
+    grads = [t.grad._data for t in ins]
+    for g, tg in zip(grads, (t.grad.numpy() for t in tins)):
+        np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+    for g, n in zip(grads, _numeric_grads(f, originals, upstream)):
+        np.testing.assert_allclose(g, n, rtol=rtol, atol=atol)
+
+    # inputs not mutated (neither the arrays we passed nor the tensors' data)
+    for a, o, t in zip(arrs, originals, ins):
+        np.testing.assert_array_equal(a, o)
+        np.testing.assert_array_equal(t._data, o)
+    # graph released
+    nodes = _walk(out.grad_fn)
+    held = [n.name() for n in nodes if n._saved is not RELEASED and n._saved != ()]
+    assert held == [], f"nodes still holding saved tensors after backward: {held}"
+    if any(n._saved is RELEASED for n in nodes):
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            out.backward(A.tensor(upstream))
+
+
+def away_from(arr, points, margin=1e-3):
+    for p in points:
+        if np.any(np.abs(arr - p) < margin):
+            return False
+    return True
+
+
+# -- binary ops with broadcasting -----------------------------------------------------------------------------
+BINARY = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "add_alpha": lambda a, b: b.add(a, alpha=2),
+    "sub_alpha": lambda a, b: a.sub(b, alpha=0.5),
+}
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@SETTINGS
+@given(ab=pair())
+def test_binary(name, ab):
+    check_op(BINARY[name], ab)
+
+
+@SETTINGS
+@given(ab=pair(lo_b=0.5, hi_b=3.0))
+def test_div(ab):
+    check_op(lambda a, b: a / b, ab)
+
+
+@SETTINGS
+@given(ab=pair(lo=0.2, hi=3.0, lo_b=-2.0, hi_b=2.0))
+def test_pow_tensor_exponent(ab):
+    check_op(lambda a, b: a ** b, ab, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+@SETTINGS
+@given(ab=pair())
+def test_maximum_minimum(name, ab):
+    a, b = ab
+    assume(np.all(np.abs(np.subtract(*np.broadcast_arrays(a, b))) > 1e-3))  # no ties: the derivative jumps there
+    check_op(lambda x, y: getattr(x, name)(y) if isinstance(x, A.Tensor) else getattr(torch, name)(x, y), ab,
+             torch_f=lambda x, y: getattr(torch, name)(x, y))
+
+
+# -- unary ops -----------------------------------------------------------------------------------------------
+UNARY = {
+    "exp": (lambda x: x.exp(), None), "log": (lambda x: x.log(), (0.1, 3.0)), "sqrt": (lambda x: x.sqrt(), (0.1, 3.0)),
+    "abs": (lambda x: x.abs(), "nonzero"), "sin": (lambda x: x.sin(), None), "cos": (lambda x: x.cos(), None),
+    "tanh": (lambda x: x.tanh(), None), "sigmoid": (lambda x: x.sigmoid(), None), "relu": (lambda x: x.relu(), "nonzero"),
+    "neg": (lambda x: -x, None), "reciprocal": (lambda x: x.reciprocal(), (0.3, 3.0)),
+    "pow2": (lambda x: x ** 2, None), "pow3": (lambda x: x.pow(3), None), "pow_half": (lambda x: x ** 0.5, (0.1, 3.0)),
+    "rpow": (lambda x: 2.5 ** x, None), "rsub": (lambda x: 1 - x, None), "rdiv": (lambda x: 3 / x, (0.3, 3.0)),
+    "square": (lambda x: x.square(), None),
+    "clamp": (lambda x: x.clamp(-0.5, 0.7), ("avoid", (-0.5, 0.7))),
+    "clamp_min": (lambda x: x.clamp(min=0.1), ("avoid", (0.1,))),
+    "clamp_max": (lambda x: x.clamp(max=0.1), ("avoid", (0.1,))),
+    "sum": (lambda x: x.sum(), None), "mean": (lambda x: x.mean(), None),
+    "max": (lambda x: x.max(), "distinct"), "min": (lambda x: x.min(), "distinct"),
+    "chain": (lambda x: (x * x.exp() + x.sin()).tanh() * 2 - x.sigmoid(), None),
+}
+
+
+def _unary_ok(arr, cond):
+    if cond == "nonzero":
+        return away_from(arr, [0.0])
+    if isinstance(cond, tuple) and cond[0] == "avoid":
+        return away_from(arr, cond[1])
+    if cond == "distinct":
+        v = np.sort(arr.reshape(-1))
+        return v.size < 2 or (v[-1] - v[-2] > 1e-3 and v[1] - v[0] > 1e-3)
+    return True
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+@SETTINGS
+@given(data=st.data())
+def test_unary(name, data):
+    f, cond = UNARY[name]
+    lo, hi = cond if isinstance(cond, tuple) and cond[0] != "avoid" else (-2.0, 2.0)
+    arr = data.draw(arrays(data.draw(shapes), lo, hi))
+    assume(_unary_ok(arr, cond))
+    check_op(f, [arr])
+
+
+# -- reductions along dims -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["sum", "mean", "max", "min"])
+@SETTINGS
+@given(data=st.data())
+def test_reduce_dim(name, data):
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    arr = data.draw(arrays(shape))
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+    keepdim = data.draw(st.booleans())
+    if name in ("max", "min"):
+        s = np.sort(arr, axis=dim)
+        assume(s.shape[dim] < 2 or np.all(np.abs(np.diff(s, axis=dim)) > 1e-3))
+
+        def f(x):
+            return getattr(x, name)(dim, keepdim=keepdim)[0]
+    else:
+        dims = dim if data.draw(st.booleans()) else tuple(sorted({dim % len(shape), 0}))
+
+        def f(x):
+            return getattr(x, name)(dims, keepdim=keepdim)
+    check_op(f, [arr])
+
+
+# -- shape ops ------------------------------------------------------------------------------------------------
+@st.composite
+def shape_op(draw):
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=3))
+    nd = len(shape)
+    kind = draw(st.sampled_from(["reshape", "transpose", "permute", "unsqueeze", "squeeze", "expand", "index",
+                                 "slice", "flatten", "t", "view_flat", "select", "fancy", "mask"]))
+    if kind == "reshape":
+        return shape, kind, lambda x: x.reshape(-1, 1) if x.dim() else x
+    if kind == "transpose":
+        d0, d1 = draw(st.integers(0, nd - 1)), draw(st.integers(0, nd - 1))
+        return shape, kind, lambda x: x.transpose(d0, d1)
+    if kind == "permute":
+        perm = draw(st.permutations(range(nd)))
+        return shape, kind, lambda x: x.permute(*perm)
+    if kind == "unsqueeze":
+        d = draw(st.integers(-nd - 1, nd))
+        return shape, kind, lambda x: x.unsqueeze(d)
+    if kind == "squeeze":
+        return shape, kind, lambda x: x.squeeze()
+    if kind == "expand":
+        new = tuple(draw(st.integers(1, 3)) if s == 1 else s for s in shape)
+        return shape, kind, lambda x: x.expand(2, *new)
+    if kind == "index":
+        i = draw(st.integers(-shape[0], shape[0] - 1))
+        return shape, kind, lambda x: x[i]
+    if kind == "slice":
+        start = draw(st.integers(0, shape[-1] - 1))
+        step = draw(st.integers(1, 2))
+        return shape, kind, lambda x: x[..., start::step]
+    if kind == "flatten":
+        return shape, kind, lambda x: x.flatten()
+    if kind == "t":
+        return shape[:2], kind, lambda x: x.t()
+    if kind == "view_flat":
+        return shape, kind, lambda x: x.view(-1)
+    if kind == "select":
+        d = draw(st.integers(0, nd - 1))
+        i = draw(st.integers(0, shape[d] - 1))
+        return shape, kind, lambda x: x.select(d, i)
+    if kind == "fancy":
+        idx = draw(st.lists(st.integers(0, shape[0] - 1), min_size=1, max_size=4))  # repeats accumulate
+        return shape, kind, lambda x: x[idx]
+    return shape, kind, lambda x: x[x > 0]
+
+
+@SETTINGS
+@given(data=st.data())
+def test_shape_ops(data):
+    shape, kind, f = data.draw(shape_op())
+    arr = data.draw(arrays(shape))
+    if kind == "mask":
+        assume(np.any(arr > 0) and away_from(arr, [0.0]))
+        mask = arr > 0
+        check_op(lambda x: x[torch.tensor(mask)] if isinstance(x, torch.Tensor) else x[A.tensor(mask)], [arr])
+        return
+    check_op(lambda x: f(x) * 1.5, [arr])  # * 1.5: a node after the view, so views' outputs are not the roots
+
+
+# -- matrix products ------------------------------------------------------------------------------------------
+@st.composite
+def matmul_shapes(draw):
+    n, m, p = (draw(st.integers(1, 3)) for _ in range(3))
+    kind = draw(st.sampled_from(["1-1", "2-1", "1-2", "2-2", "3-2", "2-3", "3-3", "3-1", "1-3", "4-3"]))
+    batch = draw(st.integers(1, 3))
+    a = {"1": (m,), "2": (n, m), "3": (batch, n, m), "4": (2, 1, n, m)}[kind[0]]
+    b = {"1": (m,), "2": (m, p), "3": (draw(st.sampled_from([1, batch])), m, p)}[kind[2]]
+    return a, b
+
+
+@SETTINGS
+@given(data=st.data())
+def test_matmul(data):
+    sa, sb = data.draw(matmul_shapes())
+    check_op(lambda a, b: a @ b, [data.draw(arrays(sa)), data.draw(arrays(sb))])
+
+
+# -- several ops in one graph (diamonds, reuse) ---------------------------------------------------------------
+@SETTINGS
+@given(ab=pair(lo=0.5, hi=2.0))
+def test_composite_graph(ab):
+    def f(a, b):
+        c = a * b
+        d = c.exp() / (1 + c)
+        e = (d + a).sqrt() * c.tanh()
+        return e * e + d.log()
+    check_op(f, ab, rtol=1e-4, atol=1e-5)
+
+
+# -- gradcheck and gradgradcheck agree with the numeric Jacobian -----------------------------------------------
+@pytest.mark.parametrize("fn", [lambda x: x.sin() * x, lambda x: (x * x).sum(), lambda x: x.tanh().exp(),
+                                lambda x: x ** 3 - x.sigmoid()])
+def test_gradgradcheck(fn):
+    x = A.tensor([[0.3, -0.7], [1.1, 0.5]], dtype=A.float64, requires_grad=True)
+    assert A.autograd.gradcheck(fn, (x,))
+    assert A.autograd.gradgradcheck(fn, (x,))
+
+
+def test_gradcheck_catches_a_wrong_backward():
+    class Wrong(A.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * x  # should be 2 * x
+
+    x = A.tensor([0.3, 1.2], dtype=A.float64, requires_grad=True)
+    assert not A.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False)
+
+
+def test_check_op_detects_a_mutated_input():
+    """The harness itself: an op that writes into its input's memory is caught."""
+    def sneaky(x):
+        y = x * 2
+        x._data[...] = 0 if isinstance(x, A.Tensor) else 0
+        return y
+
+    with pytest.raises(AssertionError):
+        check_op(sneaky, [np.array([1.0, 2.0])], torch_f=lambda x: x * 2)
