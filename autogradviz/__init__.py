@@ -24,6 +24,7 @@ from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, 
                   sign, sin, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze)
 from .ops.linalg import bmm
 from .ops.extra import any, all
+from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state
 from .ops.extra import cat, stack, where, allclose, equal, numel, is_tensor, softmax, log_softmax, clip, \
     square, prod, var, std, norm, outer, lt, gt, le, ge, eq, ne, isnan, isinf
 

@@ -4,25 +4,28 @@ After ``manual_seed(s)`` PyTorch's default CPU generator (``at::CPUGeneratorImpl
 the low 32 bits of ``s``; numpy's ``MT19937`` with ``_legacy_seeding`` is the same engine, so the raw 32-bit
 stream is identical. On top of it this module repeats, operation for operation and rounding for rounding,
 what ATen's CPU kernels do with that stream (``aten/src/ATen/core/DistributionsHelper.h``,
-``TransformationHelper.h``, ``native/cpu/DistributionTemplates.h``, ``avx_mathfun.h``, ``TensorFactories.cpp``):
+``TransformationHelper.h``, ``native/cpu/DistributionTemplates.h``, ``avx_mathfun.h``, ``TensorFactories.cpp``),
+as PyTorch 2.13 behaves (checked against it):
 
-* ``uniform`` (``rand``, ``uniform_``): float32/float16 take one 32-bit draw, ``(r & (2**24-1)) * 2**-24``;
-  float64 takes two (``hi << 32 | lo``), ``(r & (2**53-1)) * 2**-53``; then ``x * (to - from) + from`` with one
-  rounding (PyTorch's AVX2/AVX512 build contracts it to an FMA), and a value that rounds up to ``to`` becomes
-  ``from``.
+* ``uniform`` (``rand``, ``uniform_``): float32/float16 take one 32-bit draw, ``x = (r & (2**24-1)) * 2**-24``;
+  float64 takes two (first one high: ``hi << 32 | lo``), ``x = (r & (2**53-1)) * 2**-53``; then
+  ``x * (to - from) + from`` with one rounding (an FMA in PyTorch's AVX2/AVX512 build; float16 computes in float32
+  from float32 bounds and rounds at the end), and a value that rounds up to ``to`` becomes ``from``.
 * ``normal`` (``randn``, ``normal_``): a contiguous tensor of >= 16 elements is filled with uniforms and then
   Box-Muller is applied in blocks of 16 (the first 8 give the radius, the last 8 the angle); when the size is not
   a multiple of 16 the last 16 elements are drawn again and recomputed. float32 uses the AVX2 kernel's Cephes
-  polynomials (``log256_ps``, ``sincos256_ps``, with the FMAs GCC forms in them), float64 and float16 the C
-  library's log/cos/sin. Smaller tensors use the serial ``normal_distribution<double>``, which makes two values
-  per pair of uniforms and keeps the second one in the generator for the next call (as PyTorch 2.x does).
+  polynomials (``log256_ps``, ``sincos256_ps``, with the FMAs GCC forms in them; PyTorch's AVX512 build runs it
+  too); float64 uses the C library's log/cos/sin; float16 is float32 blocks of 16, rounded. Smaller tensors use
+  the serial ``normal_distribution<double>``, which makes two values per pair of uniforms and keeps the second one
+  in the generator for the next small call.
 * ``randint`` (``random_(from, to)``): ``r % (to - from) + from`` with a 32-bit draw, or a 64-bit one when the
-  range is at least 2**32. ``randperm`` (n < 2**32 / 20): Fisher-Yates from the front with ``r % (n - i)``.
+  range is 2**28 or more. ``randperm`` (n < 2**32 / 20): Fisher-Yates from the front with ``r % (n - i)``.
 
-All the arithmetic is exact emulation (FMAs are emulated with error-free transformations), so the results are
-identical to PyTorch 2.x on x86-64 Linux. ``CPU_CAPABILITY`` follows PyTorch's: ``ATEN_CPU_CAPABILITY=default``
-(or a CPU without AVX2) selects the non-vectorised kernels, whose float32 normal uses the C library's
-``logf``/``cosf``/``sinf``; those are approximated here from float64 (they can differ in the last bit).
+The arithmetic is emulated exactly (FMAs with error-free transformations), so the results are PyTorch's bits on
+x86-64. ``CPU_CAPABILITY`` follows PyTorch's: ``ATEN_CPU_CAPABILITY=default`` (or a CPU without AVX2) selects the
+non-vectorised kernels (plain multiply-add in ``uniform``; the C library's ``logf``/``cosf``/``sinf``, called
+through ctypes, in the float32 normal). Not reproduced: ``randint`` into a float dtype with a range above 2**24,
+``randperm`` for n >= 2**32 / 20, and the platform libm of non-glibc systems.
 """
 import math
 import os

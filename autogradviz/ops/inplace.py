@@ -265,12 +265,12 @@ class CopyBackwards(_BN):
 
 def normal_(a, mean=0.0, std=1.0, generator=None):
     from .._creation import _rng_normal
-    return _write(a, _rng_normal(a._data.shape, a._data.dtype) * std + mean, "NormalBackward0")
+    return _write(a, _rng_normal(a._data.shape, a._data.dtype, mean, std, generator), "NormalBackward0")
 
 
 def uniform_(a, from_=0.0, to=1.0, generator=None):
     from .._creation import _rng_uniform
-    return _write(a, _rng_uniform(a._data.shape, a._data.dtype) * (to - from_) + from_, "UniformBackward0")
+    return _write(a, _rng_uniform(a._data.shape, a._data.dtype, from_, to, generator), "UniformBackward0")
 
 
 def resize_(a, *sizes):
