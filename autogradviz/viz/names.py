@@ -1,0 +1,212 @@
+"""Names for tensors: the learner's own variable names (``w1``, ``l2``, ``loss``), found in the calling frames.
+
+Order of precedence, highest first:
+
+1. ``names=``: a dict ``{name: tensor}`` (as torchviz's ``params``), or pairs such as ``model.named_parameters()``;
+   a value may also be an ``nn.Module``, whose parameters are then named ``<key>.<param name>``;
+2. ``model=``: ``model.named_parameters()`` (``layer1.weight``, ...);
+3. variables of the calling frames, innermost user frame first (frames inside ``autogradviz`` are skipped): its
+   locals in their dict order, then its globals; names starting with ``_`` are skipped. The first name found for a
+   tensor wins, so the choice is deterministic. Parameters of ``nn.Module`` objects found there come after plain
+   tensor variables;
+4. everything else gets a short label ``t0``, ``t1``, ... in the order the drawing asks for it.
+
+Dotted names (``layer1.weight``) from 1-3 also give the module path (``layer1``) used to group a model's nodes.
+Object identities are used only as dictionary keys here (the objects are held, so ids stay valid); they never
+reach any output.
+"""
+import sys
+
+from .._tensor import Tensor
+
+__all__ = ["Names", "user_frame"]
+
+_PKG = __name__.split(".")[0]
+
+
+def _is_internal(frame):
+    mod = frame.f_globals.get("__name__", "") or ""
+    return mod == _PKG or mod.startswith(_PKG + ".")
+
+
+def user_frame(depth=1):
+    """The innermost calling frame that is not inside this package (``None`` if there is none)."""
+    f = sys._getframe(depth)
+    while f is not None and _is_internal(f):
+        f = f.f_back
+    return f
+
+
+def _module_class():
+    nn = sys.modules.get(_PKG + ".nn")
+    return getattr(nn, "Module", None) if nn is not None else None
+
+
+def _parameter_class():
+    nn = sys.modules.get(_PKG + ".nn")
+    return getattr(nn, "Parameter", None) if nn is not None else None
+
+
+def _is_module(v):
+    M = _module_class()
+    if M is not None and isinstance(v, M):
+        return True
+    return False
+
+
+def _named_params(module):
+    try:
+        return list(module.named_parameters())
+    except Exception:  # a half-built module: no names from it
+        return []
+
+
+class Names:
+    """Resolves the label of each tensor a drawing shows. See the module docstring for the rules."""
+
+    def __init__(self, names=None, model=None, frame=None, auto=True):
+        self._by_id = {}        # id(tensor) -> (tensor, name, source) ; source: "explicit", "model", "frame"
+        self._fallback = {}     # id(tensor) -> (tensor, label)
+        self._params = {}       # id(tensor) -> (tensor, dotted name) for parameters with a module path
+        self._outputs = None    # (id(node), output_nr) -> (tensor, name), built lazily
+        self._extra = []        # tensors known to the drawing (saved, roots) for the output map
+        if names is not None:
+            for name, value in _pairs(names):
+                if isinstance(value, Tensor):
+                    self._set(value, str(name), "explicit")
+                elif _is_module(value):
+                    for pn, p in _named_params(value):
+                        self._set(p, f"{name}.{pn}", "explicit", param=True)
+        if model is not None:
+            for pn, p in _named_params(model):
+                self._set(p, pn, "model", param=True)
+        if auto:
+            if frame is None:
+                frame = user_frame()
+            self._scan_frames(frame)
+        frame = None
+
+    # -- building ------------------------------------------------------------------------------------------------
+    def _set(self, t, name, source, param=False):
+        key = id(t)
+        if key not in self._by_id:
+            self._by_id[key] = (t, name, source)
+        if param and "." in name and key not in self._params:
+            self._params[key] = (t, name)
+
+    def _scan_frames(self, frame):
+        seen_dicts = set()
+        modules = []
+        f = frame
+        while f is not None:
+            if not _is_internal(f):
+                loc = f.f_locals
+                glb = f.f_globals
+                for d in (loc, glb):
+                    if id(d) in seen_dicts:
+                        continue
+                    seen_dicts.add(id(d))
+                    for k, v in list(d.items()):
+                        if not isinstance(k, str) or k.startswith("_"):
+                            continue
+                        if isinstance(v, Tensor):
+                            self._set(v, k, "frame")
+                        elif _is_module(v):
+                            modules.append(v)
+                loc = glb = d = None
+            f = f.f_back
+        f = frame = None
+        seen_mod = set()
+        for m in modules:
+            if id(m) in seen_mod:
+                continue
+            seen_mod.add(id(m))
+            for pn, p in _named_params(m):
+                self._set(p, pn, "frame", param=True)
+
+    def add_known(self, tensors):
+        """Tensors met while walking a graph (roots, saved tensors): they tell which node produced which tensor."""
+        for t in tensors:
+            if isinstance(t, Tensor):
+                self._extra.append(t)
+        self._outputs = None
+
+    # -- queries -------------------------------------------------------------------------------------------------
+    def name(self, t):
+        """The tensor's found name, or None."""
+        e = self._by_id.get(id(t))
+        return e[1] if e is not None and e[0] is t else None
+
+    def label(self, t):
+        """The found name, or a short stable label ``t0``, ``t1``, ... given in the order of asking."""
+        n = self.name(t)
+        if n is not None:
+            return n
+        e = self._fallback.get(id(t))
+        if e is not None and e[0] is t:
+            return e[1]
+        lab = f"t{len(self._fallback)}"
+        self._fallback[id(t)] = (t, lab)
+        return lab
+
+    def placeholder(self, node, nr=0):
+        """A short stable label for output ``nr`` of ``node`` when the tensor itself is unknown."""
+        key = ("out", id(node), nr)
+        e = self._fallback.get(key)
+        if e is not None and e[0] is node:
+            return e[1]
+        lab = f"t{len(self._fallback)}"
+        self._fallback[key] = (node, lab)
+        return lab
+
+    def module_of(self, t):
+        """``layer1`` for the parameter named ``layer1.weight``; None for anything else."""
+        e = self._params.get(id(t))
+        if e is None or e[0] is not t:
+            return None
+        return e[1].rsplit(".", 1)[0]
+
+    def is_param(self, t):
+        e = self._params.get(id(t))
+        if e is not None and e[0] is t:
+            return True
+        P = _parameter_class()
+        return P is not None and isinstance(t, P)
+
+    def _build_outputs(self):
+        out = {}    # id(node) -> {output_nr: (tensor, name)}
+        for t, name, _ in self._by_id.values():
+            fn = t.grad_fn
+            if fn is not None:
+                out.setdefault(id(fn), {}).setdefault(t._output_nr, (t, name))
+        for t in self._extra:
+            fn = t.grad_fn
+            if fn is not None:
+                out.setdefault(id(fn), {}).setdefault(t._output_nr, (t, None))
+        self._outputs = out
+
+    def output(self, node, nr=0):
+        """``(tensor, name)`` for output ``nr`` of ``node`` if that tensor is known (name may be None)."""
+        if self._outputs is None:
+            self._build_outputs()
+        e = self._outputs.get(id(node), {}).get(nr)
+        if e is None or e[0].grad_fn is not node:
+            return None
+        return e
+
+    def outputs_of(self, node):
+        """All known ``(output_nr, tensor, name)`` of ``node``, by output number."""
+        if self._outputs is None:
+            self._build_outputs()
+        d = self._outputs.get(id(node))
+        if not d:
+            return []
+        return [(nr, t, name) for nr, (t, name) in sorted(d.items(), key=lambda e: e[0]) if t.grad_fn is node]
+
+
+def _pairs(names):
+    if isinstance(names, dict):
+        return list(names.items())
+    if hasattr(names, "named_parameters") and _is_module(names):
+        return [(k, v) for k, v in _named_params(names)]
+    return [tuple(p) for p in names]

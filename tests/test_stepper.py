@@ -1,0 +1,507 @@
+"""BackwardStepper: frames in the engine's real order, kept/freed state at every frame, narration, navigation,
+the widget (kernel-free replay and the kernel fallback), speed, and the seeds' cases against PyTorch."""
+import re
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+import autogradviz as agv
+from autogradviz import nn
+from autogradviz.autograd import Function
+from autogradviz.viz import BackwardStepper, ForwardStepper, set_lang, get_lang
+
+
+# -- the seeds' example -------------------------------------------------------------------------------------------
+def seed_graph(lib, retain=False):
+    input = lib.ones([2, 2], requires_grad=False)
+    w1 = lib.tensor(2.0, requires_grad=True)
+    w2 = lib.tensor(3.0, requires_grad=True)
+    w3 = lib.tensor(4.0, requires_grad=True)
+    l1 = input * w1
+    l2 = l1 + w2
+    l3 = l1 * w3
+    l4 = l2 * l3
+    loss = l4.mean()
+    if retain:
+        for t in (l1, l2, l3, l4):
+            t.retain_grad()
+    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+
+
+def seed_stepper(retain=False, **kw):
+    g = seed_graph(agv, retain)
+    s = BackwardStepper(g["loss"], names={k: v for k, v in g.items()}, **kw)
+    return s, g
+
+
+ORDER = ["MeanBackward0", "MulBackward0", "MulBackward0", "AccumulateGrad", "AddBackward0", "AccumulateGrad",
+         "MulBackward0", "AccumulateGrad"]
+LABELS = ["MeanBackward0 (loss.grad_fn)", "MulBackward0 (l4.grad_fn)", "MulBackward0 (l3.grad_fn)",
+          "AccumulateGrad (w3)", "AddBackward0 (l2.grad_fn)", "AccumulateGrad (w2)", "MulBackward0 (l1.grad_fn)",
+          "AccumulateGrad (w1)"]
+KEPT = [[], [], [], [], ["w3"], ["w3"], ["w3", "w2"], ["w3", "w2"], ["w3", "w2", "w1"]]
+NEW_FREED = [
+    [],
+    ["loss.grad"],
+    ["l4.grad", "l4.grad_fn._saved_self", "l4.grad_fn._saved_other"],
+    ["l3.grad", "l3.grad_fn._saved_self", "l3.grad_fn._saved_other"],
+    [],
+    ["l2.grad"],
+    [],
+    ["l1.grad", "l1.grad_fn._saved_self"],
+    [],
+]
+
+
+def _cumulative(lists):
+    out, acc = [], []
+    for x in lists:
+        acc = acc + x
+        out.append(list(acc))
+    return out
+
+
+def test_seed_frames_order_and_names():
+    s, g = seed_stepper()
+    assert s.frames[0].node is None and s.frames[0].index == 0
+    assert [f.node for f in s.frames[1:]] == ORDER
+    assert [f.label for f in s.frames[1:]] == LABELS
+    assert len(s) == len(ORDER) + 1
+
+
+def test_seed_order_respects_dependencies():
+    s, _ = seed_stepper()
+    pos = {f.node_id: f.index for f in s.frames[1:]}
+    assert len(pos) == len(s.frames) - 1          # every node runs once
+    for ni in s.snapshot.nodes:
+        for tgt, _ in ni.edges:
+            if tgt is not None:
+                assert pos[ni.id] < pos[tgt.id], (ni, tgt)
+
+
+def test_seed_order_is_pytorchs():
+    torch = pytest.importorskip("torch")
+    g = seed_graph(torch)
+    order = []
+    seen = set()
+    stack = [g["loss"].grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        n.register_prehook(lambda grads, n=n: order.append(type(n).__name__))
+        stack.extend(f for f, _ in n.next_functions)
+    g["loss"].backward()
+    s, _ = seed_stepper()
+    assert [f.node for f in s.frames[1:]] == order
+
+
+def test_seed_kept_and_freed_every_frame():
+    s, g = seed_stepper()
+    assert [f.kept for f in s.frames] == KEPT
+    assert [f.newly_freed for f in s.frames] == NEW_FREED
+    assert [f.freed for f in s.frames] == _cumulative(NEW_FREED)
+    # the side panel's status, at the end: leaves kept, non-leaf grads freed, input not needed
+    end = s.frames[-1].status
+    assert {k: v[0] for k, v in end.items()} == {
+        "input": "not_needed", "w1": "kept", "w2": "kept", "w3": "kept",
+        "l1": "freed", "l2": "freed", "l3": "freed", "l4": "freed", "loss": "freed"}
+    assert float(end["w1"][1]) == 28.0
+    # l1 gets grads from two edges: after l3's node ran, one of two has arrived
+    st = s.frames[3].status["l1"]
+    assert st[0] == "pending" and np.allclose(st[1], 5.0)
+    assert s.frames[3].pending[s.snapshot.by_obj[id(g["l1"].grad_fn)].id] == 1
+    # the real grads are in the tensors, as after loss.backward()
+    assert g["w1"].grad.item() == 28.0 and g["w2"].grad.item() == 8.0 and g["w3"].grad.item() == 10.0
+
+
+def test_seed_with_retain_grad():
+    s, g = seed_stepper(retain=True)
+    kept = [f.kept for f in s.frames]
+    assert kept == [[], [], ["l4"], ["l4", "l3"], ["l4", "l3", "w3"], ["l4", "l3", "w3", "l2"],
+                    ["l4", "l3", "w3", "l2", "w2"], ["l4", "l3", "w3", "l2", "w2", "l1"],
+                    ["l4", "l3", "w3", "l2", "w2", "l1", "w1"]]
+    freed = [f.newly_freed for f in s.frames]
+    assert freed == [[], ["loss.grad"], ["l4.grad_fn._saved_self", "l4.grad_fn._saved_other"],
+                     ["l3.grad_fn._saved_self", "l3.grad_fn._saved_other"], [], [], [],
+                     ["l1.grad_fn._saved_self"], []]
+    end = s.frames[-1]
+    assert [(n, float(np.asarray(v).reshape(-1)[0])) for n, v in
+            ((k, end.status[k][1]) for k in ("l1", "l2", "l3", "l4"))] == [
+        ("l1", 7.0), ("l2", 2.0), ("l3", 1.25), ("l4", 0.25)]
+    assert s.frames[7].retained[0][0] == "l1" and np.allclose(s.frames[7].retained[0][1], 7.0)
+    assert "retain_grad" in s.frames[7].text
+
+
+@pytest.mark.parametrize("retain", [False, True])
+def test_seed_grads_equal_pytorch(retain):
+    torch = pytest.importorskip("torch")
+    tg = seed_graph(torch, retain)
+    tg["loss"].backward()
+    s, g = seed_stepper(retain)
+    for k in ("w1", "w2", "w3"):
+        np.testing.assert_allclose(g[k].grad.numpy(), tg[k].grad.numpy())
+    if retain:
+        for k in ("l1", "l2", "l3", "l4"):
+            np.testing.assert_allclose(g[k].grad.numpy(), tg[k].grad.numpy())
+            # the frame that kept it shows the same value
+            f = next(f for f in s.frames if k in f.newly_kept)
+            np.testing.assert_allclose(f.status[k][1], tg[k].grad.numpy())
+    # and the accumulated values in the frames
+    for f in s.frames:
+        for name, added, after in f.accumulated:
+            np.testing.assert_allclose(after, tg[name].grad.numpy())
+
+
+def test_seed_grads_in_and_out():
+    s, _ = seed_stepper()
+    f = s.frames[2]                     # MulBackward0 of l4 = l2 * l3
+    assert f.grads_in[0][0] == "l4" and np.allclose(f.grads_in[0][1], 0.25)
+    assert [n for n, _ in f.grads_out] == ["l2", "l3"]
+    assert np.allclose(f.grads_out[0][1], 2.0) and np.allclose(f.grads_out[1][1], 1.25)
+    assert f.accumulated == [] and s.frames[4].accumulated[0][0] == "w3"
+
+
+def test_narration_numbers_en_and_zh():
+    s, _ = seed_stepper(lang="en")
+    t = s.frames[2].text
+    assert "MulBackward0 (l4 = l2 * l3)" in t
+    assert "0.25 × l3 (8) = 2 → l2" in t and "0.25 × l2 (5) = 1.25 → l3" in t
+    assert "freed" in t
+    assert "1 × 1/4 (0.25) = 0.25" in s.frames[1].text
+    assert "summed over 4 elements = 10 → w3" in s.frames[3].text
+    assert "28" in s.frames[-1].text and "w1.grad" in s.frames[-1].text
+    for f in s.frames:
+        assert 0 < len(re.findall(r"[.!?](?:\s|$)", f.text)) <= 3, f.text
+    z, _ = seed_stepper(lang="zh")
+    assert "链式法则" in z.frames[2].text and "0.25 × l3（8）= 2 → l2" in z.frames[2].text.replace(" =", "=")
+    assert "叶子张量" in z.frames[-1].text
+    assert re.search(r"[\u4e00-\u9fff] [A-Za-z]", z.frames[2].text) is None   # no space between 汉字 and Latin
+
+
+def test_default_language_follows_global_setting():
+    prev = set_lang("zh")
+    try:
+        s, _ = seed_stepper()
+        assert s.lang == "zh" and "链式法则" in s.frames[2].text
+        assert "下一步" in s.nav.value and "反向传播" in s.children[0].value
+    finally:
+        set_lang(prev)
+    assert get_lang() == prev
+
+
+# -- navigation -------------------------------------------------------------------------------------------------
+def test_navigation():
+    s, _ = seed_stepper()
+    assert s.index == 0
+    assert s.next().index == 1 and s.index == 1
+    s.next()
+    assert s.prev().index == 1
+    assert s.goto(5).node == "AddBackward0" and s.index == 5
+    assert s.goto(-1).index == len(s) - 1
+    s.next()
+    assert s.index == len(s) - 1          # stays on the last
+    assert s.reset().index == 0
+    s.prev()
+    assert s.index == 0                   # stays on the first
+    with pytest.raises(IndexError):
+        s.goto(len(s))
+    s.index = 3
+    assert s.frame.index == 3
+    # the controls follow (the browser moves the Stack through jslink; the kernel-side state follows too)
+    assert s.slider.value == 3 and s.stack.selected_index == 3
+    s.slider.value = 6                    # what a browser event does
+    assert s.index == 6
+
+
+def test_widget_replays_without_kernel():
+    """All frames are in a Stack whose index is jslinked to the slider, and Play to the slider."""
+    import ipywidgets as w
+    from ipywidgets.embed import embed_data
+    s, _ = seed_stepper()
+    assert s.embedded and isinstance(s.stack, w.Stack) and len(s.stack.children) == len(s)
+    links = {(l.source[0].model_id, l.source[1], l.target[0].model_id, l.target[1]) for l in s._links}
+    assert (s.play.model_id, "value", s.slider.model_id, "value") in links
+    assert (s.slider.model_id, "value", s.stack.model_id, "selected_index") in links
+    assert (s.speed.model_id, "value", s.play.model_id, "interval") in links
+    data = embed_data(views=[s])
+    state = data["manager_state"]["state"]
+    assert s.stack.model_id in state and any(v["model_name"] == "LinkModel" for v in state.values())
+    # each frame restyles the same drawing: same SVG everywhere, a <style> per frame
+    for i, child in enumerate(s.stack.children):
+        assert f'data-frame="{i}"' in child.value and "<style>" in child.value and "<svg" not in child.value
+    assert s.graph_html.value.count("<svg") == 1
+    # buttons drive the slider in the browser (keyboard events on its handle): no kernel needed
+    for key in ("Home", "ArrowLeft", "ArrowRight", "End"):
+        assert key in s.nav.value
+    # every node and edge of the drawing has a stable, prefixed id the frames refer to
+    for f in s.frames[1:]:
+        gid = s._gid[f.node_id]
+        assert f'id="{s._prefix}{gid}"' in s.graph_html.value
+    assert s.frames[2].node_id in s._gid
+    css = s._frame_css(2)
+    for src, k, carries in s.frames[2].edges_out:
+        assert carries and s._eid[(src, k)] in css
+
+
+def test_kernel_fallback_above_size_limit():
+    s, _ = seed_stepper(max_embed_bytes=2000)
+    assert not s.embedded and s.stack is None
+    assert "agv-fallback" in s.note.value and "kernel" in s.note.value
+    assert 'data-frame="0"' in s.frame_html.value
+    s.goto(4)
+    assert 'data-frame="4"' in s.frame_html.value
+    s.slider.value = 2
+    assert 'data-frame="2"' in s.frame_html.value and s.index == 2
+
+
+def test_names_are_escaped():
+    x = agv.tensor(2.0, requires_grad=True)
+    y = x * x
+    s = BackwardStepper(y, names={"<b>x&y</b>": x, "y<script>": y})
+    html = s._frame_html(1) + s._frame_html(2) + s.graph_html.value
+    assert "<b>x" not in html and "<script>" not in html
+    assert "&lt;b&gt;x&amp;y&lt;/b&gt;" in html
+
+
+# -- the other cases the seeds teach ----------------------------------------------------------------------------
+def test_vector_root_with_gradient():
+    torch = pytest.importorskip("torch")
+    x = agv.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x
+    v = agv.tensor([0.1, 1.0, 0.0001])
+    s = BackwardStepper(y, gradient=v)
+    tx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (tx * tx).backward(torch.tensor([0.1, 1.0, 0.0001]))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-6)
+    assert "gradient" in s.frames[0].text and "vector-Jacobian" in s.frames[0].text
+    assert np.allclose(s.frames[1].grads_in[0][1], [0.1, 1.0, 0.0001])
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        BackwardStepper(x * 2)
+
+
+def test_retain_graph_then_second_stepper_accumulates():
+    torch = pytest.importorskip("torch")
+    g = seed_graph(agv)
+    s1 = BackwardStepper(g["loss"], retain_graph=True, names=g)
+    assert not any("_saved_" in n for n in s1.frames[-1].freed)       # buffers stay
+    assert "retain_graph=True" in s1.frames[0].text
+    assert "stay" in s1.frames[2].text
+    s2 = BackwardStepper(g["loss"], names=g)
+    assert s2.frames[0].kept == ["w1", "w2", "w3"]                      # grads from the first pass are there
+    acc = {f.accumulated[0][0]: f for f in s2.frames if f.accumulated}
+    assert np.allclose(acc["w1"].accumulated[0][2], 56.0)
+    assert "28 + 28 = 56" in acc["w1"].text and "accumulation" in acc["w1"].text
+    assert any("_saved_" in n for n in s2.frames[-1].freed)           # now they are freed
+    tg = seed_graph(torch)
+    tg["loss"].backward(retain_graph=True)
+    tg["loss"].backward()
+    for k in ("w1", "w2", "w3"):
+        np.testing.assert_allclose(g[k].grad.numpy(), tg[k].grad.numpy())
+    # a third pass fails as backward() does
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        BackwardStepper(g["loss"])
+
+
+def test_register_hook_on_non_leaf():
+    torch = pytest.importorskip("torch")
+    seen = []
+    w = agv.tensor(3.0, requires_grad=True)
+    h = w * w
+    h.register_hook(lambda g: seen.append(g.item()))
+    h2 = h * 2
+    h2.register_hook(lambda g: g * 10)
+    z = h2.sin()
+    s = BackwardStepper(z)
+    tw = torch.tensor(3.0, requires_grad=True)
+    th = tw * tw
+    th2 = th * 2
+    th2.register_hook(lambda g: g * 10)
+    th2.sin().backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5)
+    hooked = [f for f in s.frames if f.hooks]
+    assert [f.hooks[0][0] for f in hooked] == ["h2", "h"]
+    name, before, after = hooked[0].hooks[0]
+    assert np.allclose(after, np.asarray(before) * 10)
+    assert "hook on h2" in hooked[0].text and "replaces it" in hooked[0].text
+    assert "hook on h sees" in hooked[1].text and seen
+
+
+class MultiplyAdd(Function):
+    @staticmethod
+    def forward(ctx, w, x, b):
+        ctx.save_for_backward(w, x)
+        return w * x + b
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        w, x = ctx.saved_tensors
+        return grad_output * x, grad_output * w, grad_output * 1
+
+
+class Sigmoid(Function):
+    @staticmethod
+    def forward(ctx, x):
+        output = 1 / (1 + agv.exp(-x))
+        ctx.save_for_backward(output)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        output, = ctx.saved_tensors
+        return output * (1 - output) * grad_output
+
+
+def test_custom_functions():
+    torch = pytest.importorskip("torch")
+    x = agv.ones(1)
+    w = agv.tensor([0.7], requires_grad=True)
+    b = agv.tensor([0.2], requires_grad=True)
+    z = MultiplyAdd.apply(w, x, b)
+    out = Sigmoid.apply(z)
+    s = BackwardStepper(out)
+    assert [f.node for f in s.frames[1:]] == ["SigmoidBackward", "MultiplyAddBackward", "AccumulateGrad",
+                                              "AccumulateGrad"]
+    assert "your backward(ctx, grad_output)" in s.frames[1].text
+    assert s.frames[2].newly_freed == ["z.grad", "z.grad_fn.saved_tensors[0]", "z.grad_fn.saved_tensors[1]"]
+    assert s.frames[2].grads_out[1] == (None, None)                   # x needs no grad: nothing flows there
+    tw = torch.tensor([0.7], requires_grad=True)
+    tb = torch.tensor([0.2], requires_grad=True)
+    torch.sigmoid(tw * torch.ones(1) + tb).backward()
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5)
+
+
+class simpleNet(nn.Module):
+    def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
+        super().__init__()
+        self.layer1 = nn.Linear(in_dim, n_hidden_1)
+        self.layer2 = nn.Linear(n_hidden_1, n_hidden_2)
+        self.layer3 = nn.Linear(n_hidden_2, out_dim)
+
+    def forward(self, x):
+        x = self.layer1(x)
+        x = self.layer2(x)
+        x = self.layer3(x)
+        return x
+
+
+def test_simple_net_module():
+    torch = pytest.importorskip("torch")
+    agv.manual_seed(0)
+    net = simpleNet(3, 4, 4, 2)
+    x = agv.randn(5, 3)
+    loss = net(x).pow(2).mean()
+    s = BackwardStepper(loss)
+    params = [n for n, _ in net.named_parameters()]
+    assert sorted(s.frames[-1].kept) == sorted(params)
+    assert sum(f.node == "AddmmBackward0" for f in s.frames) == 3
+    names = [t.name for t in s.snapshot.tensors]
+    assert names[:2] == ["layer1.weight", "layer1.bias"] and "x" in names and names[-1] == "loss"
+    tnet = torch.nn.Sequential(*[torch.nn.Linear(a, b) for a, b in ((3, 4), (4, 4), (4, 2))])
+    with torch.no_grad():
+        for tl, l in zip(tnet, (net.layer1, net.layer2, net.layer3)):
+            tl.weight.copy_(torch.from_numpy(l.weight.detach().numpy()))
+            tl.bias.copy_(torch.from_numpy(l.bias.detach().numpy()))
+    tnet(torch.from_numpy(x.numpy())).pow(2).mean().backward()
+    for tl, l in zip(tnet, (net.layer1, net.layer2, net.layer3)):
+        np.testing.assert_allclose(l.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(l.bias.grad.numpy(), tl.bias.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_autograd_grad_style_inputs():
+    torch = pytest.importorskip("torch")
+    w1 = agv.tensor(2.0, requires_grad=True)
+    l1 = w1 * 3
+    l2 = l1 * l1
+    s = BackwardStepper(l2, inputs=[l1, w1])
+    assert [r.item() for r in s.result] == [12.0, 36.0]
+    assert w1.grad is None                                 # autograd.grad writes no .grad
+    assert [c for f in s.frames for c, _ in f.captured] == ["l1", "w1"]
+    assert s.frames[-1].kept == [] and s.frames[-1].status["w1"][0] == "returned"
+    assert "autograd.grad" in s.frames[0].text
+    tw = torch.tensor(2.0, requires_grad=True)
+    tl1 = tw * 3
+    tr = torch.autograd.grad(tl1 * tl1, [tl1, tw])
+    assert [r.item() for r in tr] == [12.0, 36.0]
+
+
+def test_requires_grad_false_input_is_not_needed():
+    s, g = seed_stepper()
+    assert all(f.status["input"][0] == "not_needed" for f in s.frames)
+
+
+def test_simple_layout_fallback_has_the_same_ids():
+    s, _ = seed_stepper(max_layout_cost=-1)
+    assert s.graph_layout == "simple"
+    for f in s.frames[1:]:
+        assert f'id="{s._prefix}{s._gid[f.node_id]}"' in s.graph_html.value
+    for e in s._eid.values():
+        assert f'id="{e}"' in s.graph_html.value
+
+
+# -- speed ------------------------------------------------------------------------------------------------------
+def chain_graph(n_layers=100):
+    """About 300 nodes: (y * w_i).tanh() with one weight per layer, then a sum."""
+    x = agv.ones(4, requires_grad=True)
+    ws = [agv.tensor(1.0 + 1e-3 * i, requires_grad=True) for i in range(n_layers)]
+    y = x
+    for w in ws:
+        y = (y * w).tanh()
+    return y.sum()
+
+
+def test_speed_300_nodes():
+    loss = chain_graph(100)
+    t0 = time.perf_counter()
+    s = BackwardStepper(loss)
+    build = time.perf_counter() - t0
+    assert len(s.snapshot.nodes) >= 300
+    assert build < 10.0, build
+    times = []
+    for i in range(0, len(s), 7):
+        t = time.perf_counter()
+        s.goto(i)
+        times.append(time.perf_counter() - t)
+    assert statistics.median(times) <= 0.050, statistics.median(times)
+
+
+def test_shared_weights_deep_graph_stays_fast():
+    """Long edges (a weight used far apart) make Graphviz slow: the stepper switches to its simple layout."""
+    x = agv.ones(4, requires_grad=True)
+    ws = [agv.tensor(1.0 + 1e-3 * i, requires_grad=True) for i in range(10)]
+    y = x
+    for i in range(100):
+        y = (y * ws[i % 10]).tanh()
+    t0 = time.perf_counter()
+    s = BackwardStepper(y.sum())
+    assert time.perf_counter() - t0 < 10.0
+    assert s.graph_layout in ("graphviz", "simple")
+    assert sorted(s.frames[-1].kept) == sorted(f"t{i}" for i in range(11)) or len(s.frames[-1].kept) == 11
+    # a shared weight's AccumulateGrad may be drawn once per use: the frame restyles every copy
+    aliases = getattr(s.graph_model, "aliases", {}) or {}
+    f = next(f for f in s.frames if f.node == "AccumulateGrad" and s._gid[f.node_id] in aliases)
+    css = s._frame_css(f.index)
+    for a in aliases[s._gid[f.node_id]]:
+        assert f"#{s._prefix}{a} " in css
+
+
+# -- forward ----------------------------------------------------------------------------------------------------
+def test_forward_stepper_records_ops_and_requires_grad():
+    def fn():
+        input = agv.ones([2, 2])
+        w1 = agv.tensor(2.0, requires_grad=True)
+        l1 = input * w1
+        l2 = l1 + 3
+        return l2.mean()
+    s = ForwardStepper(fn)
+    ops = [f.node for f in s.frames[1:]]
+    assert ops[-3:] == ["MulBackward0", "AddBackward0", "MeanBackward0"]
+    mul = s.frames[len(ops) - 2]
+    assert "MulBackward0" in mul.text and "requires_grad" in mul.text
+    s.next()
+    s.goto(-1)
+    assert s.index == len(s) - 1
