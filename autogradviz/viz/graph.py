@@ -25,6 +25,8 @@ GraphModel
                   objects give None.
 ``model.edge_id(node, i)``  ``(src id, dst id)`` of the backward edge ``node.next_functions[i]``, or None.
 ``model.node(id)``  the VNode with that id.
+``model.aliases`` {node id: [copy ids]}: in big graphs (``split_shared``) a leaf used by many ops is drawn again
+                  next to each use after the first; the copies have ``alias_of`` set and ``id_of`` gives the first.
 
 Node kinds and roles
 --------------------
@@ -336,11 +338,12 @@ class _More:
         self.count = 0
 
 
-def _reduce(roots, children, chain_name, collapse, max_nodes):
+def _reduce(roots, children, chain_name, collapse, max_nodes, extra=None, countable=None):
     """Walk from ``roots`` (keys) along ``children`` (key -> list of keys). Returns ``(order, succ, segs, more,
     hidden_of)``: the visible keys (and _Seg markers) in breadth-first order, a successor function over them, the
     collapsed segments, a _More (or None) standing for the nodes cut by ``max_nodes``, and a dict
-    key -> _Seg/_More for hidden keys."""
+    key -> _Seg/_More for hidden keys. ``extra(key)`` counts the placeholder nodes (None, numbers) a key brings
+    along, so that ``max_nodes`` bounds everything drawn."""
     # all keys, breadth-first
     seen = set()
     allkeys = []
@@ -407,6 +410,7 @@ def _reduce(roots, children, chain_name, collapse, max_nodes):
     order = []
     seen = set()
     more = None
+    used = 0
     dq = deque()
     for r in roots:
         if r not in seen:
@@ -414,16 +418,19 @@ def _reduce(roots, children, chain_name, collapse, max_nodes):
             dq.append(r)
     while dq:
         k = dq.popleft()
-        if max_nodes is not None and len(order) >= max_nodes:
+        cost = 1 + (extra(k) if extra is not None and not isinstance(k, _Seg) else 0)
+        if max_nodes is not None and (more is not None or used + cost > max_nodes):
             if more is None:
                 more = _More()
-            more.count += 1 + (len(k.hidden) if isinstance(k, _Seg) else 0)
+            if countable is None or isinstance(k, _Seg) or countable(k):
+                more.count += 1 + (len(k.hidden) if isinstance(k, _Seg) else 0)
             hidden_of[k] = more
             if isinstance(k, _Seg):
                 for h in k.hidden:
                     hidden_of[h] = more
         else:
             order.append(k)
+            used += cost
         for c in succ(k):
             if c not in seen:
                 seen.add(c)
@@ -583,15 +590,19 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             return k.name()
         return None
 
-    order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes)
+    def extra(k):
+        if isinstance(k, Node):
+            return sum(1 for c, _ in k.next_functions if c is None)
+        return 0
+    order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes, extra)
 
     # saved tensors tell which node produced which tensor
     if show_saved:
-        extra = []
+        saved_known = []
         for k in order:
             if isinstance(k, Node):
-                extra.extend(t for _, t in _saved_pairs(k))
-        nm.add_known(extra)
+                saved_known.extend(t for _, t in _saved_pairs(k))
+        nm.add_known(saved_known)
 
     # has a backward pass run through this graph?
     ran = bool(trace is not None and trace.backwards)
@@ -667,7 +678,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
         if isinstance(k, _RootKey):
             c = _root_child(k.tensor)
             if c is not None:
-                m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id, succ_first=None), "grad_fn"))
+                m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id), "grad_fn"))
             continue
         if isinstance(k, _Seg):
             m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
@@ -714,7 +725,7 @@ def _any_saved(order):
     return False
 
 
-def _target(c, vid, hidden_of, more_id, succ_first=None):
+def _target(c, vid, hidden_of, more_id):
     v = vid.get(c)
     if v is not None:
         return v
@@ -944,7 +955,15 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     def chain_name(k):
         return k.name if isinstance(k, _OpV) else None
 
-    order, succ, segs, more, hidden_of = _reduce(sinks, children, chain_name, collapse, max_nodes)
+    def extra(k):
+        if isinstance(k, _OpV):
+            return sum(1 for it in k.inputs if it[0] in ("scalar", "none"))
+        return 0
+
+    def countable(k):
+        return not isinstance(k, _ScalarKey) and not (isinstance(k, _SrcKey) and k.tensor is None)
+    order, succ, segs, more, hidden_of = _reduce(sinks, children, chain_name, collapse, max_nodes, extra,
+                                                 countable)
 
     cluster = {}
     if group:
@@ -1043,11 +1062,11 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
                     m._map(h.node, vid[seg])
 
     # edges: from each input to its consumer
+    more_edges = set()
     for k in placed:
         dst = vid[k]
         if isinstance(k, _SinkKey):
             t = k.tensor
-            p = ops_by_out(t)
             c = succ(k)[0]
             src = _target(c, vid, hidden_of, more_id)
             m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output"))
@@ -1058,21 +1077,19 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             continue
         if not isinstance(k, _OpV):
             continue
-        for i, (it, c) in enumerate(zip(k.inputs, children(k))):
-            cs = c
-            sk = None
-            if isinstance(c, _OpV):
-                sk = c
-            src = vid.get(cs)
+        for it, c in zip(k.inputs, children(k)):
+            src = vid.get(c)
             if src is None:
-                src = _target(cs, vid, hidden_of, more_id)
+                src = _target(c, vid, hidden_of, more_id)
             if src is None:
                 continue
             if it[0] == "scalar":
                 m.edges.append(VEdge(src, dst, "scalar"))
                 continue
             if src == more_id:
-                m.edges.append(VEdge(src, dst, "more"))
+                if (src, dst) not in more_edges:
+                    more_edges.add((src, dst))
+                    m.edges.append(VEdge(src, dst, "more"))
                 continue
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
@@ -1088,7 +1105,6 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
                     m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="input"))
                 else:
                     m.edges.append(VEdge(src, dst, "tensor", role="input"))
-            del sk
     _split_shared(m, split_shared)
 
     for seg in segs:

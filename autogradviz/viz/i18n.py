@@ -108,10 +108,16 @@ STRINGS = {
         "zh": "内置渲染器只能输出SVG；要转成{format}需要resvg-py（pip install resvg-py）或系统的Graphviz"
               "（apt-get install graphviz）。",
     },
+    "error.wasm_stack": {
+        "en": "The embedded renderer ran out of stack on this graph ({message}). Draw fewer nodes (max_nodes=...) "
+              "or install the system Graphviz (apt-get install graphviz).",
+        "zh": "内置渲染器在这张图上栈空间不够（{message}）。请少画一些节点（max_nodes=...），或安装系统的Graphviz"
+              "（apt-get install graphviz）。",
+    },
     "error.bad_renderer": {"en": "unknown renderer {name!r}: use 'auto', 'dot' or 'wasm'",
                            "zh": "未知的渲染器{name!r}：请使用'auto'、'dot'或'wasm'"},
-    "error.bad_lang": {"en": "unknown language {lang!r}: use 'en' or 'zh'",
-                       "zh": "未知的语言{lang!r}：请使用'en'或'zh'"},
+    "error.bad_lang": {"en": "unknown language {value!r}: use 'en' or 'zh'",
+                       "zh": "未知的语言{value!r}：请使用'en'或'zh'"},
     "error.render_failed": {"en": "Graphviz ({renderer}) could not render the graph: {message}",
                             "zh": "Graphviz（{renderer}）无法渲染这张图：{message}"},
     "error.bad_root": {"en": "draw_*() takes tensors, grad_fn nodes or a trace, not {type}",
@@ -137,14 +143,14 @@ def _check(lang):
         return "zh"
     if s.startswith("en"):
         return "en"
-    raise ValueError(t("error.bad_lang", lang=lang))
+    raise ValueError(t("error.bad_lang", value=lang))
 
 
 def set_lang(lang):
-    """Choose the language of labels, legends and messages: ``"en"`` or ``"zh"``. Returns the previous one."""
-    prev = _LANG[0]
+    """Choose the language of labels, legends and messages: ``"en"`` or ``"zh"`` (``get_lang()`` reads it).
+
+    Returns None, so that a notebook cell ending with ``viz.set_lang("zh")`` shows no output."""
     _LANG[0] = _check(lang)
-    return prev
 
 
 def get_lang():

