@@ -778,6 +778,26 @@ class _LazySets:
 class _StepperCore:
     """Frames, navigation and rendering shared by the widget classes (no ipywidgets here)."""
 
+    def _layout_once(self, m, p, lang, node_attrs, edge_attrs):
+        """The graph's SVG, laid out once (frames only restyle it): Graphviz, or a plain layered drawing with the
+        same element ids when Graphviz would be too slow or fails."""
+        ranks, cost = _layer(m)
+        self.graph_layout = "graphviz"
+        if cost > self._max_layout_cost:
+            # Graphviz's x-placement grows with (long edges × ranks): a shared weight used far apart in a deep
+            # graph can take it minutes. Draw a plain layered picture instead (same ids, same restyling).
+            self.graph_layout = "simple"
+            return _simple_svg(m, ranks, p, lang)
+        try:
+            g = to_digraph(m, lang=lang, legend=True, node_attrs=node_attrs, edge_attrs=edge_attrs)
+            svg = render(g.source, "svg").decode("utf-8")
+        except Exception as e:
+            self._graph_err = f"{type(e).__name__}: {e}"
+            self.graph_layout = "simple"
+            return _simple_svg(m, ranks, p, lang)
+        k = svg.find("<svg")
+        return svg[k:] if k >= 0 else svg
+
     # -- navigation ------------------------------------------------------------------------------------------
     @property
     def index(self):
@@ -956,22 +976,7 @@ class BackwardStepper(_StepperCore, widgets.VBox):
                 if ni is not None and ni.id in self._gid:
                     self._incoming.setdefault(ni.id, []).append((f"{p}{rid}_{self._gid[ni.id]}",
                                                                  self.snapshot.out_name(ni, t._output_nr)))
-        ranks, cost = _layer(m)
-        self.graph_layout = "graphviz"
-        if cost > self._max_layout_cost:
-            # Graphviz's x-placement grows with (long edges × ranks): a shared weight used far apart in a deep
-            # graph can take it minutes. Draw a plain layered picture instead (same ids, same restyling).
-            self.graph_layout = "simple"
-            return _simple_svg(m, ranks, p, lang)
-        try:
-            g = to_digraph(m, lang=lang, legend=True, node_attrs=node_attrs, edge_attrs=edge_attrs)
-            svg = render(g.source, "svg").decode("utf-8")
-        except Exception as e:
-            self._graph_err = f"{type(e).__name__}: {e}"
-            self.graph_layout = "simple"
-            return _simple_svg(m, ranks, p, lang)
-        k = svg.find("<svg")
-        return svg[k:] if k >= 0 else svg
+        return self._layout_once(m, p, lang, node_attrs, edge_attrs)
 
     # -- one frame ----------------------------------------------------------------------------------------------
     def _frame_css(self, i):
@@ -1354,20 +1359,7 @@ class ForwardStepper(BackwardStepper):
         self._edges_of = {}
         for e in m.edges:
             self._edges_of.setdefault(e.dst, []).append(f"{p}{e.src}_{e.dst}")
-        ranks, cost = _layer(m)
-        self.graph_layout = "graphviz"
-        if cost > self._max_layout_cost:
-            self.graph_layout = "simple"
-            return _simple_svg(m, ranks, p, lang)
-        try:
-            g = to_digraph(m, lang=lang, legend=True, node_attrs=node_attrs, edge_attrs=edge_attrs)
-            svg = render(g.source, "svg").decode("utf-8")
-        except Exception as e:
-            self._graph_err = f"{type(e).__name__}: {e}"
-            self.graph_layout = "simple"
-            return _simple_svg(m, ranks, p, lang)
-        k = svg.find("<svg")
-        return svg[k:] if k >= 0 else svg
+        return self._layout_once(m, p, lang, node_attrs, edge_attrs)
 
     def _frame_css(self, i):
         fr = self.frames[i]
