@@ -232,10 +232,18 @@ class MseLossBackward0(BackwardNode):
         x, y = s
         reduction, n, sx, sy = self._info
         nf = self.next_functions
-        d = (x - y) * 2
-        if reduction == "mean":
-            d = d * (1.0 / n) if isinstance(d, Tensor) else d * d.dtype.type(1.0 / n)
-        gx = d * g
+        if isinstance(x, Tensor):
+            d = (x - y) * 2
+            if reduction == "mean":
+                d = d * (1.0 / n)
+            gx = d * g
+        else:
+            # the same products as above, done in place on the one fresh temporary
+            gx = x - y
+            gx *= 2
+            if reduction == "mean":
+                gx *= gx.dtype.type(1.0 / n)
+            gx *= g
         ga = sum_to(gx, sx) if nf[0][0] is not None else None
         gb = sum_to(-gx, sy) if nf[1][0] is not None else None
         return ga, gb

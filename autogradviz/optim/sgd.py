@@ -1,7 +1,7 @@
 """``torch.optim.SGD``, with PyTorch's update order (weight decay, momentum buffer, nesterov, maximize)."""
 import numpy as np
 
-from .optimizer import Optimizer, _write
+from .optimizer import Optimizer
 
 __all__ = ["SGD"]
 
@@ -56,5 +56,7 @@ class SGD(Optimizer):
                         g = g + f(momentum) * buf._data
                     else:
                         g = buf._data
-                _write(p, d + f(-lr) * g)
+                step = g * f(-lr)
+                d += step          # in place, as PyTorch's param.add_(grad, alpha=-lr): views see it too
+                p._vc[0] += 1
         return loss
