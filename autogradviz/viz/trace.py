@@ -181,7 +181,8 @@ class Recorder:
     def node_begin(self, node, grads):
         steps = self._cur.steps
         step = Step(len(steps), node)
-        step.grads_in = [g if g is None or type(g) is ndarray else _ref(g) for g in grads]
+        # the engine never changes these lists after the event; with create_graph they hold Tensors
+        step.grads_in = grads if not self._cur.create_graph else [_ref(g) for g in grads]
         if self._retain_buf:
             step.retained = self._retain_buf
             self._retain_buf = []
@@ -193,7 +194,8 @@ class Recorder:
             self._prev_obs.node_begin(node, grads)
 
     def node_end(self, node, grads_out):
-        self._cur.steps[-1].grads_out = [g if g is None or type(g) is ndarray else _ref(g) for g in grads_out]
+        cur = self._cur
+        cur.steps[-1].grads_out = grads_out if not cur.create_graph else [_ref(g) for g in grads_out]
         if self._prev_obs is not None:
             self._prev_obs.node_end(node, grads_out)
 
