@@ -33,6 +33,7 @@ def _check_dtypes(a, b, what="mm"):
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         a, b = s
@@ -57,6 +58,7 @@ def mm(a, b):
 class MvBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "vec")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         a, v = s
@@ -79,6 +81,7 @@ def mv(a, v):
 class DotBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "tensor")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         a, b = s
@@ -101,6 +104,7 @@ def dot(a, b):
 class BmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         a, b = s
@@ -246,6 +250,7 @@ def rmatmul(a, other):
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")
+    _saved_if = (2, 1)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         m1, m2 = s

@@ -182,6 +182,7 @@ def rsub(a, other):
 class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         x, y = s
@@ -230,6 +231,7 @@ def rmul(a, other):
 class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
+    _saved_if = (1, None)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         x, y = s

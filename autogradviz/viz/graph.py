@@ -309,8 +309,14 @@ def _saved_pairs(node):
 
 
 def _freed_slots(node):
+    """The names of the tensors a node had saved, once they are freed. Binary ops save one input only when the other
+    needs a gradient (``_saved_if``: which edge decides each slot), so the names come from the edges."""
     slots = getattr(type(node), "_saved_names", None)
     if slots:
+        cond = getattr(type(node), "_saved_if", None)
+        if cond:
+            nf = node.next_functions
+            return tuple(s for s, c in zip(slots, cond) if c is None or (c < len(nf) and nf[c][0] is not None))
         return tuple(slots)
     if hasattr(node, "_forward_cls"):
         return ("saved_tensors",)
