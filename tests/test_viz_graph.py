@@ -1,4 +1,6 @@
 """The graph model: structure, stable ids, the stepper's mapping, kept/freed states, traces, big graphs."""
+import pytest
+
 import autogradviz as torch
 from autogradviz import viz
 from autogradviz.autograd import Function
@@ -189,3 +191,33 @@ def test_no_grad_root_and_empty():
     m = viz.backward_graph(t)
     assert ("note.no_graph", {"name": "t"}) in m.notes
     assert viz.backward_graph().notes == [("note.empty", {})]
+
+
+@pytest.mark.parametrize("case", ["mul_left", "mul_right", "mul_both", "div_left", "div_right", "mm_left",
+                                  "mm_right", "mv", "addmm"])
+def test_freed_saved_names_are_what_pytorch_saved(case):
+    """After backward, a node lists the saved tensors it freed: exactly those PyTorch saved (``_saved_<name>``)."""
+    real = pytest.importorskip("torch")
+    agv = torch
+    from autogradviz.viz.graph import _freed_slots
+
+    def build(T):
+        a = T.ones(2, 2, requires_grad=case.endswith(("left", "both")) or case in ("mv", "addmm"))
+        b = T.ones(2, 2, requires_grad=case.endswith(("right", "both")))
+        if case.startswith("mul"):
+            return a * b
+        if case.startswith("div"):
+            return a / (b + 1) if case == "div_right" else a / b
+        if case.startswith("mm"):
+            return a @ b
+        if case == "mv":
+            return a @ T.ones(2)
+        return T.nn.functional.linear(b, a, T.ones(2, requires_grad=True))
+
+    y = build(real)
+    fn = y.grad_fn
+    names = type(build(agv).grad_fn)._saved_names
+    expected = tuple(n for n in names if getattr(fn, f"_saved_{n}", None) is not None)
+    ours = build(agv)
+    ours.sum().backward()
+    assert _freed_slots(ours.grad_fn) == expected
