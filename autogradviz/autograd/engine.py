@@ -103,14 +103,11 @@ def _from_tensor(g, create_graph):
     return g._data if isinstance(g, Tensor) else g
 
 
-def _owned(g, extra):
-    """True if nothing but the engine refers to array ``g`` (so it may become a leaf's .grad uncopied)."""
-    return type(g) is ndarray and g.base is None and g.flags.writeable and _getrefcount(g) <= extra
-
-
-def _store_grad(var, g, create_graph, owned):
-    """AccumulateGrad: add ``g`` into ``var.grad`` (in place when not building a graph, as PyTorch)."""
+def _store_grad(var, g, create_graph):
+    """AccumulateGrad's general path: add ``g`` into ``var.grad`` (in place when not building a graph, as
+    PyTorch). The engine loop handles the common cases (taking an unshared array, in-place add) itself."""
     cur = var._grad
+    owned = False  # True once g is a copy made here
     if create_graph:
         if not isinstance(g, Tensor):
             g = _wrap(g)
@@ -126,7 +123,6 @@ def _store_grad(var, g, create_graph, owned):
         return
     if type(g) is not ndarray:
         g = np.asarray(g)
-        owned = False
     if g.dtype != var._data.dtype:
         g = g.astype(var._data.dtype)
         owned = True
@@ -262,7 +258,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
                     cur = var._grad
                     if create_graph or type(g) is not ndarray:
-                        _store_grad(var, g, create_graph, False)
+                        _store_grad(var, g, create_graph)
                     elif cur is None:
                         base = g.base
                         if (_getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
@@ -271,13 +267,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                                                       and _getrefcount(base) <= 3))):
                             var._grad = _wrap(g)
                         else:
-                            _store_grad(var, g, create_graph, False)
+                            _store_grad(var, g, create_graph)
                     elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
                           and g.shape == cur._data.shape):
                         cur._data += g   # accumulate in place, as PyTorch does outside grad mode
                         cur._vc[0] += 1
                     else:
-                        _store_grad(var, g, create_graph, False)
+                        _store_grad(var, g, create_graph)
                     if obs is not None:
                         obs.accumulate(node, var, g)
                 if x is not None and x.hooks:
@@ -312,7 +308,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     for nr, k in captures[node]:
                         t = inputs[k]
                         if buf[nr] is not None:
-                            _store_grad(t, buf[nr], create_graph, False)
+                            _store_grad(t, buf[nr], create_graph)
 
             if obs is not None:
                 obs.node_begin(node, buf)

@@ -234,9 +234,6 @@ class Function(metaclass=_FunctionMeta):
                            ctx if is_diff else None)
         return outs[0] if single else outs
 
-    def _saved_list(self):
-        return None
-
 
 def once_differentiable(fn):
     def wrapper(ctx, *args):
