@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import autogradviz as A
-from autogradviz.autograd.graph import RELEASED
+from autogradviz.autograd.graph import RELEASED, AccumulateGrad
 
 torch = pytest.importorskip("torch")
 
@@ -96,8 +96,12 @@ def check_op(f, arrs, torch_f=None, rtol=1e-5, atol=1e-6):
     for a, o, t in zip(arrs, originals, ins):
         np.testing.assert_array_equal(a, o)
         np.testing.assert_array_equal(t._data, o)
-    # graph released
+    # every edge points to an older node (the engine's newest-first order relies on it)
     nodes = _walk(out.grad_fn)
+    for n in nodes:
+        for c, _ in n.next_functions:
+            assert c is None or type(c) is AccumulateGrad or c._seq < n._seq, (n.name(), c.name())
+    # graph released
     held = [n.name() for n in nodes if n._saved is not RELEASED and n._saved != ()]
     assert held == [], f"nodes still holding saved tensors after backward: {held}"
     if any(n._saved is RELEASED for n in nodes):

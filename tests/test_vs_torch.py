@@ -59,6 +59,10 @@ def graph(node):
         for nxt, _ in reversed(n.next_functions):
             if nxt is not None and nxt not in ids:
                 stack.append(nxt)
+            if nxt is not None and hasattr(n, "_seq") and nxt.name() != "torch::autograd::AccumulateGrad":
+                # the engine runs nodes newest first; that is PyTorch's ready-queue order only because every edge
+                # points to an older node
+                assert nxt._seq < n._seq, f"{n.name()} points to the newer {nxt.name()}"
     out = []
     for n in order:
         extra = None

@@ -12,7 +12,7 @@ themselves recorded and can be differentiated again).
 An observer (``set_observer``) gets an event at every step. None is attached by default, and then nothing is
 spent on events.
 """
-from heapq import heappop, heappush
+from operator import attrgetter
 import sys
 
 import numpy as np
@@ -55,6 +55,7 @@ def _shape_str(shape):
 
 
 _ONES = {}
+_SEQ = attrgetter("_seq")
 _NONES = [(None,) * k for k in range(8)]
 
 
@@ -169,28 +170,37 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         import warnings
         warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=3)
 
-    # -- dependencies: how many edges point at each node ---------------------------------------------------
+    # -- the reachable graph: how many edges point at each node; the nodes to run, in order ------------------
+    # PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready node. Every
+    # edge points from a node to an older one (inputs exist before the op that uses them), so once a node is the
+    # newest one not yet run, all edges into it have delivered: the queue's order is simply newest first. Only
+    # AccumulateGrad (sequence number infinity) is scheduled by counting: it runs as soon as its last edge
+    # delivers, before the next node, in the order the edges delivered.
     deps = {}
+    order = []
     stack = []
     for node, _ in roots:
         if node not in deps:
             deps[node] = 0
-            stack.append(node)
+            if type(node) is not AccumulateGrad:
+                stack.append(node)
+                order.append(node)
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
-            if nxt is None:
-                continue
-            d = deps.get(nxt)
-            if d is None:
-                deps[nxt] = 1
-                stack.append(nxt)
-            else:
-                deps[nxt] = d + 1
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                d = deps.get(nxt)
+                if d is None:
+                    deps[nxt] = 1
+                    if type(nxt) is not AccumulateGrad:  # an accumulator has no edges of its own
+                        stack.append(nxt)
+                        order.append(nxt)
+                else:
+                    deps[nxt] = d + 1
+    order.sort(key=_SEQ, reverse=True)
 
     # -- which nodes to run, when only some inputs are wanted ----------------------------------------------
     captures = None      # node -> list of (output_nr, input index)
-    run = None           # node -> bool (None = run everything)
+    run = None           # the nodes to run (None = all)
     captured = None
     if inputs is not None:
         captures = {}
@@ -207,9 +217,56 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             captures.setdefault(key, []).append((nr, k))
         run = _needed(roots, deps, captures)
 
-    buffers = {}
-    heap = []
-    counter = 0
+    def acc(node, buf):
+        """Run AccumulateGrad ``node`` on its pending-grad list ``buf`` (or None when nothing arrived)."""
+        g = None if buf is None else buf.pop()  # empties the list: then ``g`` is referenced only here
+        x = node._x
+        var = node.variable
+        if g is not None and var._hooks:
+            before = g
+            g = _run_tensor_prehooks(var._hooks, g, create_graph)
+            if obs is not None:
+                obs.hook(node, 0, before, g)
+        if x is not None and x.prehooks:
+            g = _run_prehooks(x.prehooks, [g], create_graph)[0]
+        if obs is not None:
+            obs.node_begin(node, [g])
+        if captures is not None and node in captures:
+            for nr, k in captures[node]:
+                captured[k] = g
+            if not accumulate_grad:
+                if obs is not None:
+                    obs.node_end(node, [])
+                return
+        if g is not None:
+            # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
+            cur = var._grad
+            if create_graph or type(g) is not ndarray:
+                _store_grad(var, g, create_graph)
+            elif cur is None:
+                base = g.base
+                if (_getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
+                        and g.flags.writeable and g.flags.c_contiguous
+                        and (base is None or (type(base) is ndarray and base.base is None
+                                              and _getrefcount(base) <= 3))):
+                    var._grad = _wrap(g)
+                else:
+                    _store_grad(var, g, create_graph)
+            elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
+                  and g.shape == cur._data.shape):
+                cur._data += g   # accumulate in place, as PyTorch does outside grad mode
+                cur._vc[0] += 1
+            else:
+                _store_grad(var, g, create_graph)
+            if obs is not None:
+                obs.accumulate(node, var, g)
+        if x is not None and x.hooks:
+            for h in list(x.hooks):
+                h((), (_to_tensor(g),))
+        if obs is not None:
+            obs.node_end(node, [])
+
+    buffers = {}  # node -> its pending grads, one slot per output; popped when the node runs
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
     for (node, nr), g in zip(roots, root_grads):
@@ -218,100 +275,40 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             buf = buffers[node] = [None] * node._nout
         if g is not None:
             buf[nr] = g if buf[nr] is None else buf[nr] + g
+    ready = []  # (accumulator, its pending-grad list): leaves that are roots run first
     for node, _ in roots:
-        if deps[node] == 0 and (run is None or node in run):
-            deps[node] = -1  # pushed
-            heappush(heap, (-node._seq, counter, node))
-            counter += 1
+        if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
+            deps[node] = -1
+            ready.append((node, buffers.pop(node)))
+    slow = obs is not None or captures is not None  # per-node work beyond running the formula
 
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
     release = not retain_graph
     gi = old = b = None
     try:
-        while heap:
-            node = heappop(heap)[2]
-            buf = buffers.pop(node)
+        for node, b in ready:
+            acc(node, b)
+        ready = None
+        for node in order:
+            if run is not None and node not in run:
+                continue
+            buf = buffers.pop(node, None)
+            if buf is None:
+                buf = [None] * node._nout
             x = node._x
-
-            if type(node) is AccumulateGrad:
-                g = buf[0]
-                del buf
-                var = node.variable
-                if g is not None and var._hooks:
-                    before = g
-                    g = _run_tensor_prehooks(var._hooks, g, create_graph)
-                    if obs is not None:
-                        obs.hook(node, 0, before, g)
-                if x is not None and x.prehooks:
-                    g = _run_prehooks(x.prehooks, [g], create_graph)[0]
-                if obs is not None:
-                    obs.node_begin(node, [g])
+            if x is not None:
+                buf = _before_node(node, x, buf, create_graph, obs)
+            if slow:
                 if captures is not None and node in captures:
                     for nr, k in captures[node]:
-                        captured[k] = g
-                    if not accumulate_grad:
-                        if obs is not None:
-                            obs.node_end(node, [])
-                        continue
-                if g is not None:
-                    # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
-                    cur = var._grad
-                    if create_graph or type(g) is not ndarray:
-                        _store_grad(var, g, create_graph)
-                    elif cur is None:
-                        base = g.base
-                        if (_getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
-                                and g.flags.writeable and g.flags.c_contiguous
-                                and (base is None or (type(base) is ndarray and base.base is None
-                                                      and _getrefcount(base) <= 3))):
-                            var._grad = _wrap(g)
-                        else:
-                            _store_grad(var, g, create_graph)
-                    elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
-                          and g.shape == cur._data.shape):
-                        cur._data += g   # accumulate in place, as PyTorch does outside grad mode
-                        cur._vc[0] += 1
-                    else:
-                        _store_grad(var, g, create_graph)
-                    if obs is not None:
-                        obs.accumulate(node, var, g)
-                if x is not None and x.hooks:
-                    for h in list(x.hooks):
-                        h((), (_to_tensor(g),))
+                        captured[k] = buf[nr]
+                    if accumulate_grad:
+                        for nr, k in captures[node]:
+                            if buf[nr] is not None:
+                                _store_grad(inputs[k], buf[nr], create_graph)
                 if obs is not None:
-                    obs.node_end(node, [])
-                continue
-
-            # tensor hooks (register_hook on a non-leaf), then retain_grad, then node pre-hooks
-            if x is not None:
-                if x.tensor_prehooks:
-                    for nr, hooks in sorted(x.tensor_prehooks.items()):
-                        if buf[nr] is not None and hooks:
-                            before = buf[nr]
-                            buf[nr] = _run_tensor_prehooks(hooks, before, create_graph)
-                            if obs is not None:
-                                obs.hook(node, nr, before, buf[nr])
-                if x.retain:
-                    for nr, ref in sorted(x.retain.items()):
-                        t = ref()
-                        if t is not None and buf[nr] is not None:
-                            _retain(t, buf[nr], create_graph)
-                            if obs is not None:
-                                obs.retain(node, t, buf[nr])
-                if x.prehooks:
-                    buf = _run_prehooks(x.prehooks, buf, create_graph)
-            if captures is not None and node in captures:
-                for nr, k in captures[node]:
-                    captured[k] = buf[nr]
-                if accumulate_grad:
-                    for nr, k in captures[node]:
-                        t = inputs[k]
-                        if buf[nr] is not None:
-                            _store_grad(t, buf[nr], create_graph)
-
-            if obs is not None:
-                obs.node_begin(node, buf)
+                    obs.node_begin(node, buf)
             nxts = node.next_functions
             if len(buf) == 1:
                 g = buf[0]
@@ -324,19 +321,27 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 outs = None  # nothing arrived, or only captured and nothing below it is wanted
             else:
                 saved = node._saved
-                if saved or saved is RELEASED:  # RELEASED is falsy: test it explicitly (second-backward error)
-                    if saved is RELEASED or create_graph:
-                        saved = node._unpack(create_graph)
+                if saved:
+                    if create_graph:
+                        saved = node._unpack(True)
+                    elif len(saved) == 2:
+                        (t, version), (b, old) = saved
+                        if (t is not None and t._vc[0] != version) or (b is not None and b._vc[0] != old):
+                            node._unpack(False)  # raises the in-place error
+                        saved = (None if t is None else t._data, None if b is None else b._data)
                     else:
                         unpacked = []
                         for t, version in saved:
                             if t is None:
                                 unpacked.append(None)
                             elif t._vc[0] != version:
-                                saved = node._unpack(False)  # raises the in-place error
+                                node._unpack(False)  # raises the in-place error
                             else:
                                 unpacked.append(t._data)
                         saved = unpacked
+                    t = b = old = None
+                elif saved is RELEASED:  # RELEASED is falsy
+                    saved = node._unpack(create_graph)  # the second-backward error (a Function checks later)
                 outs = node.backward(g, saved)
                 if x is not None and x.hooks:
                     outs = _run_posthooks(x.hooks, outs, [g] if not isinstance(g, list) else g, create_graph)
@@ -350,19 +355,39 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if outs is None:
                 outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
             for (nxt, nr), gi in zip(nxts, outs):
-                if nxt is not None and (run is None or nxt in run):
+                if nxt is None or run is not None and nxt not in run:
+                    continue
+                if type(nxt) is AccumulateGrad:
+                    d = deps[nxt]
+                    if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
+                        b = buffers.pop(nxt, None)
+                        if b is None:
+                            b = [gi]
+                        elif gi is not None:
+                            old = b[0]
+                            b[0] = gi if old is None else old + gi
+                        if ready is None:
+                            ready = [(nxt, b)]
+                        else:
+                            ready.append((nxt, b))
+                        continue
+                    deps[nxt] = d - 1
+                if gi is not None:
                     b = buffers.get(nxt)
                     if b is None:
-                        b = buffers[nxt] = [None] * nxt._nout
-                    if gi is not None:
+                        if nr == 0 and nxt._nout == 1:
+                            buffers[nxt] = [gi]
+                        else:
+                            b = buffers[nxt] = [None] * nxt._nout
+                            b[nr] = gi
+                    else:
                         old = b[nr]
                         b[nr] = gi if old is None else old + gi
-                    d = deps[nxt] - 1
-                    deps[nxt] = d
-                    if d == 0:
-                        heappush(heap, (-nxt._seq, counter, nxt))
-                        counter += 1
             outs = gi = old = b = None  # hold no grad here: an unshared grad can then be stolen by its leaf
+            if ready is not None:
+                for nxt, b in ready:
+                    acc(nxt, b)
+                ready = b = None
     finally:
         _GM.enabled = prev_mode
         if obs is not None:
@@ -385,6 +410,27 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
         return tuple(result)
     return None
+
+
+def _before_node(node, x, buf, create_graph, obs):
+    """Tensor hooks (register_hook on a non-leaf), then retain_grad, then node pre-hooks: PyTorch's order."""
+    if x.tensor_prehooks:
+        for nr, hooks in sorted(x.tensor_prehooks.items()):
+            if buf[nr] is not None and hooks:
+                before = buf[nr]
+                buf[nr] = _run_tensor_prehooks(hooks, before, create_graph)
+                if obs is not None:
+                    obs.hook(node, nr, before, buf[nr])
+    if x.retain:
+        for nr, ref in sorted(x.retain.items()):
+            t = ref()
+            if t is not None and buf[nr] is not None:
+                _retain(t, buf[nr], create_graph)
+                if obs is not None:
+                    obs.retain(node, t, buf[nr])
+    if x.prehooks:
+        buf = _run_prehooks(x.prehooks, buf, create_graph)
+    return buf
 
 
 def _needed(roots, deps, captures):

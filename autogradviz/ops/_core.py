@@ -112,7 +112,13 @@ def is_tensor_mode(g):
 def sum_to(g, shape):
     """Sum a gradient back to ``shape`` (undo broadcasting). Works on numpy arrays and Tensors."""
     gshape = g.shape
-    if gshape == shape or tuple(gshape) == tuple(shape):
+    if gshape == shape:
+        return g
+    if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything into a 0-d array
+        out = np.empty((), g.dtype)
+        np.add.reduce(g, axis=None, out=out)
+        return out
+    if tuple(gshape) == tuple(shape):
         return g
     lead = len(gshape) - len(shape)
     if isinstance(g, Tensor):
