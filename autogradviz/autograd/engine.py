@@ -60,6 +60,11 @@ _NONES = [(None,) * k for k in range(8)]
 
 
 def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
+    if len(outputs) == 1 and grad_outputs[0] is None and not create_graph:  # loss.backward()
+        d = outputs[0]._data
+        one = _ONES.get(d.dtype) if d.ndim == 0 and outputs[0]._requires_grad else None
+        if one is not None:
+            return [one.copy()]
     grads = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None and t._requires_grad and t._data.ndim == 0 and t._data.dtype.kind == "f":
@@ -254,7 +259,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     _store_grad(var, g, create_graph)
             elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
                   and g.shape == cur._data.shape):
-                cur._data += g   # accumulate in place, as PyTorch does outside grad mode
+                # accumulate in place, as PyTorch does outside grad mode (a 0-d grad through its scalar: the same
+                # rounding, without a ufunc call)
+                cd = cur._data
+                if cd.ndim:
+                    cd += g
+                else:
+                    cd[()] = cd[()] + g[()]
                 cur._vc[0] += 1
             else:
                 _store_grad(var, g, create_graph)

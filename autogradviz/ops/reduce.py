@@ -74,8 +74,7 @@ class MeanBackward0(BackwardNode):
         if isinstance(g, Tensor):
             return (_expand_back(g / n, shape, (), True),)
         r = np.empty(shape, dtype=g.dtype)
-        r.fill(g)
-        r /= n
+        r.fill(g[()] / n)  # a float32 scalar divided by n in float32, as PyTorch's grad / numel
         return (r,)
 
 
