@@ -183,22 +183,21 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     # delivers, before the next node, in the order the edges delivered.
     deps = {}
     order = []
-    stack = []
     for node, _ in roots:
         if node not in deps:
             deps[node] = 0
             if type(node) is not AccumulateGrad:
-                stack.append(node)
                 order.append(node)
-    while stack:
-        for nxt, _ in stack.pop().next_functions:
+    deps_get = deps.get
+    add = order.append
+    for node in order:  # a breadth-first walk: the list grows while it is read
+        for nxt, _ in node.next_functions:
             if nxt is not None:
-                d = deps.get(nxt)
+                d = deps_get(nxt)
                 if d is None:
                     deps[nxt] = 1
                     if type(nxt) is not AccumulateGrad:  # an accumulator has no edges of its own
-                        stack.append(nxt)
-                        order.append(nxt)
+                        add(nxt)
                 else:
                     deps[nxt] = d + 1
     order.sort(key=_SEQ, reverse=True)
@@ -277,21 +276,45 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         if obs is not None:
             obs.node_end(node, [])
 
-    buffers = {}  # node -> its pending grads, one slot per output; popped when the node runs
+    # node -> its pending grad (a node with several outputs: a list, one slot per output); popped when it runs
+    buffers = {}
+    bget = buffers.get
+    bpop = buffers.pop
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
     for (node, nr), g in zip(roots, root_grads):
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._nout
-        if g is not None:
+        if g is None:
+            continue
+        if node._nout == 1:
+            old = bget(node)
+            buffers[node] = g if old is None else old + g
+        else:
+            buf = bget(node)
+            if buf is None:
+                buf = buffers[node] = [None] * node._nout
             buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = []  # (accumulator, its pending-grad list): leaves that are roots run first
+    ready = []  # (accumulator, [its grad]): leaves that are roots run first
     for node, _ in roots:
         if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
             deps[node] = -1
-            ready.append((node, buffers.pop(node)))
+            ready.append((node, [bpop(node, None)]))
+    g = old = buf = None
     slow = obs is not None or captures is not None  # per-node work beyond running the formula
+
+    def pre(node, x, buf):
+        """What runs before a node's formula besides it: hooks, retain_grad, captures, the observer."""
+        if x is not None:
+            buf = _before_node(node, x, buf, create_graph, obs)
+        if captures is not None and node in captures:
+            for nr, k in captures[node]:
+                captured[k] = buf[nr]
+            if accumulate_grad:
+                for nr, k in captures[node]:
+                    if buf[nr] is not None:
+                        _store_grad(inputs[k], buf[nr], create_graph)
+        if obs is not None:
+            obs.node_begin(node, buf)
+        return buf
 
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
@@ -304,30 +327,22 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for node in order:
             if run is not None and node not in run:
                 continue
-            buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * node._nout
             x = node._x
-            if x is not None:
-                buf = _before_node(node, x, buf, create_graph, obs)
-            if slow:
-                if captures is not None and node in captures:
-                    for nr, k in captures[node]:
-                        captured[k] = buf[nr]
-                    if accumulate_grad:
-                        for nr, k in captures[node]:
-                            if buf[nr] is not None:
-                                _store_grad(inputs[k], buf[nr], create_graph)
-                if obs is not None:
-                    obs.node_begin(node, buf)
-            nxts = node.next_functions
-            if len(buf) == 1:
-                g = buf[0]
+            if node._nout == 1:
+                g = bpop(node, None)
+                if x is not None or slow:
+                    g = pre(node, x, [g])[0]
                 missing = g is None
             else:
+                buf = bpop(node, None)
+                if buf is None:
+                    buf = [None] * node._nout
+                if x is not None or slow:
+                    buf = pre(node, x, buf)
                 missing = all(b is None for b in buf)
                 g = None if missing else node._fill_missing(buf, create_graph)
-            del buf
+                buf = None
+            nxts = node.next_functions
             if missing or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
                 outs = None  # nothing arrived, or only captured and nothing below it is wanted
             else:
@@ -371,12 +386,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if type(nxt) is AccumulateGrad:
                     d = deps[nxt]
                     if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
-                        b = buffers.pop(nxt, None)
-                        if b is None:
-                            b = [gi]
-                        elif gi is not None:
-                            old = b[0]
-                            b[0] = gi if old is None else old + gi
+                        old = bpop(nxt, None)
+                        b = [gi if old is None else old if gi is None else old + gi]
                         if ready is None:
                             ready = [(nxt, b)]
                         else:
@@ -384,14 +395,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         continue
                     deps[nxt] = d - 1
                 if gi is not None:
-                    b = buffers.get(nxt)
-                    if b is None:
-                        if nr == 0 and nxt._nout == 1:
-                            buffers[nxt] = [gi]
-                        else:
-                            b = buffers[nxt] = [None] * nxt._nout
-                            b[nr] = gi
+                    if nxt._nout == 1:
+                        old = bget(nxt)
+                        buffers[nxt] = gi if old is None else old + gi
                     else:
+                        b = bget(nxt)
+                        if b is None:
+                            b = buffers[nxt] = [None] * nxt._nout
                         old = b[nr]
                         b[nr] = gi if old is None else old + gi
             outs = gi = old = b = None  # hold no grad here: an unshared grad can then be stolen by its leaf
