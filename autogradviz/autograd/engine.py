@@ -166,9 +166,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
     grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there."""
     obs = _OBS[0]
-    roots = []
-    for i, t in enumerate(outputs):
-        roots.append(_root_edge(t, i))
+    if len(outputs) == 1 and outputs[0].grad_fn is not None:  # loss.backward()
+        roots = [(outputs[0].grad_fn, outputs[0]._output_nr)]
+    else:
+        roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
     if create_graph and accumulate_grad and not _CYCLE_WARNED[0]:
         _CYCLE_WARNED[0] = True  # PyTorch warns once per process (TORCH_WARN_ONCE)
@@ -183,10 +184,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     # delivers, before the next node, in the order the edges delivered.
     deps = {}
     order = []
+    leaf_root = False
     for node, _ in roots:
         if node not in deps:
             deps[node] = 0
-            if type(node) is not AccumulateGrad:
+            if type(node) is AccumulateGrad:
+                leaf_root = True
+            else:
                 order.append(node)
     deps_get = deps.get
     add = order.append
@@ -293,37 +297,25 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if buf is None:
                 buf = buffers[node] = [None] * node._nout
             buf[nr] = g if buf[nr] is None else buf[nr] + g
-    ready = []  # (accumulator, [its grad]): leaves that are roots run first
-    for node, _ in roots:
-        if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
-            deps[node] = -1
-            ready.append((node, [bpop(node, None)]))
+    ready = None  # (accumulator, [its grad]): leaves that are roots run first
+    if leaf_root:
+        ready = []
+        for node, _ in roots:
+            if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
+                deps[node] = -1
+                ready.append((node, [bpop(node, None)]))
     g = old = buf = None
     slow = obs is not None or captures is not None  # per-node work beyond running the formula
-
-    def pre(node, x, buf):
-        """What runs before a node's formula besides it: hooks, retain_grad, captures, the observer."""
-        if x is not None:
-            buf = _before_node(node, x, buf, create_graph, obs)
-        if captures is not None and node in captures:
-            for nr, k in captures[node]:
-                captured[k] = buf[nr]
-            if accumulate_grad:
-                for nr, k in captures[node]:
-                    if buf[nr] is not None:
-                        _store_grad(inputs[k], buf[nr], create_graph)
-        if obs is not None:
-            obs.node_begin(node, buf)
-        return buf
 
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
     release = not retain_graph
     gi = old = b = None
     try:
-        for node, b in ready:
-            acc(node, b)
-        ready = None
+        if ready is not None:
+            for node, b in ready:
+                acc(node, b)
+            ready = b = None
         for node in order:
             if run is not None and node not in run:
                 continue
@@ -331,14 +323,14 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if node._nout == 1:
                 g = bpop(node, None)
                 if x is not None or slow:
-                    g = pre(node, x, [g])[0]
+                    g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
                 missing = g is None
             else:
                 buf = bpop(node, None)
                 if buf is None:
                     buf = [None] * node._nout
                 if x is not None or slow:
-                    buf = pre(node, x, buf)
+                    buf = _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, inputs)
                 missing = all(b is None for b in buf)
                 g = None if missing else node._fill_missing(buf, create_graph)
                 buf = None
@@ -431,6 +423,22 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
         return tuple(result)
     return None
+
+
+def _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, inputs):
+    """What runs before a node's formula besides it: hooks, retain_grad, captures, the observer."""
+    if x is not None:
+        buf = _before_node(node, x, buf, create_graph, obs)
+    if captures is not None and node in captures:
+        for nr, k in captures[node]:
+            captured[k] = buf[nr]
+        if accumulate_grad:
+            for nr, k in captures[node]:
+                if buf[nr] is not None:
+                    _store_grad(inputs[k], buf[nr], create_graph)
+    if obs is not None:
+        obs.node_begin(node, buf)
+    return buf
 
 
 def _before_node(node, x, buf, create_graph, obs):

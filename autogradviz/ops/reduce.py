@@ -87,10 +87,18 @@ class MeanBackward1(BackwardNode):
         return (_expand_back(g / n, shape, dims, keepdim),)
 
 
+_add_reduce = np.add.reduce
+_F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
+    d = a._data
+    dt = d.dtype
+    if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
+        # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
+        return make(_add_reduce(d, None) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     if axis is not None:
         dim = axis
-    d = a._data
     if dtype is not None:
         d = d.astype(_dtype.to_dtype(dtype).np)
     if d.dtype.kind != "f":
