@@ -322,8 +322,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             x = node._x
             if node._nout == 1:
                 g = bpop(node, None)
-                if x is not None or slow:
+                if x is not None or captures is not None:
                     g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
+                elif obs is not None:
+                    obs.node_begin(node, [g])
                 missing = g is None
             else:
                 buf = bpop(node, None)

@@ -10,6 +10,10 @@ The engine knows nothing about this module: the Recorder attaches to the engine'
 (``autograd.engine.set_observer``) and to the ops' forward hook (``ops._core.FWD``) and detaches on exit.
 The engine never changes a grad array in place once it has passed it on, so a step keeps references to the
 grads it saw; only a leaf's running ``.grad`` total (which the engine accumulates in place) is copied.
+
+Recording is an append to a log: each engine event becomes one tuple. A run's ``steps`` are built from the log
+when they are first read (and extended if more events came in since), so an attached recorder costs the engine
+little.
 """
 import numpy as np
 
@@ -19,6 +23,7 @@ from ..autograd.graph import AccumulateGrad
 from ..ops import _core
 
 ndarray = np.ndarray
+_new = object.__new__
 
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
 
@@ -102,17 +107,67 @@ class Step:
         return f"Step({self.index}, {self.name})"
 
 
+# kinds of logged events (the first item of each log tuple)
+_BEGIN, _END, _ACC, _RETAIN, _HOOK, _RELEASE = range(6)
+_RELEASE_EVENT = (_RELEASE,)
+
+
 class BackwardRun:
     """A whole backward pass: its roots, settings and steps."""
 
     def __init__(self, index, outputs, grads, retain_graph, create_graph):
         self.index = index
-        self.outputs = outputs
+        self.outputs = list(outputs)
         self.root_grads = [_snap(g) for g in grads]
         self.retain_graph = retain_graph
         self.create_graph = create_graph
-        self.steps = []
         self.finished = False
+        self._log = []        # the engine's events as they came, one tuple each
+        self._steps = []
+        self._done = 0        # how many log entries the steps include
+        self._retained = []   # retain/hook events waiting for the step of their node (it begins after them)
+        self._hooks = []
+
+    @property
+    def steps(self):
+        """One Step per executed node, in the engine's order."""
+        if self._done < len(self._log):
+            self._replay()
+        return self._steps
+
+    def _replay(self):
+        log, steps = self._log, self._steps
+        end = len(log)
+        for k in range(self._done, end):
+            ev = log[k]
+            kind = ev[0]
+            if kind == _BEGIN:
+                step = _new(Step)
+                step.index = len(steps)
+                step.node = ev[1]
+                step.grads_in = ev[2]
+                if self._retained:
+                    step.retained = self._retained
+                    self._retained = []
+                if self._hooks:
+                    step.hooks = self._hooks
+                    self._hooks = []
+                steps.append(step)
+            elif kind == _END:
+                steps[-1].grads_out = ev[1]
+            elif kind == _ACC:
+                step = steps[-1]
+                if step.accumulated:
+                    step.accumulated.append(ev[1:])
+                else:
+                    step.accumulated = [ev[1:]]
+            elif kind == _RETAIN:
+                self._retained.append(ev[1:])
+            elif kind == _HOOK:
+                self._hooks.append(ev[1:])
+            else:
+                steps[-1].released = True
+        self._done = end
 
     @property
     def order(self):
@@ -133,9 +188,9 @@ class Recorder:
         self._prev_obs = None
         self._prev_fwd = None
         self._cur = None
+        self._log = None      # the current run's log.append
+        self._tensors = False  # the current run passes grads as Tensors (create_graph)
         self._active = False
-        self._retain_buf = []
-        self._hook_buf = []
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -167,62 +222,56 @@ class Recorder:
     # -- forward ---------------------------------------------------------------------------------------------
     def _on_op(self, name, inputs, out, node):
         ops = self.ops
-        ops.append(ForwardOp(len(ops), name, inputs, out, node))
+        op = _new(ForwardOp)  # ForwardOp(len(ops), name, inputs, out, node) without a Python __init__ frame
+        op.index = len(ops)
+        op.name = name
+        op.inputs = inputs
+        op.output = out
+        op.node = node
+        ops.append(op)
         if self._prev_fwd is not None:
             self._prev_fwd(name, inputs, out, node)
 
-    # -- engine observer interface ---------------------------------------------------------------------------
+    # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
     def backward_begin(self, outputs, grads, retain_graph, create_graph):
-        self._cur = BackwardRun(len(self.backwards), list(outputs), grads, retain_graph, create_graph)
+        self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph)
         self.backwards.append(self._cur)
+        self._log = self._cur._log.append
+        self._tensors = create_graph
         if self._prev_obs is not None:
             self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph)
 
     def node_begin(self, node, grads):
-        steps = self._cur.steps
-        step = Step(len(steps), node)
         # the engine never changes these lists after the event; with create_graph they hold Tensors
-        step.grads_in = grads if not self._cur.create_graph else [_ref(g) for g in grads]
-        if self._retain_buf:
-            step.retained = self._retain_buf
-            self._retain_buf = []
-        if self._hook_buf:
-            step.hooks = self._hook_buf
-            self._hook_buf = []
-        steps.append(step)
+        self._log((_BEGIN, node, grads if not self._tensors else [_ref(g) for g in grads]))
         if self._prev_obs is not None:
             self._prev_obs.node_begin(node, grads)
 
     def node_end(self, node, grads_out):
-        cur = self._cur
-        cur.steps[-1].grads_out = grads_out if not cur.create_graph else [_ref(g) for g in grads_out]
+        self._log((_END, grads_out if not self._tensors else [_ref(g) for g in grads_out]))
         if self._prev_obs is not None:
             self._prev_obs.node_end(node, grads_out)
 
     def accumulate(self, node, tensor, grad):
-        step = self._cur.steps[-1]
         total = tensor._grad
-        entry = (tensor, _ref(grad), None if total is None else total._data.copy())
-        if step.accumulated:
-            step.accumulated.append(entry)
-        else:
-            step.accumulated = [entry]
+        self._log((_ACC, tensor, grad if type(grad) is ndarray else _ref(grad),
+                   None if total is None else total._data.copy()))
         if self._prev_obs is not None:
             self._prev_obs.accumulate(node, tensor, grad)
 
     def retain(self, node, tensor, grad):
-        # retain_grad runs before the node starts, so its step does not exist yet: node_begin attaches it
-        self._retain_buf.append((tensor, _ref(grad)))
+        # retain_grad runs before the node starts: the step built from the next begin event gets it
+        self._log((_RETAIN, tensor, _ref(grad)))
         if self._prev_obs is not None:
             self._prev_obs.retain(node, tensor, grad)
 
     def hook(self, node, output_nr, before, after):
-        self._hook_buf.append((output_nr, _snap(before), _snap(after)))
+        self._log((_HOOK, output_nr, _snap(before), _snap(after)))
         if self._prev_obs is not None:
             self._prev_obs.hook(node, output_nr, before, after)
 
     def release(self, node):
-        self._cur.steps[-1].released = True
+        self._log(_RELEASE_EVENT)
         if self._prev_obs is not None:
             self._prev_obs.release(node)
 
