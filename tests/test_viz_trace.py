@@ -1,0 +1,169 @@
+"""viz.trace: the Recorder logs engine events as they come and builds steps from the log when they are read.
+Checked against the engine's own observer stream and against PyTorch's execution order."""
+import numpy as np
+import pytest
+
+import autogradviz as agv
+from autogradviz import viz
+from autogradviz.autograd import engine
+
+
+def seed(lib, retain=False):
+    x = lib.ones([2, 2])
+    w1 = lib.tensor(2.0, requires_grad=True)
+    w2 = lib.tensor(3.0, requires_grad=True)
+    w3 = lib.tensor(4.0, requires_grad=True)
+    l1 = x * w1
+    l2 = l1 + w2
+    l3 = l1 * w3
+    l4 = l2 * l3
+    if retain:
+        l1.retain_grad()
+        l4.retain_grad()
+    return l4.mean(), (w1, w2, w3), (l1, l4)
+
+
+class Events:
+    """A plain observer: every event with what it carried, in order."""
+
+    def __init__(self):
+        self.ev = []
+
+    def backward_begin(self, outputs, grads, retain_graph, create_graph):
+        self.ev.append(("begin_run",))
+
+    def node_begin(self, node, grads):
+        self.ev.append(("node", node, [None if g is None else np.array(g) for g in grads]))
+
+    def node_end(self, node, grads):
+        self.ev.append(("end", node, [None if g is None else np.array(g) for g in grads]))
+
+    def accumulate(self, node, tensor, grad):
+        self.ev.append(("acc", tensor, np.array(grad), tensor.grad._data.copy()))
+
+    def retain(self, node, tensor, grad):
+        self.ev.append(("retain", tensor, np.array(grad)))
+
+    def hook(self, node, nr, before, after):
+        self.ev.append(("hook", nr))
+
+    def release(self, node):
+        self.ev.append(("release", node))
+
+    def backward_end(self):
+        self.ev.append(("end_run",))
+
+
+def steps_from_events(ev):
+    """What the steps must say, rebuilt independently from the plain observer's stream."""
+    steps, pending = [], []
+    for e in ev:
+        if e[0] == "node":
+            steps.append(dict(node=e[1], grads_in=e[2], grads_out=None, acc=[], retained=pending, released=False))
+            pending = []
+        elif e[0] == "end":
+            steps[-1]["grads_out"] = e[2]
+        elif e[0] == "acc":
+            steps[-1]["acc"].append((e[1], e[2], e[3]))
+        elif e[0] == "retain":
+            pending.append((e[1], e[2]))
+        elif e[0] == "release":
+            steps[-1]["released"] = True
+    return steps
+
+
+def same(a, b):
+    if a is None or b is None:
+        return a is None and b is None
+    return np.array_equal(np.asarray(a), np.asarray(b))
+
+
+def check_steps(run, expected):
+    steps = run.steps
+    assert [s.node for s in steps] == [e["node"] for e in expected]
+    assert [s.index for s in steps] == list(range(len(expected)))
+    for s, e in zip(steps, expected):
+        assert len(s.grads_in) == len(e["grads_in"]) and all(map(same, s.grads_in, e["grads_in"]))
+        assert len(s.grads_out) == len(e["grads_out"]) and all(map(same, s.grads_out, e["grads_out"]))
+        assert [(t, ) for t, _, _ in s.accumulated] == [(t, ) for t, _, _ in e["acc"]]
+        for (_, g, tot), (_, g2, tot2) in zip(s.accumulated, e["acc"]):
+            assert same(g, g2) and same(tot, tot2)
+        assert [t for t, _ in s.retained] == [t for t, _ in e["retained"]]
+        assert all(same(g, g2) for (_, g), (_, g2) in zip(s.retained, e["retained"]))
+        assert s.released == e["released"]
+
+
+def test_steps_match_the_engine_event_stream():
+    loss, ws, _ = seed(agv, retain=True)
+    ws[0].grad = agv.tensor(10.0)  # a running total that is added to in place: each step must hold a copy
+    plain = Events()
+    prev = engine.set_observer(plain)
+    try:
+        with viz.trace() as tr:  # the recorder passes every event on to the observer it found (plain)
+            loss.backward(retain_graph=True)
+            first_total = ws[0].grad._data.copy()
+            loss.backward()
+    finally:
+        engine.set_observer(prev)
+    assert engine.get_observer() is prev
+    runs = tr.backwards
+    assert len(runs) == 2 and all(r.finished for r in runs)
+    cut = [i for i, e in enumerate(plain.ev) if e[0] == "begin_run"][1]
+    check_steps(runs[0], steps_from_events(plain.ev[:cut]))
+    check_steps(runs[1], steps_from_events(plain.ev[cut:]))
+    # the totals are copies taken at that moment, not the final .grad
+    tot = [a[2] for s in runs[0].steps for a in s.accumulated if a[0] is ws[0]]
+    assert len(tot) == 1 and tot[0] == first_total and tot[0] != ws[0].grad._data
+
+
+def test_order_is_pytorchs():
+    torch = pytest.importorskip("torch")
+    tloss, _, _ = seed(torch)
+    order = []
+    seen, stack = set(), [tloss.grad_fn]
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        n.register_prehook(lambda go, n=n: order.append(n.name()))
+        stack.extend(c for c, _ in n.next_functions)
+    tloss.backward()
+    loss, _, _ = seed(agv)
+    with viz.trace() as tr:
+        loss.backward()
+    assert [s.name for s in tr.backwards[-1].steps] == order
+
+
+def test_steps_read_during_backward_then_after():
+    """Reading steps inside a hook builds what has been logged so far; later events extend the same list."""
+    loss, ws, (l1, _) = seed(agv, retain=True)
+    seen_mid = []
+    with viz.trace() as tr:
+        l1.register_hook(lambda g: seen_mid.append([s.name for s in tr.backwards[-1].steps]))
+        loss.backward()
+    mid = seen_mid[0]
+    full = tr.backwards[-1].steps
+    assert mid and len(mid) < len(full)
+    assert [s.name for s in full[:len(mid)]] == mid
+    # a fresh run of the same graph, its steps read only at the end, gives the same steps
+    loss2, _, (l1b, _) = seed(agv, retain=True)
+    l1b.register_hook(lambda g: None)
+    with viz.trace() as tr2:
+        loss2.backward()
+    full2 = tr2.backwards[-1].steps
+    assert [s.name for s in full] == [s.name for s in full2]
+    assert [len(s.retained) for s in full] == [len(s.retained) for s in full2]
+    assert [s.released for s in full] == [s.released for s in full2]
+    assert [len(s.hooks) for s in full] == [len(s.hooks) for s in full2] and sum(len(s.hooks) for s in full) == 1
+
+
+def test_nested_recorders_both_record():
+    loss, _, _ = seed(agv)
+    with viz.trace() as outer:
+        with viz.trace() as inner:
+            loss.backward()
+    a, b = outer.backwards[-1].steps, inner.backwards[-1].steps
+    assert len(a) == len(b) == 8
+    assert [s.node for s in a] == [s.node for s in b]
+    assert len(outer.ops) == 0 and len(inner.ops) == 0  # the forward ran before the trace
