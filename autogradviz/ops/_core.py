@@ -51,24 +51,20 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     out._base = None
     out._hooks = None
     out._acc = None
-    node = None
     if _GM.enabled:
-        for t in inputs:
-            if t is not None and t._requires_grad:
-                node = _new(cls)
-                node._seq = _next_seq()
-                node._x = None
-                node._info = info
-                if len(inputs) == 2:  # a binary op: the same edges as below, unrolled (hot path)
-                    t, t1 = inputs
-                    fn = None if t is None else t.grad_fn
-                    e = ((fn, t._output_nr) if fn is not None else
-                         (accumulator(t), 0) if t is not None and t._requires_grad else _NONE_EDGE)
-                    fn = None if t1 is None else t1.grad_fn
-                    node.next_functions = (e, (fn, t1._output_nr) if fn is not None else
-                                           (accumulator(t1), 0) if t1 is not None and t1._requires_grad else
-                                           _NONE_EDGE)
-                else:
+        if len(inputs) == 2:  # a binary op (the hot path): the same as the general case below, unrolled
+            t, t1 = inputs
+            fn = None if t is None else t.grad_fn
+            e = ((fn, t._output_nr) if fn is not None else
+                 (accumulator(t), 0) if t is not None and t._requires_grad else _NONE_EDGE)
+            fn = None if t1 is None else t1.grad_fn
+            e1 = ((fn, t1._output_nr) if fn is not None else
+                  (accumulator(t1), 0) if t1 is not None and t1._requires_grad else _NONE_EDGE)
+            edges = None if e is _NONE_EDGE and e1 is _NONE_EDGE else (e, e1)
+        else:
+            edges = None
+            for t in inputs:
+                if t is not None and t._requires_grad:
                     edges = []
                     for t in inputs:
                         if t is None:
@@ -81,21 +77,28 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                                 edges.append((accumulator(t), 0))
                             else:
                                 edges.append(_NONE_EDGE)
-                    node.next_functions = tuple(edges)
-                if not saved:
-                    node._saved = ()
-                elif len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT:  # binary op: no comprehension
-                    s, s1 = saved
-                    node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
-                                   _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
-                else:
-                    node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED
-                                         for s in saved])
-                out.grad_fn = node
-                out._requires_grad = True
-                if FWD.fn is not None:
-                    FWD.fn(op or cls.__name__, inputs, out, node)
-                return out
+                    edges = tuple(edges)
+                    break
+        if edges is not None:
+            node = _new(cls)
+            node._seq = _next_seq()
+            node._x = None
+            node._info = info
+            node.next_functions = edges
+            if not saved:
+                node._saved = ()
+            elif len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT:  # binary op: no comprehension
+                s, s1 = saved
+                node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
+                               _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
+            else:
+                node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED
+                                     for s in saved])
+            out.grad_fn = node
+            out._requires_grad = True
+            if FWD.fn is not None:
+                FWD.fn(op or cls.__name__, inputs, out, node)
+            return out
     out.grad_fn = None
     out._requires_grad = False
     if FWD.fn is not None:
