@@ -316,9 +316,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             for node, b in ready:
                 acc(node, b)
             ready = b = None
+        if run is not None:
+            order = [n for n in order if n in run]
         for node in order:
-            if run is not None and node not in run:
-                continue
             x = node._x
             if node._nout == 1:
                 g = bpop(node, None)
@@ -359,7 +359,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             else:
                                 unpacked.append(t._data)
                         saved = unpacked
-                    t = b = old = None
                 elif saved is RELEASED:  # RELEASED is falsy
                     saved = node._unpack(create_graph)  # the second-backward error (a Function checks later)
                 outs = node.backward(g, saved)
@@ -398,7 +397,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                             b = buffers[nxt] = [None] * nxt._nout
                         old = b[nr]
                         b[nr] = gi if old is None else old + gi
-            outs = gi = old = b = None  # hold no grad here: an unshared grad can then be stolen by its leaf
+            outs = gi = old = b = t = None  # hold no grad here: an unshared grad can then be stolen by its leaf
             if ready is not None:
                 for nxt, b in ready:
                     acc(nxt, b)
