@@ -166,8 +166,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
     grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there."""
     obs = _OBS[0]
-    if len(outputs) == 1 and outputs[0].grad_fn is not None:  # loss.backward()
-        roots = [(outputs[0].grad_fn, outputs[0]._output_nr)]
+    node = outputs[0].grad_fn if len(outputs) == 1 else None
+    if node is not None:  # loss.backward()
+        roots = [(node, outputs[0]._output_nr)]
     else:
         roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
@@ -182,16 +183,20 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     # newest one not yet run, all edges into it have delivered: the queue's order is simply newest first. Only
     # AccumulateGrad (sequence number infinity) is scheduled by counting: it runs as soon as its last edge
     # delivers, before the next node, in the order the edges delivered.
-    deps = {}
-    order = []
     leaf_root = False
-    for node, _ in roots:
-        if node not in deps:
-            deps[node] = 0
-            if type(node) is AccumulateGrad:
-                leaf_root = True
-            else:
-                order.append(node)
+    if node is not None:  # one root, not a leaf
+        deps = {node: 0}
+        order = [node]
+    else:
+        deps = {}
+        order = []
+        for node, _ in roots:
+            if node not in deps:
+                deps[node] = 0
+                if type(node) is AccumulateGrad:
+                    leaf_root = True
+                else:
+                    order.append(node)
     deps_get = deps.get
     add = order.append
     for node in order:  # a breadth-first walk: the list grows while it is read
