@@ -292,16 +292,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
     for (node, nr), g in zip(roots, root_grads):
-        if g is None:
-            continue
-        if node._nout == 1:
-            old = bget(node)
-            buffers[node] = g if old is None else old + g
-        else:
-            buf = bget(node)
-            if buf is None:
-                buf = buffers[node] = [None] * node._nout
-            buf[nr] = g if buf[nr] is None else buf[nr] + g
+        if g is not None:
+            _deliver(buffers, node, nr, g)
     ready = None  # (accumulator, [its grad]): leaves that are roots run first
     if leaf_root:
         ready = []
@@ -393,15 +385,11 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         continue
                     deps[nxt] = d - 1
                 if gi is not None:
-                    if nxt._nout == 1:
+                    if nxt._nout == 1:  # _deliver's common case, inline
                         old = bget(nxt)
                         buffers[nxt] = gi if old is None else old + gi
                     else:
-                        b = bget(nxt)
-                        if b is None:
-                            b = buffers[nxt] = [None] * nxt._nout
-                        old = b[nr]
-                        b[nr] = gi if old is None else old + gi
+                        _deliver(buffers, nxt, nr, gi)
             outs = gi = old = b = t = None  # hold no grad here: an unshared grad can then be stolen by its leaf
             if ready is not None:
                 for nxt, b in ready:
@@ -429,6 +417,18 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
         return tuple(result)
     return None
+
+
+def _deliver(buffers, node, nr, g):
+    """Add ``g`` to the pending grad of output ``nr`` of ``node``."""
+    if node._nout == 1:
+        old = buffers.get(node)
+        buffers[node] = g if old is None else old + g
+    else:
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._nout
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
 
 
 def _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, inputs):
