@@ -288,8 +288,7 @@ class Tensor:
 
     def detach(self):
         t = _wrap(self._data)
-        t._vc = self._vc  # shares the version counter, like a view
-        t._base = self
+        t._vc = self._vc  # shares the version counter (but, as in PyTorch, is not a view: no _base)
         return t
 
     def detach_(self):

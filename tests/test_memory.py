@@ -207,3 +207,25 @@ def test_grad_is_not_a_view_of_the_leaf_or_saved_tensors():
     assert not np.shares_memory(x.grad._data, x._data)
     x.grad.zero_()
     assert x.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_views_do_not_outlive_their_names():
+    """Views register weakly in their base's version counter (so an in-place change can regenerate their grad_fn):
+    the registry neither keeps them alive nor grows without bound, and live ones are still refreshed."""
+    import weakref
+    x = A.tensor(np.arange(6.0, dtype=np.float32), requires_grad=True)
+    y = x * 1
+    keep = y[2:4]
+    probe = weakref.ref(y[0:1])
+    gc.collect()
+    assert probe() is None  # the registry holds views weakly
+    for i in range(5000):
+        v = y[i % 6: i % 6 + 1]
+        s = v.sum()
+    del v, s
+    assert len(y._vc) < 200, len(y._vc)  # dead entries are dropped as it grows
+    y.mul_(2)
+    assert keep.grad_fn.name() == "AsStridedBackward0"
+    assert len(y._vc) == 2  # the counter, and the one live view
+    keep.sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0, 2.0, 2.0, 0.0, 0.0]

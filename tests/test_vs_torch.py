@@ -1686,8 +1686,7 @@ for _n in VIEW_INPLACE:
     case(_view_inplace_case(_n))
 
 
-@case(xfail="a view taken before an in-place op on its base keeps its old grad_fn (PyTorch regenerates it as "
-            "AsStridedBackward0 of the base's new history), so its gradient ignores the in-place op")
+@case
 def view_of_base_modified_in_place(T):
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 1
@@ -1695,6 +1694,71 @@ def view_of_base_modified_in_place(T):
     y.mul_(2)
     v.sum().backward()
     return v, x.grad
+
+
+@case
+def views_regenerated_after_in_place_on_base(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    v = y[1:]
+    w = v[:1]                # a view of a view
+    t = y.view(3, 1)
+    e = y.expand(2, 3)
+    before = [u.grad_fn.name() for u in (v, w, t, e)]
+    old_use = v * 3          # made before the change: keeps the old history
+    y.mul_(2)
+    first = v.grad_fn
+    y.add_(1)
+    again = first is not v.grad_fn  # a new node at every change
+    (v * w.sum() + t.sum() + e.sum()).sum().backward(retain_graph=True)
+    g1 = x.grad.clone()
+    x.grad = None
+    old_use.sum().backward()
+    return before, [u.grad_fn.name() for u in (v, w, t, e)], again, v, w, t, e, g1, x.grad
+
+
+@case
+def sibling_view_after_in_place_on_a_view(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    b = x * 1
+    p = b[:2]
+    q = b[1:]
+    q.retain_grad()
+    p.mul_(3)
+    (q * q).sum().backward()
+    return p, q, b, q.grad, x.grad
+
+
+@case
+def views_after_no_grad_in_place(T):
+    w = T.tensor([1.0, 2.0], requires_grad=True)
+    wv = w[0:1]                      # a view of a leaf, as in a training loop
+    opt = T.optim.SGD([w], lr=0.5)
+    w.grad = T.tensor([1.0, 1.0])
+    opt.step()                       # an update under no_grad moves the version
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    a = x * 1
+    u = a[1:]
+    with T.no_grad():
+        a.mul_(2)
+    c = x * 1
+    cv = c[1:]
+    c.detach().mul_(2)               # through an alias that shares the version counter
+    (wv.sum() + u.sum() + cv.sum()).backward()
+    return wv, u, cv, w.grad, x.grad
+
+
+@case
+def view_of_plain_tensor_gets_a_history(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    z = T.zeros(3)
+    zv = z[1:]
+    z2 = T.zeros(3)
+    z2v = z2[1:]
+    z2.add_(1)                        # no history anywhere: the view stays without one
+    z.mul_(x)
+    (zv * 2).sum().backward()
+    return zv, zv.requires_grad, z2v, z2v.requires_grad, x.grad
 
 
 @case

@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..ops.inplace import refresh_views
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_", "xavier_uniform_",
            "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "trunc_normal_"]
@@ -134,4 +135,6 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
             bad = (out < a) | (out > b)
         tensor._data[...] = out.astype(d.dtype)
         tensor._vc[0] += 1
+        if len(tensor._vc) > 1:
+            refresh_views(tensor)
     return tensor

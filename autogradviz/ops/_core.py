@@ -1,4 +1,6 @@
 """The one path by which every op builds its output and (in grad mode) its grad_fn node."""
+from weakref import ref as _weakref
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap, _new
@@ -111,10 +113,19 @@ _NONE_SAVED = (None, 0)
 
 
 def view_of(base, data, cls, info=None, op=None):
-    """An output that shares memory (and so the version counter) with ``base``."""
+    """An output that shares memory (and so the version counter) with ``base``.
+
+    A view made in grad mode also registers itself (weakly) in that version counter, after the version: when the
+    base or another view is later changed in place, ``ops.inplace.refresh_views`` gives it the grad_fn PyTorch
+    regenerates for such a view (AsStridedBackward0 of the base's new history)."""
     out = make(data, cls, (base,), (), info, op)
-    out._vc = base._vc
+    vc = out._vc = base._vc
     out._base = base
+    if _GM.enabled:
+        vc.append(_weakref(out))
+        n = len(vc)
+        if n >= 65 and not n & (n - 1):  # now and then (at 64, 128, ... views) drop the dead ones
+            vc[1:] = [r for r in vc[1:] if r() is not None]
     return out
 
 

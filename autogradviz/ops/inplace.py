@@ -67,6 +67,8 @@ def apply_inplace(a, out):
         a._output_nr = 0
         a._requires_grad = True
         _after(a, before)
+    if len(a._vc) > 1:
+        refresh_views(a, node is not None)
     return a
 
 
@@ -98,7 +100,8 @@ def _move_retain(t, old_fn, old_nr):
 # base's grad_fn becomes a CopySlices node that wraps the op's node ``fn``: it sends the base's gradient outside
 # the view straight to the base's old grad_fn, and the part inside the view through ``fn`` (whose result lands
 # back in the view's region). The view itself is then AsStridedBackward0 of the base.
-# (Views taken *before* the in-place op keep their old grad_fn: PyTorch regenerates those lazily.)
+# Other views of the same memory, taken before the change, get AsStridedBackward0 of the base's new history too
+# (``refresh_views``): PyTorch regenerates them when their grad_fn is next read, we do it when the version moves.
 from ._core import BackwardNode as _BN  # noqa: E402
 
 
@@ -143,6 +146,36 @@ class _CopySlicesOnView(_BN):
 
 
 _CopySlicesOnView.__name__ = _CopySlicesOnView.__qualname__ = "CopySlices"
+
+
+def refresh_views(a, rebased=False):
+    """``a``'s version counter has just moved (an in-place change of ``a``, in or out of grad mode, after its
+    grad_fn was updated). Every other live view registered in the counter gets the grad_fn PyTorch regenerates for
+    a view whose version is out of date: AsStridedBackward0 of its base's current history. ``rebased``: ``a`` itself
+    just got a new history from the op (then it keeps that one)."""
+    vc = a._vc
+    if len(vc) < 2:
+        return
+    from ._core import edge
+    live = []
+    for r in vc[1:]:
+        v = r()
+        if v is None:
+            continue
+        live.append(r)
+        if v is a and rebased:
+            continue
+        root = v._base
+        while root._base is not None:
+            root = root._base
+        if v.grad_fn is None and not root._requires_grad:
+            continue  # PyTorch: no history, and none to regenerate from
+        old_fn, old_nr = v.grad_fn, v._output_nr
+        v.grad_fn = _new_node(AsStridedBackward0, (edge(root),), (root._data.shape, _positions(v._data, root._data)))
+        v._output_nr = 0
+        v._requires_grad = True
+        _move_retain(v, old_fn, old_nr)
+    vc[1:] = live
 
 
 class AsStridedBackward0(_BN):
@@ -209,6 +242,8 @@ def _write(a, data, node_name="FillBackward0", value=None):
         a._output_nr = 0
         a._requires_grad = True
         _after(a, before)
+    if len(a._vc) > 1:
+        refresh_views(a, a.grad_fn is not before[0])
     return a
 
 
@@ -244,6 +279,8 @@ def copy_(a, src, non_blocking=False):
         a._output_nr = 0
         a._requires_grad = True
         _after(a, before)
+    if len(a._vc) > 1:
+        refresh_views(a, a.grad_fn is not before[0])
     return a
 
 

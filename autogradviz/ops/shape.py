@@ -478,6 +478,9 @@ def setitem(a, key, value):
         a._requires_grad = True
         a._output_nr = 0
         _after(a, before)
+    if len(a._vc) > 1:
+        from .inplace import refresh_views
+        refresh_views(a, a.grad_fn is not before[0])
 
 
 class _SetIndexPut(CopySlices):

@@ -5,6 +5,7 @@ from copy import deepcopy
 
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import enable_grad
+from ..ops.inplace import refresh_views
 
 __all__ = ["Optimizer", "required"]
 
@@ -180,3 +181,5 @@ def _write(p, new):
     """Write ``new`` into the parameter's memory (views of it see the change) and bump its version."""
     p._data[...] = new
     p._vc[0] += 1
+    if len(p._vc) > 1:  # views of the parameter made in grad mode: PyTorch regenerates their grad_fn
+        refresh_views(p)

@@ -1,6 +1,7 @@
 """``torch.optim.SGD``, with PyTorch's update order (weight decay, momentum buffer, nesterov, maximize)."""
 import numpy as np
 
+from ..ops.inplace import refresh_views
 from .optimizer import Optimizer
 
 __all__ = ["SGD"]
@@ -59,4 +60,6 @@ class SGD(Optimizer):
                 step = g * f(-lr)
                 d += step          # in place, as PyTorch's param.add_(grad, alpha=-lr): views see it too
                 p._vc[0] += 1
+                if len(p._vc) > 1:
+                    refresh_views(p)
         return loss
