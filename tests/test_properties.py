@@ -308,8 +308,35 @@ def test_composite_graph(ab):
 
 
 # -- gradcheck and gradgradcheck agree with the numeric Jacobian -----------------------------------------------
+def _inplace_on_view(x):
+    y = x * x
+    y[0].mul_(x[1])         # CopySlices on y, wrapping MulBackward0 (which saved y's old row)
+    return y * y
+
+
+def _view_of_changed_base(x):
+    y = x * 1
+    v = y[:, 0]             # regenerated as AsStridedBackward0 by the change below
+    e = y.expand(3, 2, 2)   # the same positions three times
+    y.mul_(x.exp())
+    return v * v + e.sin().sum(0)
+
+
+def _setitem(x):
+    y = x * 1
+    y[0] = x[1] * x[0]      # the setitem's CopySlices
+    y[:, 1] = y[:, 0].exp()
+    return y * y
+
+
 @pytest.mark.parametrize("fn", [lambda x: x.sin() * x, lambda x: (x * x).sum(), lambda x: x.tanh().exp(),
-                                lambda x: x ** 3 - x.sigmoid()])
+                                lambda x: x ** 3 - x.sigmoid(), _inplace_on_view, _view_of_changed_base, _setitem,
+                                lambda x: x.max(dim=1)[0] ** 2 * x.sum(),
+                                lambda x: x.max(dim=0, keepdim=True)[0] * x,
+                                lambda x: x.norm() * x, lambda x: x.norm(p=1, dim=1) ** 2,
+                                lambda x: A.norm(x, p=3, dim=0) * x.sum(), lambda x: A.norm(x, p=float("inf")) * x],
+                         ids=["sin", "square-sum", "tanh-exp", "cube", "inplace-on-view", "view-of-changed-base",
+                              "setitem", "max-dim", "max-dim-keepdim", "norm2", "norm1-dim", "norm3-dim", "norm-inf"])
 def test_gradgradcheck(fn):
     x = A.tensor([[0.3, -0.7], [1.1, 0.5]], dtype=A.float64, requires_grad=True)
     assert A.autograd.gradcheck(fn, (x,))
@@ -341,3 +368,59 @@ def test_check_op_detects_a_mutated_input():
 
     with pytest.raises(AssertionError):
         check_op(sneaky, [np.array([1.0, 2.0])], torch_f=lambda x: x * 2)
+
+
+# -- second derivatives of every op: gradgradcheck (finite differences of the first derivative) -----------------
+_X2 = np.array([[0.3, -0.7, 0.45], [1.1, 0.5, -0.2]], dtype=np.float64)
+_W2 = A.tensor(np.array([[0.2, -0.4], [0.6, 0.1], [-0.3, 0.8]], dtype=np.float64))
+_T2 = A.tensor([2, 0])
+F = A.nn.functional
+W, tgt = _W2, _T2
+
+
+def _fill_row(x):
+    y = x * x
+    y[0].fill_(2.0)
+    return y * x
+
+
+SECOND_ORDER = {
+ "exp": lambda x: x.exp(), "log": lambda x: (x.abs() + 0.5).log(), "sqrt": lambda x: (x.abs() + 0.5).sqrt(),
+ "abs": lambda x: x.abs() * x, "sin": lambda x: x.sin(), "cos": lambda x: x.cos(), "tanh": lambda x: x.tanh(),
+ "sigmoid": lambda x: x.sigmoid(), "relu": lambda x: x.relu() * x, "reciprocal": lambda x: (x.abs() + 0.5).reciprocal(),
+ "pow": lambda x: x ** 3, "powtt": lambda x: (x.abs() + 0.5) ** x, "rpow": lambda x: 2.5 ** x, "div": lambda x: x / (x.abs() + 1),
+ "clamp": lambda x: x.clamp(-0.5, 0.7) * x, "sign": lambda x: x.sign() * x * x, "maximum": lambda x: x.maximum(x * 0.5) * x,
+ "minimum": lambda x: x.minimum(x * 0.5) * x, "square": lambda x: x.square(),
+ "sum_dim": lambda x: x.sum(1) ** 2, "mean_dim": lambda x: x.mean(0) ** 2, "max": lambda x: x.max() * x,
+ "min_dim": lambda x: x.min(dim=1)[0] ** 2, "prod": lambda x: x.prod() * x, "var": lambda x: x.var() * x, "std": lambda x: x.std(1) ** 2,
+ "view": lambda x: x.view(3, 2) ** 2, "reshape": lambda x: x.reshape(-1) ** 2, "t": lambda x: x.t() ** 2,
+ "transpose": lambda x: x.transpose(0, 1) ** 2, "permute": lambda x: x.permute(1, 0) ** 2, "unsqueeze": lambda x: x.unsqueeze(0) ** 2,
+ "squeeze": lambda x: x.unsqueeze(0).squeeze(0) ** 2, "expand": lambda x: x.unsqueeze(0).expand(2, 2, 3) ** 2,
+ "flatten": lambda x: x.flatten() ** 2, "index_int": lambda x: x[1] ** 2, "index_slice": lambda x: x[:, 1:] ** 2,
+ "index_adv": lambda x: x[[0, 1, 1], [2, 0, 0]] ** 2, "index_mask": lambda x: x[x > 0] ** 2,
+ "cat": lambda x: A.cat([x, x * 2], 0) ** 2, "stack": lambda x: A.stack([x, x.exp()]) ** 2,
+ "where": lambda x: A.where(x > 0, x * x, x.exp()), "clone": lambda x: x.clone() ** 2,
+ "mm": lambda x: (x @ W) ** 2, "mm2": lambda x: x.mm(x.t()), "mv": lambda x: x.mv(x[0]) , "matmul3": lambda x: (x.unsqueeze(0) @ x.t().unsqueeze(0)) ** 2,
+ "dot": lambda x: x[0].dot(x[1]) * x, "bmm": lambda x: x.unsqueeze(0).bmm(x.t().unsqueeze(0)) ** 2,
+ "softmax": lambda x: F.softmax(x, dim=1) * x, "log_softmax": lambda x: F.log_softmax(x, dim=1) * x,
+ "cross_entropy": lambda x: F.cross_entropy(x, tgt) * x, "mse": lambda x: F.mse_loss(x, x.exp()) * x,
+ "l1": lambda x: F.l1_loss(x, x * 0.5) * x, "nll": lambda x: F.nll_loss(F.log_softmax(x, 1), tgt) * x,
+ "linear": lambda x: F.linear(x, W.t(), A.tensor([0.1, 0.2])) ** 2, "leaky_relu": lambda x: F.leaky_relu(x, 0.1) * x,
+ "softmin": lambda x: F.softmin(x, dim=1) * x,
+ "norm": lambda x: x.norm(dim=1) * x.sum(), "to64": lambda x: x.to(A.float64) ** 2,
+ "inplace_mul": lambda x: (x * 1).mul_(x) * x, "inplace_exp": lambda x: (x * 1).exp_() * x,
+ "inplace_sigmoid": lambda x: (x * 1).sigmoid_() * x, "inplace_tanh": lambda x: (x * 1).tanh_() * x,
+ "inplace_pow": lambda x: (x * 1).pow_(2) * x, "inplace_div": lambda x: (x * 1).div_(x.abs() + 1) * x,
+ "inplace_clamp": lambda x: (x * 1).clamp_(-0.5, 0.7) * x, "inplace_relu": lambda x: (x * 1).relu_() * x,
+ "inplace_sqrt": lambda x: (x.abs() + 1).sqrt_() * x, "inplace_log": lambda x: (x.abs() + 1).log_() * x,
+ "copy_": lambda x: A.zeros(2, 3, dtype=A.float64).copy_(x * x) * x, "fill_slice": lambda x: _fill_row(x),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_second_derivative_of_every_op(name):
+    """A backward formula recorded with create_graph must be differentiable in turn: a formula that computes its
+    grad in numpy and wraps it as a constant gives a silently wrong second derivative, which this catches."""
+    x = A.tensor(_X2.copy(), requires_grad=True)
+    assert A.autograd.gradcheck(SECOND_ORDER[name], (x,))
+    assert A.autograd.gradgradcheck(SECOND_ORDER[name], (x,))

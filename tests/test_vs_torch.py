@@ -1697,6 +1697,19 @@ def view_of_base_modified_in_place(T):
 
 
 @case
+def second_derivative_through_inplace_on_view(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * x
+    y[0:2].mul_(x[1:])       # CopySlices; the MulBackward0 inside saved y's old values
+    v = (x * 1)[1:]
+    base = v._base
+    base.mul_(x)             # v is regenerated as AsStridedBackward0
+    g, = T.autograd.grad((y * y).sum() + (v * v).sum(), x, create_graph=True)
+    h, = T.autograd.grad(g.sum(), x)
+    return g.detach(), h  # the values; the second-order graph's own structure differs (see docs/differences.md)
+
+
+@case
 def views_regenerated_after_in_place_on_base(T):
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * 1

@@ -140,9 +140,8 @@ class LinalgVectorNormBackward0(BackwardNode):
         x, r = s
         p, dims, keepdim = self._info
         if isinstance(g, Tensor):
-            xd, rd, gd = x._data, r._data, g._data
-        else:
-            xd, rd, gd = x, r, g
+            return (self._backward_tensors(g, x, r),)
+        xd, rd, gd = x, r, g
         if dims is not None and not keepdim:
             rd = np.expand_dims(rd, dims)
             gd = np.expand_dims(gd, dims)
@@ -157,13 +156,32 @@ class LinalgVectorNormBackward0(BackwardNode):
             else:
                 grad = np.where(rd == 0, 0, np.sign(xd) * np.abs(xd) ** (p - 1)
                                 / np.where(rd == 0, 1, rd) ** (p - 1)) * gd
-        grad = np.asarray(grad, dtype=xd.dtype)
-        return (_wrap(grad) if isinstance(g, Tensor) else grad,)
+        return (np.asarray(grad, dtype=xd.dtype),)
+
+    def _backward_tensors(self, g, x, r):
+        """create_graph: the same formulas out of differentiable ops (zero where the norm is zero)."""
+        p, dims, keepdim = self._info
+        if dims is not None and not keepdim:
+            for k in sorted(dims):
+                r = r.unsqueeze(k)
+                g = g.unsqueeze(k)
+        zero = _wrap(np.zeros((), dtype=x._data.dtype))
+        nonzero = _wrap(r._data != 0)
+        safe_r = where(nonzero, r, _wrap(np.ones((), dtype=x._data.dtype)))
+        if p == 2:
+            return where(nonzero, x / safe_r, zero) * g
+        if p == 1:
+            return x.sign() * g
+        if p == float("inf"):
+            mask = _wrap((np.abs(x._data) == r._data).astype(x._data.dtype))
+            count = _wrap(np.sum(mask._data, axis=dims, keepdims=True))
+            return x.sign() * mask / count * g
+        return where(nonzero, x.sign() * x.abs() ** (p - 1) / safe_r ** (p - 1), zero) * g
 
 
 def norm(x, p=2, dim=None, keepdim=False, dtype=None):
     """The vector p-norm (``torch.norm`` / ``torch.linalg.vector_norm``); one LinalgVectorNormBackward0 node, as in
-    PyTorch. (Its backward is not itself differentiable here.)"""
+    PyTorch."""
     if p == "fro":
         p = 2
     d = x._data

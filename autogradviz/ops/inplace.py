@@ -53,7 +53,9 @@ def apply_inplace(a, out):
         fixed = []
         for i, (t, v) in enumerate(node._saved):
             if t is a and i < len(names) and names[i] == "self":
-                snap = _wrap(a._data.copy())
+                # a copy that keeps ``a``'s history so far, so that a second derivative still reaches it
+                snap = _wrap(a._data.copy(), a._requires_grad, a.grad_fn)
+                snap._output_nr = a._output_nr
                 fixed.append((snap, 0))
             elif t is out:
                 fixed.append((a, a._vc[0] + 1))
@@ -130,19 +132,46 @@ class _CopySlicesOnView(_BN):
 
     def backward(self, g, s):
         idx, fn = self._info
-        tensor_mode = isinstance(g, Tensor)
-        gd = g._data if tensor_mode else g
+        if isinstance(g, Tensor):
+            return self._backward_tensors(g, s)
         flat = idx.reshape(-1)
-        region = gd.reshape(-1)[flat].reshape(idx.shape)
-        res = fn.backward(_wrap(region) if tensor_mode else region, s)
-        base = np.array(gd, copy=True, order="C")
+        region = g.reshape(-1)[flat].reshape(idx.shape)
+        res = fn.backward(region, s)
+        base = np.array(g, copy=True, order="C")
         r0 = res[0]
         if r0 is None:
             base.reshape(-1)[flat] = 0
         else:
-            r0 = r0._data if isinstance(r0, Tensor) else np.asarray(r0)
-            base.reshape(-1)[flat] = np.broadcast_to(r0, idx.shape).reshape(-1)
-        return (_wrap(base) if tensor_mode else base,) + tuple(res[1:])
+            base.reshape(-1)[flat] = np.broadcast_to(np.asarray(r0), idx.shape).reshape(-1)
+        return (base,) + tuple(res[1:])
+
+    def _backward_tensors(self, g, s):
+        """create_graph: the same computation out of differentiable ops, so that it can be differentiated again."""
+        from .shape import getitem
+        idx, fn = self._info
+        key = np.unravel_index(idx, g._data.shape)
+        res = fn.backward(getitem(g, key), s)  # the grad inside the view's region, through the op's own formula
+        keep = np.ones(g._data.shape, dtype=g._data.dtype)
+        keep[key] = 0
+        base = g * _wrap(keep)                 # outside the region the grad passes through unchanged
+        r0 = res[0]
+        if r0 is not None:
+            if not isinstance(r0, Tensor):
+                r0 = _wrap(np.asarray(r0))
+            if tuple(r0._data.shape) != idx.shape:
+                r0 = r0.expand(idx.shape)
+            base = base + _scatter(r0, g._data.shape, key)
+        return (base,) + tuple(res[1:])
+
+
+def _scatter(v, shape, key):
+    """A zero tensor of ``shape`` with ``v`` added at ``key`` (numpy index arrays; repeated positions add up), as a
+    differentiable op: its backward gathers at ``key`` again."""
+    from ._core import make
+    from .shape import IndexPutBackward0
+    out = np.zeros(shape, dtype=v._data.dtype)
+    np.add.at(out, key, v._data)
+    return make(out, IndexPutBackward0, (v,), (), key)
 
 
 _CopySlicesOnView.__name__ = _CopySlicesOnView.__qualname__ = "CopySlices"
@@ -184,11 +213,13 @@ class AsStridedBackward0(_BN):
 
     def backward(self, g, s):
         shape, idx = self._info
-        tensor_mode = isinstance(g, Tensor)
-        gd = g._data if tensor_mode else g
-        out = np.zeros(shape, dtype=gd.dtype)
-        np.add.at(out.reshape(-1), idx.reshape(-1), np.broadcast_to(gd, idx.shape).reshape(-1))
-        return (_wrap(out) if tensor_mode else out,)
+        if isinstance(g, Tensor):  # create_graph: a differentiable scatter
+            if tuple(g._data.shape) != idx.shape:
+                g = g.expand(idx.shape)
+            return (_scatter(g, shape, np.unravel_index(idx, shape)),)
+        out = np.zeros(shape, dtype=g.dtype)
+        np.add.at(out.reshape(-1), idx.reshape(-1), np.broadcast_to(g, idx.shape).reshape(-1))
+        return (out,)
 
 
 def _new_node(cls, next_functions, info, saved=()):

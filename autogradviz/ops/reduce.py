@@ -145,16 +145,16 @@ class MaxBackward0(BackwardNode):
         shape, dim, keepdim, idx = self._info
         if isinstance(g, (list, tuple)):
             g = g[0]
-        tensor_mode = isinstance(g, Tensor)
-        gd = g._data if tensor_mode else g
-        if not keepdim:
-            gd = np.expand_dims(gd, dim)
-            ix = np.expand_dims(idx, dim)
-        else:
-            ix = idx
+        ix = idx if keepdim else np.expand_dims(idx, dim)
+        if isinstance(g, Tensor):  # create_graph: a differentiable scatter to the selected positions
+            from .inplace import _scatter
+            key = list(np.indices(ix.shape, sparse=True))
+            key[dim] = ix
+            return (_scatter(g if keepdim else g.unsqueeze(dim), shape, tuple(key)),)
+        gd = g if keepdim else np.expand_dims(g, dim)
         out = np.zeros(shape, dtype=gd.dtype)
         np.put_along_axis(out, ix, gd, axis=dim)
-        return (_wrap(out) if tensor_mode else out,)
+        return (out,)
 
     _nout = 2
 

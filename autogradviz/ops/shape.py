@@ -398,14 +398,15 @@ class CopySlices(BackwardNode):
 
     def backward(self, g, s):
         idx, vshape = self._info
-        tensor_mode = isinstance(g, Tensor)
-        gd = g._data if tensor_mode else g
-        gx = np.array(gd, copy=True)
+        if isinstance(g, Tensor):  # create_graph: the same out of differentiable ops
+            keep = np.ones(g._data.shape, dtype=g._data.dtype)
+            _idx_set(keep, idx, 0)
+            where = np.asarray(_idx_get(np.arange(g._data.size).reshape(g._data.shape), idx))
+            picked = getitem(g.reshape(-1), where)   # the grad at the written positions, in the value's layout
+            return g * _wrap(keep), sum_to(picked, vshape)
+        gx = np.array(g, copy=True)
         _idx_set(gx, idx, 0)
-        gv = sum_to(np.asarray(_idx_get(gd, idx)), vshape)
-        if tensor_mode:
-            return _wrap(gx), _wrap(np.asarray(gv))
-        return gx, gv
+        return gx, sum_to(np.asarray(_idx_get(g, idx)), vshape)
 
 
 class _TwoStep(tuple):
