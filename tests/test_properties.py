@@ -407,6 +407,7 @@ SECOND_ORDER = {
  "l1": lambda x: F.l1_loss(x, x * 0.5) * x, "nll": lambda x: F.nll_loss(F.log_softmax(x, 1), tgt) * x,
  "linear": lambda x: F.linear(x, W.t(), A.tensor([0.1, 0.2])) ** 2, "leaky_relu": lambda x: F.leaky_relu(x, 0.1) * x,
  "softmin": lambda x: F.softmin(x, dim=1) * x,
+ "var_dim": lambda x: x.var(0) * x, "std_keepdim": lambda x: x.std(1, keepdim=True) * x,
  "norm": lambda x: x.norm(dim=1) * x.sum(), "to64": lambda x: x.to(A.float64) ** 2,
  "inplace_mul": lambda x: (x * 1).mul_(x) * x, "inplace_exp": lambda x: (x * 1).exp_() * x,
  "inplace_sigmoid": lambda x: (x * 1).sigmoid_() * x, "inplace_tanh": lambda x: (x * 1).tanh_() * x,

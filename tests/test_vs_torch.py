@@ -1697,6 +1697,29 @@ def view_of_base_modified_in_place(T):
 
 
 @case
+def var_and_std(T):
+    x = T.tensor([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]], requires_grad=True)   # the second row has std 0
+    outs = [x.var(), x.var(1), x.var(dim=(0, 1)), x.var(0, keepdim=True, unbiased=False), x.var(correction=2),
+            x.std(), x.std(1), x.std(0, keepdim=True), T.var(x, 1), T.std(x, unbiased=False)]
+    sum(o.sum() for o in outs).backward()
+    y = x * 1
+    v = y.var(1)
+    y.add_(1)                              # var saved its input: the in-place change is caught
+    return outs, x.grad, raises(lambda: v.sum().backward(), "modified by an inplace operation")
+
+
+@case
+def var_with_no_degrees_of_freedom(T):
+    x = T.tensor([2.0], requires_grad=True)
+    v = x.var()                            # warns, and is nan
+    v.backward()
+    y = T.tensor([[1.0, 2.0]], requires_grad=True)
+    s = y.std(0)
+    s.sum().backward()
+    return v, x.grad, s, y.grad
+
+
+@case
 def second_derivative_through_inplace_on_view(T):
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * x

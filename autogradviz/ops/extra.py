@@ -3,6 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._core import BackwardNode, OUT, make, sum_to
+from .reduce import _dims as _rdims
 from . import pointwise as _pw
 
 
@@ -118,18 +119,90 @@ def prod(x, dim=None, keepdim=False):
     return make(np.prod(x._data), ProdBackward0, (x,), (x, OUT))
 
 
-def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel).")
+
+
+def _var_args(x, dim, unbiased, correction, name):
+    d = x._data
+    if d.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. Got "
+                           + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype))
+                           + " instead.")
     if correction is None:
         correction = 1 if unbiased else 0
-    m = x.mean(dim, keepdim=True) if dim is not None else x.mean()
-    d = x - m
-    sq = d * d
-    n = x._data.size if dim is None else x._data.shape[dim]
-    return sq.sum(dim, keepdim=keepdim) / (n - correction) if dim is not None else sq.sum() / (n - correction)
+    dims = None if dim is None or d.ndim == 0 else _rdims(dim, d.ndim)
+    n = d.size if dims is None else int(np.prod([d.shape[k] for k in dims]))
+    if n - correction <= 0:
+        import warnings
+        warnings.warn(DOF_WARNING.format(name), UserWarning, stacklevel=3)
+    return d, dims, correction, n
+
+
+def _var_data(d, dims, keepdim, correction, n):
+    """PyTorch's CPU var: accumulated in double, rounded to the input's dtype once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d64 = d.astype(np.float64)
+        m = d64.mean(axis=dims, keepdims=True)
+        r = np.sum((d64 - m) ** 2, axis=dims, keepdims=keepdim) / (n - correction) if n - correction > 0 else \
+            np.sum((d64 - m) ** 2, axis=dims, keepdims=keepdim) * np.inf
+    return r
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    d, dims, correction, n = _var_args(x, dim, unbiased, correction, "var")
+    r = _var_data(d, dims, keepdim, correction, n)
+    return make(np.asarray(r, dtype=d.dtype), VarBackward0, (x,), (x,), (dims, keepdim, correction, n))
 
 
 def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
-    return var(x, dim, unbiased, keepdim, correction).sqrt()
+    d, dims, correction, n = _var_args(x, dim, unbiased, correction, "std")
+    r = np.sqrt(_var_data(d, dims, keepdim, correction, n))
+    return make(np.asarray(r, dtype=d.dtype), StdBackward0, (x,), (x, OUT), (dims, keepdim, correction, n))
+
+
+def _var_backward(g, x, dims, keepdim, correction, n):
+    """PyTorch's var_backward: 2 / (n - correction) * grad * (x - mean), on numpy arrays or Tensors."""
+    tensor = isinstance(g, Tensor)
+    if dims is not None and not keepdim:
+        for k in dims:
+            g = g.unsqueeze(k) if tensor else np.expand_dims(g, k)
+    if tensor:
+        m = x.mean(list(dims), keepdim=True) if dims is not None else x.mean()
+    else:
+        m = x.mean(axis=dims, keepdims=True, dtype=x.dtype) if dims is not None else \
+            np.asarray(np.add.reduce(x, axis=None) / x.size, dtype=x.dtype)
+    dof = n - correction
+    with np.errstate(invalid="ignore"):
+        if dof <= 0:  # 2 / 0: inf, and nan where x equals the mean
+            return g * (x - m) * float("inf")
+        return 2.0 / dof * g * (x - m)
+
+
+class VarBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (_var_backward(g, s[0], *self._info),)
+
+
+class StdBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        # PyTorch's std_backward: the grad of var is grad / (2 std), and 0 where std is 0
+        if isinstance(g, Tensor):
+            zero = r == 0
+            dt = r._data.dtype
+            gv = where(zero, _wrap(np.zeros((), dtype=dt)), g / where(zero, _wrap(np.ones((), dtype=dt)), r * 2))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gv = g / (r * 2)
+            gv = np.where(r == 0, np.zeros((), dtype=gv.dtype), gv).astype(gv.dtype, copy=False)
+        return (_var_backward(gv, x, *self._info),)
 
 
 class LinalgVectorNormBackward0(BackwardNode):
