@@ -718,6 +718,31 @@ def shape_errors(T):
 
 
 @case
+def expand_and_addmm_errors_in_full(T):
+    x = T.ones(2, 3)
+    return (raises(lambda: T.ones(3, 2, 2).expand(2, 2),
+                   "expand(torch.FloatTensor{[3, 2, 2]}, size=[2, 2]): the number of sizes provided (2) must be "
+                   "greater or equal to the number of dimensions in the tensor (3)"),
+            raises(lambda: T.addmm(T.ones(3), x, x.t()),
+                   "The expanded size of the tensor (2) must match the existing size (3) at non-singleton dimension 1."
+                   "  Target sizes: [2, 2].  Tensor sizes: [3]"),
+            raises(lambda: T.addmm(T.ones(2, 1, 1), x, x.t()),
+                   "the number of sizes provided (2) must be greater or equal to the number of dimensions in the "
+                   "tensor (3)"),
+            T.addmm(T.ones(2, 1), x, x.t()))
+
+
+@case
+def outer_and_scalar_base_pow(T):
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = T.tensor([3.0, 4.0, 5.0], requires_grad=True)
+    o = T.outer(a, b)
+    p = T.pow(2.0, a)
+    (o.sum() + p.sum()).backward()
+    return o, p, a.grad, b.grad
+
+
+@case
 def setitem(T):
     x = T.zeros(3, 4)
     x[0] = 1

@@ -274,6 +274,8 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
+    from .shape import expand_target
+    expand_target(bias._data, (m1._data.shape[0], m2._data.shape[1]))  # PyTorch's error for a bias that does not fit
     prod = m1._data @ m2._data
     if alpha != 1:
         prod = prod * alpha

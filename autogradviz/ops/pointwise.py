@@ -436,6 +436,8 @@ def _where_log(x):
 
 
 def pow(a, exponent):
+    if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
+        return rpow(exponent, a)
     b, bs = _operand(exponent)
     if b is None:
         data = _binary(np.power, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \

@@ -215,13 +215,17 @@ class ExpandBackward0(BackwardNode):
         return (sum_to(g, self._info),)
 
 
-def expand(a, *sizes):
-    sizes = _shape_arg(sizes)
-    d = a._data
+_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "int64": "LongTensor",
+               "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor", "uint8": "ByteTensor",
+               "bool": "BoolTensor"}
+
+
+def expand_target(d, sizes):
+    """The shape ``expand(*sizes)`` gives an array ``d``, or PyTorch's error."""
     if len(sizes) < d.ndim:
-        raise RuntimeError(f"expand(torch.FloatTensor{{[{', '.join(map(str, d.shape))}]}}, size=[{', '.join(map(str, sizes))}]): "
-                           "the number of sizes provided must be greater or equal to the number of dimensions in "
-                           "the tensor")
+        raise RuntimeError(f"expand(torch.{_TYPE_NAMES.get(d.dtype.name, 'Tensor')}{{[{', '.join(map(str, d.shape))}]}}, "
+                           f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
+                           f"greater or equal to the number of dimensions in the tensor ({d.ndim})")
     lead = len(sizes) - d.ndim
     target = tuple(d.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
     for i in range(d.ndim):
@@ -229,7 +233,13 @@ def expand(a, *sizes):
             raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "
                                f"({d.shape[i]}) at non-singleton dimension {i + lead}.  Target sizes: "
                                f"[{', '.join(map(str, sizes))}].  Tensor sizes: [{', '.join(map(str, d.shape))}]")
-    return view_of(a, np.broadcast_to(d, target), ExpandBackward0, d.shape)
+    return target
+
+
+def expand(a, *sizes):
+    sizes = _shape_arg(sizes)
+    d = a._data
+    return view_of(a, np.broadcast_to(d, expand_target(d, sizes)), ExpandBackward0, d.shape)
 
 
 def expand_as(a, other):
