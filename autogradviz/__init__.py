@@ -17,6 +17,7 @@ from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
                         tensor, zeros, zeros_like)
 from ._printing import set_printoptions, get_printoptions, printoptions
 from . import autograd
+from . import cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, exp, flatten, log, matmul, max,
@@ -49,12 +50,20 @@ set_default_dtype = _dtype.set_default_dtype
 promote_types = _dtype.promote_types
 
 
+_int = _builtins.int  # (``int`` below is torch.int)
+
+
 class device:
+    """``torch.device``: "cpu", or a CUDA device that (as in PyTorch built without CUDA) fails when it is used."""
     def __new__(cls, type_="cpu", index=None):
-        from ._tensor import _CPU
-        if str(type_) != "cpu":
-            raise RuntimeError("autogradviz runs on the CPU only")
-        return _CPU
+        from ._tensor import _CPU, _Device
+        s = str(type_)
+        if s == "cpu" and index is None:
+            return _CPU
+        kind, _, num = s.partition(":")
+        if kind in ("cpu", "cuda") and (not num or num.isdigit()):
+            return _Device(kind, _int(num) if num else index)
+        raise RuntimeError("autogradviz runs on the CPU only")
 
 
 def is_floating_point(t):

@@ -72,6 +72,7 @@ def _to_array(data, dt):
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    _device(device)
     if isinstance(data, np.ndarray):
         dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
         arr = np.array(data, dtype=dt.np)
@@ -88,6 +89,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 
 def as_tensor(data, dtype=None, device=None):
+    _device(device)
     if isinstance(data, Tensor) and (dtype is None or _dtype.to_dtype(dtype) is data.dtype):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
@@ -102,7 +104,13 @@ def from_numpy(arr):
     return _wrap(arr)
 
 
-def _size(size):
+def _device(device):
+    """PyTorch without CUDA: a CUDA device fails on use, with its words."""
+    if device is not None and str(device).startswith("cuda"):
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _size(size, zeros=False):
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     out = []
@@ -113,6 +121,8 @@ def _size(size):
             raise TypeError(f"empty(): argument 'size' must be tuple of ints, but found element of type "
                             f"{type(s).__name__}")
         if s < 0:
+            if zeros:
+                raise RuntimeError("zeros: Dimension size must be non-negative.")  # (sic: zeros has its own words)
             raise RuntimeError(f"Trying to create tensor with negative dimension {s}: [{', '.join(map(str, size))}]")
         out.append(int(s))
     return tuple(out)
@@ -133,33 +143,40 @@ def _finish(arr, requires_grad):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
-    return _finish(np.zeros(_size(size), dtype=_dt(dtype).np), requires_grad)
+    _device(device)
+    return _finish(np.zeros(_size(size, zeros=True), dtype=_dt(dtype).np), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _device(device)
     return _finish(np.ones(_size(size), dtype=_dt(dtype).np), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _device(device)
     return _finish(np.empty(_size(size), dtype=_dt(dtype).np), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    _device(device)
     if dtype is None:
         dtype = _infer_dtype(fill_value)
     return _finish(np.full(_size((size,)), fill_value, dtype=_dtype.to_dtype(dtype).np), requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    _device(device)
     return _finish(_random.uniform(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    _device(device)
     return _finish(_random.normal(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says otherwise."""
+    _device(device)
     if size is None:
         if isinstance(high, numbers.Integral):
             raise TypeError(f"randint(): argument 'size' (position 2) must be tuple of ints, not "
@@ -172,11 +189,13 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    _device(device)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_random.randperm(n, d.np, generator=generator), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    _device(device)
     if end is None:
         start, end = 0, start
     vals = [start, end, step]
@@ -194,11 +213,13 @@ def linspace(start, end, steps, dtype=None, requires_grad=False):
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    _device(device)
     return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
 
 
 def _like(fn):
     def f(t, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
+        _device(device)
         return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad, **kwargs)
     f.__name__ = fn.__name__ + "_like"
     return f

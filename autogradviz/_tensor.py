@@ -369,16 +369,18 @@ def _wrap_dim(dim, ndim):
 
 
 class _Device:
-    __slots__ = ("type",)
+    __slots__ = ("type", "index")
 
-    def __init__(self, type_):
+    def __init__(self, type_, index=None):
         self.type = type_
+        self.index = index
 
     def __repr__(self):
-        return f"device(type='{self.type}')"
+        return f"device(type='{self.type}')" if self.index is None else \
+            f"device(type='{self.type}', index={self.index})"
 
     def __str__(self):
-        return self.type
+        return self.type if self.index is None else f"{self.type}:{self.index}"
 
     def __eq__(self, other):
         return str(self) == str(other)

@@ -743,6 +743,41 @@ def outer_and_scalar_base_pow(T):
 
 
 @case
+def more_errors_in_pytorchs_words(T):
+    x = T.ones(2, 3)
+    w = T.ones(1, requires_grad=True)
+    return (raises(lambda: T.cat([]), "torch.cat(): expected a non-empty list of Tensors"),
+            raises(lambda: x.permute(1, 1), "permute(): duplicate dims are not allowed."),
+            raises(lambda: T.where(T.ones(2) > 0, T.ones(2), T.ones(3)),
+                   "The size of tensor a (2) must match the size of tensor b (3) at non-singleton dimension 0"),
+            raises(lambda: T.where(T.ones(2, 1) > 0, T.ones(3), T.ones(2)),
+                   "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
+            raises(lambda: T.zeros(-1), "zeros: Dimension size must be non-negative."),
+            raises(lambda: T.ones(2, -1), "Trying to create tensor with negative dimension -1: [2, -1]"),
+            raises(lambda: T.ones(2).expand(-1, -1),
+                   "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
+            T.ones(2).expand(3, -1),
+            raises(lambda: T.ones(3)[1.5], "only integers, slices (`:`), ellipsis (`...`), None and long or byte "
+                                           "Variables are valid indices (got float)"),
+            raises(lambda: T.autograd.grad((w * 2).sum(), [w, T.ones(1, requires_grad=True)]),
+                   "The differentiated Tensor at index 1 appears to not have been used in the graph. Set "
+                   "allow_unused=True if this is the desired behavior."))
+
+
+@case
+def cpu_only_device_idiom(T):
+    device = T.device("cuda" if T.cuda.is_available() else "cpu")
+    T.cuda.manual_seed(0)
+    x = T.ones(2, device=device).to(device)
+    net = T.nn.Linear(2, 1).to(device)
+    msg = "Torch not compiled with CUDA enabled"
+    return (str(device), repr(T.device("cuda", 0)), str(T.device("cuda:1")), T.cuda.device_count(), x,
+            raises(lambda: T.ones(2).cuda(), msg), raises(lambda: T.ones(2, device="cuda"), msg),
+            raises(lambda: x.to("cuda"), msg), raises(lambda: x.to(T.device("cuda")), msg),
+            raises(lambda: net.to("cuda"), msg), raises(lambda: net.cuda(), msg))
+
+
+@case
 def setitem(T):
     x = T.zeros(3, 4)
     x[0] = 1

@@ -405,7 +405,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
         for k, g in enumerate(captured):
             if g is None:
                 if not allow_unused:
-                    raise RuntimeError("One of the differentiated Tensors appears to not have been used in the "
+                    raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
                                        "graph. Set allow_unused=True if this is the desired behavior.")
                 result.append(None)
             elif create_graph:

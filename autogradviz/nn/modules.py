@@ -388,10 +388,14 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
+        from .._creation import _device
         dt = kwargs.get("dtype")
+        _device(kwargs.get("device"))
         for a in args:
             if isinstance(a, _dtype.dtype):
                 dt = a
+            else:
+                _device(a)
         if dt is None:
             return self
         if not dt.is_floating_point:
@@ -410,6 +414,9 @@ class Module:
 
     def cpu(self):
         return self
+
+    def cuda(self, device=None):
+        raise AssertionError("Torch not compiled with CUDA enabled")
 
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))

@@ -26,18 +26,26 @@ class ToCopyBackward0(BackwardNode):
 
 
 def to(a, *args, **kwargs):
+    from .._creation import _device
     dt = kwargs.get("dtype")
     copy = kwargs.get("copy", False)
+    _device(kwargs.get("device"))
     for x in args:
         if isinstance(x, _dtype.dtype):
             dt = x
         elif isinstance(x, Tensor):
             dt = x.dtype
+        else:
+            _device(x)  # "cuda" / torch.device: PyTorch without CUDA refuses it
     if dt is None or dt.np == a._data.dtype:
         return clone(a) if copy else a
     if a._requires_grad and not dt.is_floating_point:
         return _wrap(a._data.astype(dt.np))
     return make(a._data.astype(dt.np), ToCopyBackward0, (a,), (), a._data.dtype)
+
+
+def _cuda(a, *args, **kwargs):
+    raise AssertionError("Torch not compiled with CUDA enabled")
 
 
 def _ip(fn):
@@ -81,7 +89,7 @@ _methods = {
     # dtype
     "to": to, "float": lambda a: to(a, _dtype.float32), "double": lambda a: to(a, _dtype.float64),
     "long": lambda a: to(a, _dtype.int64), "int": lambda a: to(a, _dtype.int32), "bool": lambda a: to(a, _dtype.bool_),
-    "half": lambda a: to(a, _dtype.float16), "type_as": lambda a, o: to(a, o.dtype), "cpu": lambda a: a,
+    "half": lambda a: to(a, _dtype.float16), "type_as": lambda a, o: to(a, o.dtype), "cpu": lambda a: a, "cuda": _cuda,
     # in place
     "add_": _ip(add), "sub_": _ip(sub), "mul_": _ip(mul), "div_": _ip(div), "pow_": _ip(pow), "exp_": _ip(exp),
     "clamp_": _ip(clamp), "relu_": _ip(relu), "sigmoid_": _ip(sigmoid), "tanh_": _ip(tanh), "neg_": _ip(neg),

@@ -25,7 +25,7 @@ class CatBackward0(BackwardNode):
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     nd = tensors[0]._data.ndim
     d = _wrap_dim(dim, nd)
     try:
@@ -79,6 +79,12 @@ def where(condition, input=None, other=None):
     b, b_s = _pw._operand(other)
     ad = a._data if a is not None else a_s
     bd = b._data if b is not None else b_s
+    shape = cd.shape
+    for other_shape in (np.shape(ad), np.shape(bd)):  # PyTorch broadcasts the three in turn
+        try:
+            shape = np.broadcast_shapes(shape, other_shape)
+        except ValueError:
+            raise _pw._broadcast_error(shape, other_shape) from None
     data = np.where(cd, ad, bd)
     ref = a if a is not None else b
     if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":

@@ -161,6 +161,8 @@ def permute(a, *dims):
                            f"length of the desired ordering of dimensions i.e. input.dim() = {d.ndim} is not equal "
                            f"to len(dims) = {len(dims)}")
     dims = tuple(_wrap_dim(x, d.ndim) for x in dims)
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return view_of(a, np.transpose(d, dims), PermuteBackward0, dims)
 
 
@@ -227,6 +229,10 @@ def expand_target(d, sizes):
                            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must be "
                            f"greater or equal to the number of dimensions in the tensor ({d.ndim})")
     lead = len(sizes) - d.ndim
+    for i in range(lead):
+        if sizes[i] < 0:
+            raise RuntimeError(f"The expanded size of the tensor ({sizes[i]}) isn't allowed in a leading, "
+                               f"non-existing dimension {i}")
     target = tuple(d.shape[i - lead] if (s == -1 and i >= lead) else s for i, s in enumerate(sizes))
     for i in range(d.ndim):
         if d.shape[i] != 1 and d.shape[i] != target[i + lead]:
@@ -371,7 +377,8 @@ def getitem(a, key):
             advanced.append((dim, k))
             dim += k.ndim if k.dtype == np.bool_ else 1
         else:
-            raise IndexError(f"unsupported index type {type(k).__name__}")
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                             f"indices (got {type(k).__name__})")
     if advanced:
         idx = []
         p = 0
