@@ -506,3 +506,13 @@ def test_forward_stepper_records_ops_and_requires_grad():
     s.next()
     s.goto(-1)
     assert s.index == len(s) - 1
+
+
+def test_one_element_sum_is_narrated():
+    """A sum of a 1-element tensor sends a (1,)-shaped grad from a 0-d one: the narration must not trip on it."""
+    w = agv.tensor([2.0], requires_grad=True)
+    loss = (w * 3).sum()
+    s = BackwardStepper(loss, names={"w": w, "loss": loss})
+    texts = [f.text for f in s.frames]
+    assert len(s.frames) == 4 and all(texts)
+    assert "1 × 1 = 1" in texts[1] and "1 × 3 = 3" in texts[2] and "stores 3 in w.grad" in texts[3]

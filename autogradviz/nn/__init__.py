@@ -2,9 +2,12 @@
 from . import functional, init
 from .parameter import Parameter
 from .modules import (CrossEntropyLoss, Dropout, Flatten, Identity, L1Loss, LeakyReLU, Linear, LogSoftmax, Module,
-                      ModuleDict, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh)
+                      ModuleDict, ModuleList, MSELoss, NLLLoss, ReLU, Sequential, Sigmoid, Softmax, Tanh, GELU,
+                      Softplus, ELU, SiLU, Hardtanh, ReLU6, Softsign, BCELoss, BCEWithLogitsLoss, SmoothL1Loss,
+                      HuberLoss)
 from . import modules
 
 __all__ = ["functional", "init", "Parameter", "Module", "Sequential", "ModuleList", "ModuleDict", "Linear",
            "Identity", "Flatten", "Dropout", "ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax",
-           "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss"]
+           "MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "GELU", "Softplus", "ELU", "SiLU", "Hardtanh",
+           "ReLU6", "Softsign", "BCELoss", "BCEWithLogitsLoss", "SmoothL1Loss", "HuberLoss"]

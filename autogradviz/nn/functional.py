@@ -12,7 +12,9 @@ from ..ops._core import BackwardNode, OUT, make, sum_to
 from ..ops import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
-           "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity"]
+           "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "elu", "gelu", "hardtanh", "relu6",
+           "silu", "softplus", "softsign"]
 
 _DT_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
              "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
@@ -458,6 +460,189 @@ def _scalar_div(t, value):
 def _masked_fill_zero(t, mask):
     keep = (~mask).astype(t._data.dtype)
     return make(np.where(mask, t._data.dtype.type(0), t._data), MaskedFillBackward0, (t,), (), keep)
+
+
+# -- binary cross-entropy, smooth L1 and Huber --------------------------------------------------------------
+_BCE_EPS = 1e-12
+
+
+def _t(x):
+    return isinstance(x, Tensor)
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return np.asarray(loss.mean(dtype=loss.dtype))
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+def _scale_back(gx, g, reduction, n):
+    """The loss's elementwise grad ``gx`` times the incoming grad (and 1/n for a mean)."""
+    gx = gx * g
+    return gx * (1.0 / n) if reduction == "mean" else gx
+
+
+class BinaryCrossEntropyBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target", "weight")
+
+    def backward(self, g, s):
+        x, t, w = s
+        reduction, n = self._info
+        nf = self.next_functions
+        gx = gt = None
+        if nf[0][0] is not None:
+            denom = ((-x + 1) * x).clamp(min=_BCE_EPS) if _t(x) else np.maximum((1 - x) * x, x.dtype.type(_BCE_EPS))
+            gx = _scale_back((x - t) / denom if w is None else (x - t) / denom * w, g, reduction, n)
+        if nf[1][0] is not None:
+            logit = (x / (-x + 1)).log() if _t(x) else np.log(x / (1 - x))
+            gt = _scale_back(-logit if w is None else -logit * w, g, reduction, n)
+        return gx, gt
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    x, t = input._data, target._data
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {_DT_NAMES.get(t.dtype.name, t.dtype.name)} but expected "
+                           f"{_DT_NAMES.get(x.dtype.name, x.dtype.name)}")
+    if np.any((x < 0) | (x > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = x.dtype.type(-100)
+        loss = (t - 1) * np.maximum(np.log1p(-x), lo) - t * np.maximum(np.log(x), lo)
+        if weight is not None:
+            loss = loss * np.broadcast_to(weight._data, loss.shape)
+    w = None if weight is None else weight.expand(*input.shape) if tuple(weight.shape) != tuple(input.shape) \
+        else weight
+    return make(_reduce_loss(loss.astype(x.dtype, copy=False), reduction), BinaryCrossEntropyBackward0,
+                (input, target), (input, target, w), (reduction, x.size))
+
+
+def _np_log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target", "weight", "pos_weight")
+
+    def backward(self, g, s):
+        x, t, w, pw = s
+        reduction, n = self._info
+        nf = self.next_functions
+        gx = gt = None
+        if nf[0][0] is not None:
+            sig = x.sigmoid() if _t(x) else _pw._np_sigmoid(x)
+            if pw is None:
+                e = sig - t
+            else:
+                pt = pw * t
+                e = (pt + 1 - t) * sig - pt
+            gx = _scale_back(e if w is None else e * w, g, reduction, n)
+        if nf[1][0] is not None:
+            if pw is None:
+                e = -x
+            else:
+                ls = _log_sigmoid_t(x) if _t(x) else _np_log_sigmoid(x)
+                e = (ls - x) - ls * pw   # log_sigmoid(-x) - pos_weight * log_sigmoid(x)
+            gt = _scale_back(e if w is None else e * w, g, reduction, n)
+        return gx, gt
+
+
+def _log_sigmoid_t(x):
+    return -softplus(-x)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    x, t = input._data, target._data
+    with np.errstate(over="ignore", invalid="ignore"):
+        ls = _np_log_sigmoid(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if weight is not None:
+            loss = loss * weight._data
+    loss = np.broadcast_to(loss, x.shape).astype(x.dtype)
+    return make(_reduce_loss(loss, reduction), BinaryCrossEntropyWithLogitsBackward0, (input, target),
+                (input, target, weight, pos_weight), (reduction, x.size))
+
+
+def _pointwise_loss(cls, input, target, reduction, param, np_loss):
+    _loss_shape_warning(input, target)
+    try:
+        d = input._data - target._data
+    except ValueError:
+        raise _pw._broadcast_error(input._data.shape, target._data.shape) from None
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = np_loss(d, np.abs(d)).astype(d.dtype, copy=False)
+    return make(_reduce_loss(loss, reduction), cls, (input, target), (input, target),
+                (reduction, d.size, param, input._data.shape, target._data.shape))
+
+
+class _PointwiseLossBackward(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target")
+
+    def backward(self, g, s):
+        x, y = s
+        reduction, n, param, sx, sy = self._info
+        nf = self.next_functions
+        d = x - y
+        gx = _scale_back(self._slope(d, param), g, reduction, n)
+        return (sum_to(gx, sx) if nf[0][0] is not None else None,
+                sum_to(-gx, sy) if nf[1][0] is not None else None)
+
+
+def _clip(d, lo, hi):
+    return d.clamp(lo, hi) if _t(d) else np.clip(d, lo, hi)
+
+
+class SmoothL1LossBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+
+    @staticmethod
+    def _slope(d, beta):
+        return _clip(d * (1.0 / beta), -1.0, 1.0)   # d / beta inside the band, the sign outside
+
+
+class HuberLossBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+
+    @staticmethod
+    def _slope(d, delta):
+        return _clip(d, -delta, delta)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _pointwise_loss(SmoothL1LossBackward0, input, target, reduction, beta,
+                           lambda d, z: np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _pointwise_loss(HuberLossBackward0, input, target, reduction, delta,
+                           lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)))
+
+
+# -- more activations (their nodes live in ops/more.py) -----------------------------------------------------------
+from ..ops.more import elu, gelu, hardtanh, relu6, silu, softplus, softsign  # noqa: E402
 
 
 # -- dropout, flatten ----------------------------------------------------------------------------------------

@@ -98,6 +98,14 @@ _methods = {
     "uniform_": inplace.uniform_, "resize_": inplace.resize_,
 }
 
+from . import more  # noqa: E402
+
+_more = ("log1p", "expm1", "sinh", "cosh", "tan", "atan", "asin", "acos", "erf", "exp2", "log2", "log10", "rsqrt",
+         "floor", "ceil", "round", "trunc", "frac", "repeat", "flip", "roll", "tril", "triu", "narrow", "split", "chunk",
+         "unbind", "gather", "masked_fill", "index_select", "cumsum", "logsumexp", "amax", "amin")
+_methods.update({n: getattr(more, n) for n in _more})
+_methods.update({"arctan": more.atan, "arcsin": more.asin, "arccos": more.acos, "fix": more.trunc})
+
 for _name, _fn in _methods.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(shape.T)

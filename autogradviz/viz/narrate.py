@@ -200,10 +200,14 @@ def _equation(g, loc_desc, loc, out, lang):
             return None
         loc_part = _loc_part(loc_desc, loc, lang)
         return f"{_n(g)} × {loc_part} = {_n(prod)}" + _t("stepper.narr.copied", lang, n=out_a.size)
+    if prod.shape != out_a.shape and prod.size == out_a.size:
+        prod = prod.reshape(out_a.shape)  # e.g. a 0-d grad into a 1-element tensor: the same numbers
     reduced = prod.shape != out_a.shape
     if reduced:
+        lead = prod.ndim - out_a.ndim
+        if lead < 0:
+            return None  # the grad sent out has more dims than the product: not an unbroadcast to explain
         try:
-            lead = prod.ndim - out_a.ndim
             axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(out_a.shape)
                                               if s == 1 and prod.shape[i + lead] != 1)
             total = prod.sum(axis=axes, keepdims=True).reshape(out_a.shape) if axes else prod.reshape(out_a.shape)
