@@ -44,6 +44,11 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     """
     if type(data) is not ndarray:
         data = np.asarray(data)
+    if len(inputs) == 2 and op is None:
+        a, b = inputs
+        if a is not None and b is not None and (
+                not saved or (len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT)):
+            return make2(data, cls, a, b, saved, info)
     out = _new(Tensor)
     out._data = data
     out._grad = None
@@ -54,57 +59,77 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     out._hooks = None
     out._acc = None
     if _GM.enabled:
-        if len(inputs) == 2:  # a binary op (the hot path): the same as the general case below, unrolled
-            t, t1 = inputs
-            fn = None if t is None else t.grad_fn
-            e = ((fn, t._output_nr) if fn is not None else
-                 (accumulator(t), 0) if t is not None and t._requires_grad else _NONE_EDGE)
-            fn = None if t1 is None else t1.grad_fn
-            e1 = ((fn, t1._output_nr) if fn is not None else
-                  (accumulator(t1), 0) if t1 is not None and t1._requires_grad else _NONE_EDGE)
-            edges = None if e is _NONE_EDGE and e1 is _NONE_EDGE else (e, e1)
-        else:
-            edges = None
-            for t in inputs:
-                if t is not None and t._requires_grad:
-                    edges = []
-                    for t in inputs:
-                        if t is None:
-                            edges.append(_NONE_EDGE)
+        for t in inputs:
+            if t is not None and t._requires_grad:
+                edges = []
+                for t in inputs:
+                    if t is None:
+                        edges.append(_NONE_EDGE)
+                    else:
+                        fn = t.grad_fn
+                        if fn is not None:
+                            edges.append((fn, t._output_nr))
+                        elif t._requires_grad:
+                            edges.append((accumulator(t), 0))
                         else:
-                            fn = t.grad_fn
-                            if fn is not None:
-                                edges.append((fn, t._output_nr))
-                            elif t._requires_grad:
-                                edges.append((accumulator(t), 0))
-                            else:
-                                edges.append(_NONE_EDGE)
-                    edges = tuple(edges)
-                    break
-        if edges is not None:
-            node = _new(cls)
-            node._seq = _next_seq()
-            node._x = None
-            node._info = info
-            node.next_functions = edges
-            if not saved:
-                node._saved = ()
-            elif len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT:  # binary op: no comprehension
-                s, s1 = saved
-                node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
-                               _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
-            else:
+                            edges.append(_NONE_EDGE)
+                node = _new(cls)
+                node._seq = _next_seq()
+                node._x = None
+                node._info = info
+                node.next_functions = tuple(edges)
                 node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED
                                      for s in saved])
-            out.grad_fn = node
-            out._requires_grad = True
-            if FWD.fn is not None:
-                FWD.fn(op or cls.__name__, inputs, out, node)
-            return out
+                out.grad_fn = node
+                out._requires_grad = True
+                if FWD.fn is not None:
+                    FWD.fn(op or cls.__name__, inputs, out, node)
+                return out
     out.grad_fn = None
     out._requires_grad = False
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
+    return out
+
+
+def make2(data, cls, a, b, saved=(), info=None):
+    """``make`` for an op on two Tensors ``a`` and ``b`` (``+``, ``*``, ...), with ``saved`` empty or a pair of
+    Tensors or Nones: the same output and node, written out without loops (this is the hot path)."""
+    out = _new(Tensor)
+    out._data = data
+    out._grad = None
+    out._output_nr = 0
+    out._retains_grad = False
+    out._vc = [0]
+    out._base = None
+    out._hooks = None
+    out._acc = None
+    if _GM.enabled:
+        fn = a.grad_fn
+        e = (fn, a._output_nr) if fn is not None else (accumulator(a), 0) if a._requires_grad else _NONE_EDGE
+        fn = b.grad_fn
+        e1 = (fn, b._output_nr) if fn is not None else (accumulator(b), 0) if b._requires_grad else _NONE_EDGE
+        if e is not _NONE_EDGE or e1 is not _NONE_EDGE:
+            node = _new(cls)
+            node._seq = _next_seq()
+            node._x = None
+            node._info = info
+            node.next_functions = (e, e1)
+            if saved:
+                s, s1 = saved
+                node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
+                               _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
+            else:
+                node._saved = ()
+            out.grad_fn = node
+            out._requires_grad = True
+            if FWD.fn is not None:
+                FWD.fn(cls.__name__, (a, b), out, node)
+            return out
+    out.grad_fn = None
+    out._requires_grad = False
+    if FWD.fn is not None:
+        FWD.fn(cls.__name__, (a, b), out, None)
     return out
 
 

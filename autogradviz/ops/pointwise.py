@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap
-from ._core import BackwardNode, OUT, make, sum_to
+from ._core import BackwardNode, OUT, make, make2, sum_to
 
 ndarray = np.ndarray
 _SCALARS = (int, float, bool)
@@ -136,7 +136,7 @@ def add(a, other, alpha=1):
                 data = ad + bd
             except ValueError:
                 raise _broadcast_error(ad.shape, bd.shape) from None
-            return make(data, AddBackward0, (a, other), (), (ad.shape, bd.shape, 1))
+            return make2(data, AddBackward0, a, other, (), (ad.shape, bd.shape, 1))
     b, bs = _operand(other)
     if alpha != 1:
         if b is not None:
@@ -209,9 +209,9 @@ def mul(a, other):
                 data = ad * bd
             except ValueError:
                 raise _broadcast_error(ad.shape, bd.shape) from None
-            return make(data, MulBackward0, (a, other),
-                        (a if other._requires_grad else None, other if a._requires_grad else None),
-                        (ad.shape, bd.shape, None))
+            return make2(data, MulBackward0, a, other,
+                         (a if other._requires_grad else None, other if a._requires_grad else None),
+                         (ad.shape, bd.shape, None))
     b, bs = _operand(other)
     data = _binary(np.multiply, a, b, bs)
     if b is None:
