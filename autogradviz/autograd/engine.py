@@ -230,11 +230,26 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             captures.setdefault(key, []).append((nr, k))
         run = _needed(roots, deps, captures)
 
+    plain = obs is None and captures is None and not create_graph
+
     def acc(node, buf):
-        """Run AccumulateGrad ``node`` on its pending-grad list ``buf`` (or None when nothing arrived)."""
-        g = None if buf is None else buf.pop()  # empties the list: then ``g`` is referenced only here
+        """Run AccumulateGrad ``node`` on its pending-grad list ``buf``."""
+        g = buf.pop()  # empties the list: then ``g`` is referenced only here
         x = node._x
         var = node.variable
+        if plain and x is None and g is not None and not var._hooks:
+            # the common case, first: add into an existing plain .grad in place (as PyTorch outside grad mode; a
+            # 0-d grad through its scalar: the same rounding without a ufunc call)
+            cur = var._grad
+            if cur is not None and type(g) is ndarray and cur.grad_fn is None and not cur._requires_grad:
+                cd = cur._data
+                if g.dtype is cd.dtype and g.shape == cd.shape:
+                    if cd.ndim:
+                        cd += g
+                    else:
+                        cd[()] = cd[()] + g[()]
+                    cur._vc[0] += 1
+                    return
         if g is not None and var._hooks:
             before = g
             g = _run_tensor_prehooks(var._hooks, g, create_graph)
@@ -291,9 +306,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     bpop = buffers.pop
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
-    for (node, nr), g in zip(roots, root_grads):
-        if g is not None:
-            _deliver(buffers, node, nr, g)
+    if len(roots) == 1 and roots[0][0]._nout == 1:  # one root with one output: its grad is the only pending one
+        if root_grads[0] is not None:
+            buffers[roots[0][0]] = root_grads[0]
+    else:
+        for (node, nr), g in zip(roots, root_grads):
+            if g is not None:
+                _deliver(buffers, node, nr, g)
     ready = None  # (accumulator, [its grad]): leaves that are roots run first
     if leaf_root:
         ready = []
