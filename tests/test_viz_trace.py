@@ -148,3 +148,23 @@ def test_nested_recorders_both_record():
     assert len(a) == len(b) == 8
     assert [s.node for s in a] == [s.node for s in b]
     assert len(outer.ops) == 0 and len(inner.ops) == 0  # the forward ran before the trace
+
+
+def test_forward_ops_name_their_inputs_with_and_without_grad():
+    x = agv.tensor([1.0, 2.0])             # needs no grad
+    w = agv.tensor([0.5, 0.5], requires_grad=True)
+    with viz.trace() as tr:
+        a = x.exp()                        # unary, no grad
+        b = w.exp()                        # unary, grad
+        c = a * x                          # binary, no grad
+        d = b * a                          # binary, grad
+        e = d.sum()                        # reduction
+        f = x * 2.0                        # a Python scalar operand
+    ops = tr.ops
+    assert [op.name for op in ops] == ["ExpBackward0", "ExpBackward0", "MulBackward0", "MulBackward0",
+                                       "SumBackward0", "MulBackward0"]
+    expected = [(x,), (w,), (a, x), (b, a), (d,), (x, None)]
+    assert all(len(op.inputs) == len(ins) and all(i is j for i, j in zip(op.inputs, ins))
+               for op, ins in zip(ops, expected))
+    assert all(op.output is t for op, t in zip(ops, [a, b, c, d, e, f]))
+    assert [op.node is not None for op in ops] == [False, True, False, True, True, False]

@@ -59,32 +59,46 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     out._hooks = None
     out._acc = None
     if _GM.enabled:
-        for t in inputs:
-            if t is not None and t._requires_grad:
-                edges = []
-                for t in inputs:
-                    if t is None:
-                        edges.append(_NONE_EDGE)
-                    else:
-                        fn = t.grad_fn
-                        if fn is not None:
-                            edges.append((fn, t._output_nr))
-                        elif t._requires_grad:
-                            edges.append((accumulator(t), 0))
-                        else:
+        if len(inputs) == 1:  # a unary op, unrolled (as make2 for binary ones)
+            t = inputs[0]
+            fn = None if t is None else t.grad_fn
+            if fn is not None:
+                edges = ((fn, t._output_nr),)
+            elif t is not None and t._requires_grad:
+                edges = ((accumulator(t), 0),)
+            else:
+                edges = None
+        else:
+            edges = None
+            for t in inputs:
+                if t is not None and t._requires_grad:
+                    edges = []
+                    for t in inputs:
+                        if t is None:
                             edges.append(_NONE_EDGE)
-                node = _new(cls)
-                node._seq = _next_seq()
-                node._x = None
-                node._info = info
-                node.next_functions = tuple(edges)
-                node._saved = tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED
-                                     for s in saved])
-                out.grad_fn = node
-                out._requires_grad = True
-                if FWD.fn is not None:
-                    FWD.fn(op or cls.__name__, inputs, out, node)
-                return out
+                        else:
+                            fn = t.grad_fn
+                            if fn is not None:
+                                edges.append((fn, t._output_nr))
+                            elif t._requires_grad:
+                                edges.append((accumulator(t), 0))
+                            else:
+                                edges.append(_NONE_EDGE)
+                    edges = tuple(edges)
+                    break
+        if edges is not None:
+            node = _new(cls)
+            node._seq = _next_seq()
+            node._x = None
+            node._info = info
+            node.next_functions = edges
+            node._saved = () if not saved else ((out, 0),) if len(saved) == 1 and saved[0] is OUT else \
+                tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED for s in saved])
+            out.grad_fn = node
+            out._requires_grad = True
+            if FWD.fn is not None:
+                FWD.fn(op or cls.__name__, inputs, out, node)
+            return out
     out.grad_fn = None
     out._requires_grad = False
     if FWD.fn is not None:
