@@ -186,8 +186,7 @@ def main(argv=None):
     rec = Recorder()
 
     def traced():
-        rec.ops.clear()
-        rec.backwards.clear()
+        rec.clear()
         step()
 
     def with_recorder():

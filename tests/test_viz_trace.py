@@ -168,3 +168,20 @@ def test_forward_ops_name_their_inputs_with_and_without_grad():
                for op, ins in zip(ops, expected))
     assert all(op.output is t for op, t in zip(ops, [a, b, c, d, e, f]))
     assert [op.node is not None for op in ops] == [False, True, False, True, True, False]
+
+
+def test_ops_read_midway_are_extended_and_clear_forgets():
+    x = agv.tensor([1.0, 2.0], requires_grad=True)
+    with viz.trace() as tr:
+        y = x * 2
+        first = list(tr.ops)
+        z = y.exp()
+        (z.sum()).backward()
+    assert [op.index for op in tr.ops] == [0, 1, 2] and tr.ops[0] is first[0] and len(first) == 1
+    assert tr.ops[1].output is z and tr.ops[2].name == "SumBackward0"
+    assert len(tr.backwards) == 1
+    tr.clear()
+    assert tr.ops == [] and tr.backwards == []
+    with tr:
+        w = x + 1
+    assert len(tr.ops) == 1 and tr.ops[0].output is w and tr.ops[0].index == 0

@@ -182,7 +182,8 @@ class Recorder:
     ``start()``/``stop()``. Recorders nest: an inner one passes events on to the outer one."""
 
     def __init__(self, forward=True):
-        self.ops = []
+        self._oplog = []      # (name, inputs, output, node) per forward op, as they came
+        self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
         self._forward = forward
         self._prev_obs = None
@@ -220,15 +221,22 @@ class Recorder:
         return False
 
     # -- forward ---------------------------------------------------------------------------------------------
+    @property
+    def ops(self):
+        """One ForwardOp per forward op, in execution order."""
+        ops, log = self._ops, self._oplog
+        for k in range(len(ops), len(log)):
+            ops.append(ForwardOp(k, *log[k]))
+        return ops
+
+    def clear(self):
+        """Forget what was recorded so far (the recorder stays attached)."""
+        self._oplog.clear()
+        self._ops.clear()
+        self.backwards.clear()
+
     def _on_op(self, name, inputs, out, node):
-        ops = self.ops
-        op = _new(ForwardOp)  # ForwardOp(len(ops), name, inputs, out, node) without a Python __init__ frame
-        op.index = len(ops)
-        op.name = name
-        op.inputs = inputs
-        op.output = out
-        op.node = node
-        ops.append(op)
+        self._oplog.append((name, inputs, out, node))
         if self._prev_fwd is not None:
             self._prev_fwd(name, inputs, out, node)
 
