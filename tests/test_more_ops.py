@@ -66,6 +66,10 @@ CASES = {
     "smooth_l1": (X * 3, lambda T, x: T.nn.functional.smooth_l1_loss(x, T.zeros(2, 3, dtype=x.dtype))),
     "smooth_l1_beta_none": (X * 3, lambda T, x: T.nn.functional.smooth_l1_loss(x, x.flip(0), reduction="none",
                                                                                beta=0.5)),
+    "prod_dim": (np.array([[1.5, 2.0, -3.0], [4.0, 0.0, 2.0]]), lambda T, x: x.prod(1)),
+    "prod_keepdim": (X, lambda T, x: T.prod(x, 0, keepdim=True)),
+    "prod_one_zero": (np.array([[1.5, 0.0, -3.0], [4.0, 0.5, 2.0]]), lambda T, x: x.prod()),
+    "prod_two_zeros": (np.array([[1.5, 0.0, -3.0], [0.0, 0.5, 2.0]]), lambda T, x: x.prod() + x.prod(0).sum()),
     "huber": (X * 3, lambda T, x: T.nn.functional.huber_loss(x, T.zeros(2, 3, dtype=x.dtype), delta=0.8)),
     "huber_sum": (X * 3, lambda T, x: T.nn.functional.huber_loss(x, x * 0.15, reduction="sum")),
 }

@@ -2132,3 +2132,25 @@ def test_no_numpy_warnings():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["0", "1"]
+
+
+def test_transpose_property_warnings_once():
+    """``x.T`` on a tensor that is not 2-D warns (once per process for each kind, as PyTorch's TORCH_WARN_ONCE)."""
+    import subprocess
+    import sys
+    code = (
+        "import warnings\n"
+        "import {mod} as T\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    a = T.ones(3).T; b = T.ones(2, 3, 4).T; c = T.ones(2, 3).T; d = T.ones(()).T; e = T.ones(()).T\n"
+        "print(repr([(m.category.__name__, str(m.message).split(' (Triggered')[0]) for m in w]))\n"
+        "print(tuple(b.shape), a.grad_fn, d.shape)\n"
+    )
+    out = {}
+    for mod in ("torch", "autogradviz"):
+        r = subprocess.run([sys.executable, "-c", code.format(mod=mod)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out[mod] = r.stdout.strip()
+    assert "is deprecated" in out["torch"]
+    assert out["autogradviz"] == out["torch"]

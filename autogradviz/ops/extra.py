@@ -1,6 +1,8 @@
 """More functions of the torch namespace: cat, stack, where, softmax, prod, var/std, norm, ..."""
 import numpy as np
 
+from .. import _dtype
+
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._core import BackwardNode, OUT, make, sum_to
 from .reduce import _dims as _rdims
@@ -110,19 +112,81 @@ def square(x):
     return _pw.pow(x, 2)
 
 
+def _exclusive_prod_np(x, dim):
+    """For each element, the product of the others along ``dim`` (PyTorch's prod_safe_zeros_backward: a cumprod
+    from each side, so zeros need no division)."""
+    n = x.shape[dim]
+    ones = np.ones_like(np.take(x, [0], axis=dim))
+    left = np.cumprod(np.concatenate([ones, np.take(x, range(n - 1), axis=dim)], axis=dim), axis=dim)
+    rev = np.flip(np.take(x, range(1, n), axis=dim), dim)
+    right = np.flip(np.cumprod(np.concatenate([ones, rev], axis=dim), axis=dim), dim)
+    return left * right
+
+
+def _exclusive_prod_t(x, dim):
+    """The same on Tensors, from differentiable ops (create_graph; sizes in a course are small)."""
+    n = x.shape[dim]
+    parts = []
+    for k in range(n):
+        left = x.narrow(dim, 0, k).prod(dim, keepdim=True) if k else None
+        right = x.narrow(dim, k + 1, n - k - 1).prod(dim, keepdim=True) if k < n - 1 else None
+        if left is None and right is None:
+            parts.append(x.narrow(dim, k, 1) * 0 + 1)
+        else:
+            parts.append(left if right is None else right if left is None else left * right)
+    return cat(parts, dim)
+
+
+def _prod_backward(g, x, r, dim, keepdim):
+    """PyTorch's prod_backward: grad * (result / input) when no input is zero, else the products of the others."""
+    tensor = isinstance(g, Tensor)
+    xd = x._data if tensor else x
+    if xd.ndim == 0:
+        return g
+    if dim is None:  # the whole tensor: along the flattened input
+        if not np.any(xd == 0):
+            return g * (r / x)
+        flat = x.reshape(-1)
+        others = _exclusive_prod_t(flat, 0) if tensor else _exclusive_prod_np(flat, 0)
+        return (g * others).reshape(tuple(xd.shape)) if tensor else (g * others).reshape(xd.shape)
+    if not keepdim:
+        g = g.unsqueeze(dim) if tensor else np.expand_dims(g, dim)
+        r = r.unsqueeze(dim) if tensor else np.expand_dims(r, dim)
+    if not np.any(xd == 0):
+        return g * (r / x)
+    return g * (_exclusive_prod_t(x, dim) if tensor else _exclusive_prod_np(x, dim))
+
+
 class ProdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
 
     def backward(self, g, s):
         x, r = s
-        return (g * r / x,)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_prod_backward(g, x, r, None, False),)
 
 
-def prod(x, dim=None, keepdim=False):
-    if dim is not None:
-        raise NotImplementedError("prod(dim=...) is not part of autogradviz yet")
-    return make(np.prod(x._data), ProdBackward0, (x,), (x, OUT))
+class ProdBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dim, keepdim = self._info
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_prod_backward(g, x, r, dim, keepdim),)
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(dtype).np)
+    if d.dtype.kind in "biu" and dtype is None:
+        d = d.astype(np.int64)  # PyTorch's prod of integers (and bools) is int64
+    if dim is None:
+        return make(np.asarray(np.prod(d), dtype=d.dtype), ProdBackward0, (x,), (x, OUT))
+    dim = _wrap_dim(dim, d.ndim) if d.ndim else 0
+    r = np.prod(d, axis=dim, keepdims=keepdim) if d.ndim else d.copy()
+    return make(np.asarray(r, dtype=d.dtype), ProdBackward1, (x,), (x, OUT), (dim, keepdim))
 
 
 DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "

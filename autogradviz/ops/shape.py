@@ -166,8 +166,21 @@ def permute(a, *dims):
     return view_of(a, np.transpose(d, dims), PermuteBackward0, dims)
 
 
+_T_WARNED = {"nd": False, "0d": False}  # PyTorch warns once per process (TORCH_WARN_ONCE)
+T_ND_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+                "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+                "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+T_0D_WARNING = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
+
+
 def T(a):
     d = a._data
+    if d.ndim != 2:
+        kind = "0d" if d.ndim == 0 else "nd"
+        if not _T_WARNED[kind]:
+            _T_WARNED[kind] = True
+            import warnings
+            warnings.warn(T_0D_WARNING if kind == "0d" else T_ND_WARNING, UserWarning, stacklevel=2)
     return view_of(a, d.T, PermuteBackward0, tuple(range(d.ndim))[::-1])
 
 
