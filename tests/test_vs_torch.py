@@ -2079,10 +2079,21 @@ def test_case_harness_can_fail():
     assert math.isfinite(1.0)
 
 
-def test_create_graph_warning_once():
-    """backward(create_graph=True) warns about the reference cycle once per process, in both libraries."""
+def _in_fresh_processes(code):
+    """What ``code`` (with ``{mod}`` for the library) prints in a new Python process, for each library: for
+    behaviour that happens once per process, which the test order would otherwise decide."""
     import subprocess
     import sys
+    out = {}
+    for mod in ("torch", "autogradviz"):
+        r = subprocess.run([sys.executable, "-c", code.format(mod=mod)], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out[mod] = r.stdout.strip()
+    return out
+
+
+def test_create_graph_warning_once():
+    """backward(create_graph=True) warns about the reference cycle once per process, in both libraries."""
     code = (
         "import warnings, sys\n"
         "warnings.simplefilter('always')\n"
@@ -2096,11 +2107,7 @@ def test_create_graph_warning_once():
         "    T.autograd.grad(x ** 3, x, create_graph=True)\n"
         "print(sum('reference cycle' in str(m.message) for m in w))\n"
     )
-    out = {}
-    for mod in ("torch", "autogradviz"):
-        r = subprocess.run([sys.executable, "-c", code.format(mod=mod)], capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        out[mod] = r.stdout.strip()
+    out = _in_fresh_processes(code)
     assert out["torch"] == "1"
     assert out["autogradviz"] == out["torch"]
 
@@ -2136,8 +2143,6 @@ def test_no_numpy_warnings():
 
 def test_transpose_property_warnings_once():
     """``x.T`` on a tensor that is not 2-D warns (once per process for each kind, as PyTorch's TORCH_WARN_ONCE)."""
-    import subprocess
-    import sys
     code = (
         "import warnings\n"
         "import {mod} as T\n"
@@ -2147,10 +2152,6 @@ def test_transpose_property_warnings_once():
         "print(repr([(m.category.__name__, str(m.message).split(' (Triggered')[0]) for m in w]))\n"
         "print(tuple(b.shape), a.grad_fn, d.shape)\n"
     )
-    out = {}
-    for mod in ("torch", "autogradviz"):
-        r = subprocess.run([sys.executable, "-c", code.format(mod=mod)], capture_output=True, text=True, timeout=120)
-        assert r.returncode == 0, r.stderr
-        out[mod] = r.stdout.strip()
+    out = _in_fresh_processes(code)
     assert "is deprecated" in out["torch"]
     assert out["autogradviz"] == out["torch"]
