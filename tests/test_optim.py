@@ -294,3 +294,70 @@ def test_validation_errors_match_torch(i):
     with pytest.raises(Exception) as et:
         VALIDATION[i](torch, list(torch.nn.Linear(2, 2).parameters()))
     assert (type(eo.value), str(eo.value)) == (type(et.value), str(et.value))
+
+
+# -- learning-rate schedulers -------------------------------------------------------------------------------------
+SCHEDULES = {
+    "step": lambda S, opt: S.StepLR(opt, step_size=3, gamma=0.5),
+    "multistep": lambda S, opt: S.MultiStepLR(opt, milestones=[2, 5, 5, 9], gamma=0.3),
+    "exponential": lambda S, opt: S.ExponentialLR(opt, gamma=0.9),
+    "cosine": lambda S, opt: S.CosineAnnealingLR(opt, T_max=4, eta_min=0.001),
+    "lambda": lambda S, opt: S.LambdaLR(opt, lr_lambda=lambda e: 1 / (1 + e)),
+    "lambda_per_group": lambda S, opt: S.LambdaLR(opt, lr_lambda=[lambda e: 0.95 ** e, lambda e: 1 + e % 2]),
+}
+
+
+def _scheduled(lib, name, epochs=12):
+    w = lib.tensor([1.0, -2.0], requires_grad=True)
+    b = lib.tensor([0.5], requires_grad=True)
+    opt = lib.optim.SGD([{"params": [w]}, {"params": [b], "lr": 0.05}], lr=0.1, momentum=0.9)
+    sched = SCHEDULES[name](lib.optim.lr_scheduler, opt)
+    seen = [sched.get_last_lr()]
+    for _ in range(epochs):
+        loss = (w * w).sum() + (b * 3).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+        seen.append(sched.get_last_lr())
+    return seen, [g["lr"] for g in opt.param_groups], w.detach().tolist(), repr(opt)
+
+
+@pytest.mark.parametrize("name", list(SCHEDULES))
+def test_schedulers_give_pytorchs_learning_rates(name):
+    ours, theirs = _scheduled(A, name), _scheduled(torch, name)
+    assert ours[0] == theirs[0]            # every lr of every epoch, exactly
+    assert ours[1] == theirs[1]
+    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
+    assert ours[3] == theirs[3]            # the optimizer's repr now shows initial_lr
+
+
+def test_scheduler_warnings_and_state():
+    import warnings
+    out = {}
+    for lib in (A, torch):
+        w = lib.tensor([1.0], requires_grad=True)
+        opt = lib.optim.SGD([w], lr=0.1)
+        sched = lib.optim.lr_scheduler.StepLR(opt, 2)
+        with warnings.catch_warnings(record=True) as rec:
+            warnings.simplefilter("always")
+            sched.step()                   # before any optimizer.step()
+            sched.get_lr()                 # outside step
+            sched.step(5)                  # the deprecated epoch argument (closed form)
+        sd = sched.state_dict()
+        fresh = lib.optim.lr_scheduler.StepLR(lib.optim.SGD([w], lr=0.1), 2)
+        fresh.load_state_dict(sd)
+        out[lib] = ([(m.category.__name__, str(m.message)) for m in rec], sched.get_last_lr(), sorted(sd),
+                    fresh.last_epoch, fresh.get_last_lr())
+    assert out[A] == out[torch]
+
+
+def test_scheduler_errors():
+    for lib in (A, torch):
+        w = lib.tensor([1.0], requires_grad=True)
+        with pytest.raises(TypeError, match="list is not an Optimizer"):
+            lib.optim.lr_scheduler.StepLR([w], 2)
+        with pytest.raises(KeyError, match="param 'initial_lr' is not specified in param_groups\\[0\\]"):
+            lib.optim.lr_scheduler.ExponentialLR(lib.optim.SGD([w], lr=0.1), 0.9, last_epoch=3)
+        with pytest.raises(ValueError, match="Expected 1 lr_lambdas, but got 2"):
+            lib.optim.lr_scheduler.LambdaLR(lib.optim.SGD([w], lr=0.1), [lambda e: 1, lambda e: 2])
