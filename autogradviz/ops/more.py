@@ -368,6 +368,8 @@ class _SplitNode(BackwardNode):
 
     def backward(self, g, s):
         shape, dim, pieces, stacked = self._info
+        if not isinstance(g, list):  # a split into one piece: the engine passes its grad as is
+            g = [g]
         parts = []
         tensors = any(_t(x) for x in g)
         for x, p in zip(g, pieces):
