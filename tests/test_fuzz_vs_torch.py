@@ -12,10 +12,38 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 
-UN = ["exp", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "square", "atan", "sinh", "erf", "expm1", "softplus", "gelu", "silu", "elu", "log1p_abs", "sqrt_abs", "t", "sum0", "mean1", "max1", "cumsum1", "flip0", "softmax1", "logsumexp1", "unsq_sum", "clone", "reshape", "amax0", "prod1", "std1", "var0", "norm1", "index", "narrow", "repeat", "clamp", "pow3", "reciprocal_abs", "tril", "roll", "split0", "unbind1"]
-BIN = ["add", "sub", "mul", "div_safe", "maximum", "minimum", "matmul_t", "where", "mul2"]
+UN = ["inplace_mul", "inplace_on_view", "view_of_changed_base", "masked_fill", "gather", "index_select",
+      "hardtanh", "softsign", "tan_small", "setitem_row", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "square", "atan", "sinh", "erf", "expm1", "softplus", "gelu", "silu", "elu", "log1p_abs", "sqrt_abs", "t", "sum0", "mean1", "max1", "cumsum1", "flip0", "softmax1", "logsumexp1", "unsq_sum", "clone", "reshape", "amax0", "prod1", "std1", "var0", "norm1", "index", "narrow", "repeat", "clamp", "pow3", "reciprocal_abs", "tril", "roll", "split0", "unbind1"]
+BIN = ["bce_logits", "huber", "smooth_l1", "mse", "ce", "add", "sub", "mul", "div_safe", "maximum", "minimum", "matmul_t", "where", "mul2"]
 def un(T, name, x):
     F = T.nn.functional
+    if name == "inplace_mul":
+        y = x * 1
+        y.mul_(x.detach() + 2)
+        return y
+    if name == "inplace_on_view":
+        y = x * 1
+        y[:, :1].mul_(3)
+        return y
+    if name == "view_of_changed_base":
+        y = x * 1
+        v = y[:, -1:]
+        y.add_(x * x)
+        return v * 2
+    if name == "setitem_row":
+        y = x * 1
+        y[0] = x[-1] * 2
+        return y
+    if name == "masked_fill":
+        return x.masked_fill(x > 0.3, 0.5)
+    if name == "gather":
+        return x.gather(1, T.zeros(x.shape, dtype=T.int64))
+    if name == "index_select":
+        return x.index_select(1, T.tensor([x.shape[1] - 1, 0]))
+    if name in ("hardtanh", "softsign"):
+        return getattr(F, name)(x)
+    if name == "tan_small":
+        return (x * 0.5).tan()
     if name == "log1p_abs": return x.abs().log1p()
     if name == "sqrt_abs": return (x.abs() + 0.1).sqrt()
     if name == "reciprocal_abs": return (x.abs() + 0.5).reciprocal()
@@ -47,6 +75,17 @@ def un(T, name, x):
     if name == "unbind1": return T.stack(x.unbind(1), 1)
     return getattr(x, name)()
 def bi(T, name, a, b):
+    F = T.nn.functional
+    if name == "bce_logits":
+        return F.binary_cross_entropy_with_logits(a, b.sigmoid(), reduction="none") if a.shape == b.shape else a * b
+    if name == "huber":
+        return F.huber_loss(a, b, reduction="none", delta=0.7) if a.shape == b.shape else a - b
+    if name == "smooth_l1":
+        return F.smooth_l1_loss(a, b, beta=0.4) * a
+    if name == "mse":
+        return F.mse_loss(a, b) * b if a.shape == b.shape else a + b
+    if name == "ce":
+        return F.cross_entropy(a, T.zeros(a.shape[0], dtype=T.int64)) * b if a.dim() == 2 else a * b
     if name == "div_safe": return a / (b.abs() + 0.5)
     if name == "matmul_t": return (a @ b.t()).sum(-1, keepdim=True) + a if a.shape[-1] == b.shape[-1] else a * b
     if name == "where": return T.where(a > b, a, b * 2)

@@ -308,18 +308,17 @@ class LinalgVectorNormBackward0(BackwardNode):
             for k in sorted(dims):
                 r = r.unsqueeze(k)
                 g = g.unsqueeze(k)
-        zero = _wrap(np.zeros((), dtype=x._data.dtype))
-        nonzero = _wrap(r._data != 0)
-        safe_r = where(nonzero, r, _wrap(np.ones((), dtype=x._data.dtype)))
-        if p == 2:
-            return where(nonzero, x / safe_r, zero) * g
+        zero_norm = _wrap(r._data == 0)
+        if p == 2:  # PyTorch: self * (grad / norm).masked_fill_(norm == 0, 0), so at a zero norm a second
+            return x * (g / r).masked_fill(zero_norm, 0.0)   # derivative is 0/0 = nan there too
         if p == 1:
             return x.sign() * g
         if p == float("inf"):
             mask = _wrap((np.abs(x._data) == r._data).astype(x._data.dtype))
             count = _wrap(np.sum(mask._data, axis=dims, keepdims=True))
             return x.sign() * mask / count * g
-        return where(nonzero, x.sign() * x.abs() ** (p - 1) / safe_r ** (p - 1), zero) * g
+        # PyTorch: self * self.abs().pow(p - 2) * grad / norm.pow(p - 1), masked to 0 where the norm is 0
+        return (x * x.abs() ** (p - 2) * g / r ** (p - 1)).masked_fill(zero_norm, 0.0)
 
 
 def norm(x, p=2, dim=None, keepdim=False, dtype=None):

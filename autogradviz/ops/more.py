@@ -223,14 +223,32 @@ def silu(input, inplace=False):
     return make(data, SiluBackward0, (input,), (input,))
 
 
+def _hardtanh_backward(g, x, lo, hi):
+    if _t(g) or _t(x):  # create_graph: PyTorch records HardtanhBackwardBackward0 on (grad, self)
+        from .pointwise import _tensors
+        g, x = _tensors(g, x)
+        inside = (x._data > lo) & (x._data < hi)
+        return make(np.where(inside, g._data, 0).astype(g._data.dtype), HardtanhBackwardBackward0, (g, x), (x,),
+                    (lo, hi))
+    return np.where((x > lo) & (x < hi), g, 0).astype(g.dtype, copy=False)
+
+
 class HardtanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def backward(self, g, s):
-        x = s[0]
-        lo, hi = self._info
-        return (_where((x > lo) & (x < hi), g, 0.0),)
+        return (_hardtanh_backward(g, s[0], *self._info),)
+
+
+class HardtanhBackwardBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, go, s):
+        nf = self.next_functions
+        return (_hardtanh_backward(go, s[0], *self._info) if nf[0][0] is not None else None,
+                go * 0 if nf[1][0] is not None else None)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
