@@ -287,3 +287,14 @@ def test_wasm_stack_error_is_clear(monkeypatch):
     monkeypatch.setattr(vdot, "_big_stack_backend", lambda: None)
     with pytest.raises(viz.RenderError, match="max_nodes"):
         vdot._wasm_call(Boom, "digraph {}", "svg", "dot")
+
+
+def test_module_groups_are_labelled_with_their_class():
+    from autogradviz import nn
+    torch.manual_seed(0)
+    net = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))
+    loss = net(torch.ones(2, 3)).sum()
+    src = viz.draw_backward(loss, names={"net": net, "loss": loss}).source
+    assert 'label="net.0 (Linear)"' in src and 'label="net.2 (Linear)"' in src
+    src = viz.draw_forward(loss, model=net).source
+    assert 'label="0 (Linear)"' in src and 'label="2 (Linear)"' in src

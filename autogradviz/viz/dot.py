@@ -687,8 +687,9 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         def emit(parent_graph, p):
             # recursion depth = module nesting depth (a handful), not graph size
             with parent_graph.subgraph(name=cid[p]) as sg:
-                sg.attr(label=_label(esc(p)), style="rounded,dashed", color=GREY, fontcolor=GREY_TEXT,
-                        fontsize="9", labeljust="l", labelloc="t")
+                kind = model.cluster_kinds.get(p)
+                sg.attr(label=_label(esc(p if kind is None else f"{p} ({kind})")), style="rounded,dashed",
+                        color=GREY, fontcolor=GREY_TEXT, fontsize="9", labeljust="l", labelloc="t")
                 for v in members[p]:
                     node_stmt(sg, v)
                 for c in kids[p]:

@@ -127,6 +127,7 @@ class GraphModel:
         self._edge_ids = {}         # (id(node), i) -> (node, (src, dst))
         self._by_id = {}
         self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
+        self.cluster_kinds = {}     # module path -> its class name, for the group labels ("layer1 (Linear)")
 
     def _add(self, v):
         v.id = f"n{len(self.nodes)}"
@@ -721,6 +722,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             m.notes.append(("note.no_graph", {"name": nm.label(rk.tensor)}))
     if not m.nodes:
         m.notes.append(("note.empty", {}))
+    m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
     return m
 
 
@@ -1119,6 +1121,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if not m.nodes:
         m.notes.append(("note.empty", {}))
+    m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
     return m
 
 

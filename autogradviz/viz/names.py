@@ -61,6 +61,15 @@ def _named_params(module):
         return []
 
 
+def _module_kinds(module, prefix=""):
+    """``{path: class name}`` of the submodules (``layer1`` -> ``Linear``), for the labels of module groups."""
+    try:
+        subs = list(module.named_modules())
+    except Exception:
+        return {}
+    return {(f"{prefix}.{p}" if prefix else p) if p else prefix: type(m).__name__ for p, m in subs if p or prefix}
+
+
 class Names:
     """Resolves the label of each tensor a drawing shows. See the module docstring for the rules."""
 
@@ -70,6 +79,7 @@ class Names:
         self._params = {}       # id(tensor) -> (tensor, dotted name) for parameters with a module path
         self._outputs = None    # (id(node), output_nr) -> (tensor, name), built lazily
         self._extra = []        # tensors known to the drawing (saved, roots) for the output map
+        self._kinds = {}        # module path -> its class name (``layer1`` -> ``Linear``)
         if names is not None:
             for name, value in _pairs(names):
                 if isinstance(value, Tensor):
@@ -81,9 +91,11 @@ class Names:
                 elif _is_module(value):
                     for pn, p in _named_params(value):
                         self._set(p, f"{name}.{pn}", "explicit", param=True)
+                    self._add_kinds(_module_kinds(value, str(name)))
         if model is not None:
             for pn, p in _named_params(model):
                 self._set(p, pn, "model", param=True)
+            self._add_kinds(_module_kinds(model))
         if auto:
             if frame is None:
                 frame = user_frame()
@@ -127,6 +139,7 @@ class Names:
             seen_mod.add(id(m))
             for pn, p in _named_params(m):
                 self._set(p, pn, "frame", param=True)
+            self._add_kinds(_module_kinds(m))
 
     def add_known(self, tensors):
         """Tensors met while walking a graph (roots, saved tensors): they tell which node produced which tensor."""
@@ -162,6 +175,14 @@ class Names:
         lab = f"t{len(self._fallback)}"
         self._fallback[key] = (node, lab)
         return lab
+
+    def _add_kinds(self, kinds):
+        for path, kind in kinds.items():
+            self._kinds.setdefault(path, kind)
+
+    def module_kind(self, path):
+        """The class name of the module at ``path`` (``Linear``), or None."""
+        return self._kinds.get(path)
 
     def module_of(self, t):
         """``layer1`` for the parameter named ``layer1.weight``; None for anything else."""
