@@ -1,10 +1,11 @@
 """The backward engine: the only place that runs nodes.
 
-It works like PyTorch's: count how many edges point at each node reachable from the roots, start from the
-roots, and run a node once every edge into it has delivered its gradient. Ready nodes run in the order
-PyTorch's CPU ready queue gives: AccumulateGrad first, then the most recently created node. Pending grads are
-popped from their buffer when the node runs, saved tensors are released right after the node runs (unless
-``retain_graph``), and nothing here recurses, so a 50,000-node chain is fine.
+It runs the nodes in the order PyTorch's CPU ready queue gives: AccumulateGrad first, then the most recently
+created ready node. Every edge points to an older node, so that order is "newest first" among the nodes
+reachable from the roots; only AccumulateGrad is scheduled by counting the edges into it, and runs as soon as the
+last one has delivered. Pending grads are popped from their buffer when the node runs, saved tensors are
+released right after the node runs (unless ``retain_graph``), and nothing here recurses, so a 50,000-node chain
+is fine.
 
 Gradients travel as numpy arrays, or as Tensors when ``create_graph=True`` (then the backward formulas are
 themselves recorded and can be differentiated again).
