@@ -1780,6 +1780,26 @@ def var_with_no_degrees_of_freedom(T):
 
 
 @case
+def view_made_under_no_grad(T):
+    x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    with T.no_grad():
+        v = x[0:2]                  # reads requires_grad=True, but has no history and no accumulator
+        n = x.view(3)
+    w = x * 1
+    with T.no_grad():
+        u = w[1:]
+    z = (u * u).sum() + (v * 2).sum()
+    z.backward()                    # runs, and reaches neither view
+    y = T.ones(3)
+    with T.no_grad():
+        plain = y[1:]
+    msg = "A view was created in no_grad mode and is being modified inplace with grad mode enabled"
+    return (v, n, u, u.is_leaf, z, x.grad, v.grad, plain.requires_grad,
+            raises(lambda: u.mul_(2), msg), raises(lambda: v.add_(1), msg),
+            raises(lambda: T.autograd.grad((v * 2).sum(), v), "appears to not have been used in the graph"))
+
+
+@case
 def second_derivative_through_inplace_on_view(T):
     x = T.tensor([1.0, 2.0, 3.0], requires_grad=True)
     y = x * x

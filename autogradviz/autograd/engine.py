@@ -46,7 +46,7 @@ ndarray = np.ndarray
 def _root_edge(t, i):
     if t.grad_fn is not None:
         return t.grad_fn, t._output_nr
-    if t._requires_grad:
+    if t._requires_grad and accumulator(t) is not None:
         return accumulator(t), 0
     raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
 
@@ -228,6 +228,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 key, nr = t.grad_fn, t._output_nr
             else:
                 key, nr = accumulator(t), 0
+                if key is None:  # a view made under no_grad: nothing reaches it (PyTorch: "not used")
+                    continue
             captures.setdefault(key, []).append((nr, k))
         run = _needed(roots, deps, captures)
 

@@ -189,13 +189,25 @@ class AccumulateGrad(Node):
         return ()
 
 
+def _no_accumulator():
+    return None
+
+
+NO_GRAD_VIEW = _no_accumulator
+"""In a tensor's ``_acc`` slot: a view made under no_grad of a tensor that requires grad. As in PyTorch it reads
+``requires_grad=True``, but nothing accumulates into it: ops that use it get a None edge for it."""
+
+
 def accumulator(t):
-    """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch."""
+    """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch.
+    None for a view made under no_grad (``NO_GRAD_VIEW``)."""
     ref = t._acc
     if ref is not None:
         node = ref()
         if node is not None:
             return node
+        if ref is NO_GRAD_VIEW:
+            return None
     node = AccumulateGrad.__new__(AccumulateGrad)
     node.next_functions = ()
     node._saved = ()

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap, _new
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import Node, accumulator, _next_seq
+from ..autograd.graph import NO_GRAD_VIEW, Node, accumulator, _next_seq
 
 ndarray = np.ndarray
 
@@ -165,6 +165,9 @@ def view_of(base, data, cls, info=None, op=None):
         n = len(vc)
         if n >= 65 and not n & (n - 1):  # now and then (at 64, 128, ... views) drop the dead ones
             vc[1:] = [r for r in vc[1:] if r() is not None]
+    elif base._requires_grad:
+        out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
+        out._acc = NO_GRAD_VIEW
     return out
 
 
