@@ -516,3 +516,15 @@ def test_one_element_sum_is_narrated():
     texts = [f.text for f in s.frames]
     assert len(s.frames) == 4 and all(texts)
     assert "1 × 1 = 1" in texts[1] and "1 × 3 = 3" in texts[2] and "stores 3 in w.grad" in texts[3]
+
+
+def test_small_graphs_are_laid_out_by_graphviz():
+    """The simple layered drawing is only a fallback for graphs Graphviz would take too long over: a lesson-size
+    graph must get Graphviz's layout, with no error recorded."""
+    s, _ = seed_stepper()
+    assert (s.graph_layout, s._graph_err) == ("graphviz", None)
+    def fn():
+        x = agv.tensor([1.0, 2.0], requires_grad=True)
+        return (x * 2).exp().sum()
+    f = ForwardStepper(fn)
+    assert (f.graph_layout, f._graph_err) == ("graphviz", None)

@@ -781,6 +781,7 @@ class _StepperCore:
     def _layout_once(self, m, p, lang, node_attrs, edge_attrs):
         """The graph's SVG, laid out once (frames only restyle it): Graphviz, or a plain layered drawing with the
         same element ids when Graphviz would be too slow or fails."""
+        from .dot import to_digraph, render
         ranks, cost = _layer(m)
         self.graph_layout = "graphviz"
         if cost > self._max_layout_cost:
@@ -940,7 +941,6 @@ class BackwardStepper(_StepperCore, widgets.VBox):
 
     # -- the drawing --------------------------------------------------------------------------------------------
     def _render_svg(self, m, lang):
-        from .dot import to_digraph, render
         p = self._prefix
         for v in m.nodes:          # grads change frame by frame: the side panel shows them, not the drawing
             v.grad = None
@@ -1346,7 +1346,6 @@ class ForwardStepper(BackwardStepper):
         return frames
 
     def _render_forward_svg(self, m, lang):
-        from .dot import to_digraph, render
         p = self._prefix
         node_attrs = {v.id: {"id": p + v.id} for v in m.nodes}
         edge_attrs = {(e.src, e.dst): {"id": f"{p}{e.src}_{e.dst}"} for e in m.edges}
