@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .. import _tensor
-from .._tensor import Tensor, Size, _wrap
+from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
 from .graph import RELEASED, AccumulateGrad, accumulator
 

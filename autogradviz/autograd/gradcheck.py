@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor, _wrap
-from .grad_mode import enable_grad, no_grad
+from .grad_mode import enable_grad
 
 
 class GradcheckError(RuntimeError):
@@ -99,7 +99,6 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
                              for o in outs)
     else:
         grad_outputs = _as_tuple(grad_outputs)
-    diff = [i for i in inputs if isinstance(i, Tensor) and i.requires_grad]
     n_in = len(inputs)
 
     def first_grad(*args):

@@ -148,7 +148,6 @@ class Node:
 
     def __call__(self, *grads):
         """Run the node's backward formula directly on Tensors (as ``grad_fn(grad)`` does in PyTorch)."""
-        from .. import _tensor
         res = self._apply_tensors(list(grads))
         return res[0] if len(res) == 1 else tuple(res)
 

@@ -3,7 +3,7 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap, _new
+from .._tensor import Tensor, _new
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.graph import NO_GRAD_VIEW, Node, accumulator, _next_seq
 

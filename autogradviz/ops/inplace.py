@@ -5,7 +5,6 @@ that requires grad it is an error.
 """
 import numpy as np
 
-from .. import _dtype
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.graph import NO_GRAD_VIEW
@@ -302,7 +301,7 @@ def fill_(a, value):
 def copy_(a, src, non_blocking=False):
     check_inplace(a)
     before = _before(a)
-    from ._core import make, BackwardNode
+    from ._core import make
     sd = src._data if isinstance(src, Tensor) else np.asarray(src)
     try:
         b = np.broadcast_to(sd, a._data.shape)

@@ -1,7 +1,7 @@
 """Matrix products: mm, mv, dot, matmul, and addmm (what nn.Linear uses on 2-D input)."""
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor
 from ._core import BackwardNode, make, sum_to
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap, _wrap_dim
-from ._core import BackwardNode, OUT, edge, make, view_of, FWD
+from ._core import BackwardNode, OUT, edge, make, FWD
 from . import pointwise as _pw
 from .pointwise import _float_data
 

@@ -196,7 +196,6 @@ def _extreme(a, dim, keepdim, is_max):
         r = d.max() if is_max else d.min()
         return make(r, MaxBackward1 if is_max else MinBackward1, (a,), (a, OUT))
     if isinstance(dim, Tensor):  # torch.max(a, b): element-wise
-        from .pointwise import _operand
         return maximum(a, dim) if is_max else minimum(a, dim)
     dim = _wrap_dim(dim, d.ndim)
     src = d if d.ndim else d.reshape(1)
