@@ -8,7 +8,7 @@ from collections import OrderedDict, namedtuple
 
 
 from .. import _dtype
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, typename
 from ..autograd.grad_mode import no_grad
 from . import functional as F
 from . import init
@@ -17,22 +17,6 @@ from .parameter import Parameter
 __all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Flatten", "ReLU",
            "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "NLLLoss",
            "CrossEntropyLoss"]
-
-_TENSOR_TYPENAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
-                     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
-
-
-def typename(obj):
-    """``torch.typename``: ``torch.FloatTensor`` for tensors, else the qualified class name."""
-    if isinstance(obj, Tensor):
-        return _TENSOR_TYPENAMES.get(obj._data.dtype.name, "torch.Tensor")
-    module = getattr(type(obj), "__module__", "") or ""
-    qual = getattr(type(obj), "__qualname__", type(obj).__name__)
-    if module in ("", "builtins"):
-        return qual
-    return module + "." + qual
-
 
 def _addindent(s_, num_spaces):
     s = s_.split("\n")

@@ -6,7 +6,7 @@ from .. import _dtype
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._core import BackwardNode, OUT, make, sum_to
 from .reduce import _dims as _rdims
-from . import pointwise as _pw
+from . import activation as _act, pointwise as _pw
 
 
 class CatBackward0(BackwardNode):
@@ -95,13 +95,11 @@ def where(condition, input=None, other=None):
 
 
 def softmax(x, dim, dtype=None):
-    from ..nn.functional import softmax as f
-    return f(x, dim)
+    return _act.softmax(x, dim)
 
 
 def log_softmax(x, dim, dtype=None):
-    from ..nn.functional import log_softmax as f
-    return f(x, dim)
+    return _act.log_softmax(x, dim)
 
 
 def clip(x, min=None, max=None):

@@ -2,7 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ._core import BackwardNode, make, sum_to
+from ._core import BackwardNode, make, sum_to, _dtname
+from . import shape as _sh
 
 
 def _T(x):
@@ -288,3 +289,35 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     return make(data, AddmmBackward0, (bias, m1, m2),
                 (m1 if m2._requires_grad else None, m2 if m1._requires_grad else None),
                 (bias._data.shape, beta, alpha))
+
+
+# -- linear (nn.functional.linear) -----------------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """``y = x W^T + b``, with the nodes PyTorch records (``AddmmBackward0`` for 2-D input with a bias)."""
+    nd = input._data.ndim
+    if nd == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
+                           f"{weight._data.ndim}D")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtname(input)} and {_dtname(weight)}")
+    in_f = input._data.shape[-1]
+    wt = weight.t()
+    if in_f != wt._data.shape[0]:
+        rows = int(np.prod(input._data.shape[:-1])) if nd > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_f} and "
+                           f"{wt._data.shape[0]}x{wt._data.shape[1]})")
+    out_shape = input._data.shape[:-1] + (wt._data.shape[1],)
+    if bias is not None:
+        if nd == 2:
+            return addmm(bias, input, wt)
+        # PyTorch flattens the input to 2-D, runs addmm, and views the result back
+        out = addmm(bias, _sh.reshape(input, -1, in_f), wt)
+        return _sh.view(out, *out_shape)
+    if nd == 2:
+        return mm(input, wt)
+    if nd == 1:
+        r = mm(_sh.unsqueeze(input, 0), wt)
+        return make(r._data.reshape(out_shape), SqueezeBackward4, (r,), (), r._data.shape)
+    r = mm(_sh.reshape(input, -1, in_f), wt)
+    return make(r._data.reshape(out_shape), _sh.UnsafeViewBackward0, (r,), (), r._data.shape)
+

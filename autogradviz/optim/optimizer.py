@@ -3,7 +3,7 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, typename
 from ..autograd.grad_mode import enable_grad
 from ..ops.inplace import refresh_views
 
@@ -21,7 +21,6 @@ required = _RequiredParameter()
 
 
 def _typename(obj):
-    from ..nn.modules import typename
     return typename(obj)
 
 
