@@ -8,6 +8,7 @@ from collections import OrderedDict, namedtuple
 
 
 from .. import _dtype
+from .._hooks import RemovableHandle
 from .._tensor import Tensor, _wrap, typename
 from ..autograd.grad_mode import no_grad
 from . import functional as F
@@ -25,25 +26,6 @@ def _addindent(s_, num_spaces):
     first = s.pop(0)
     s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
-
-
-class RemovableHandle:
-    """Returned by ``register_forward_hook`` and friends; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict = hooks_dict
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self):
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
