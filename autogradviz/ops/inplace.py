@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import NO_GRAD_VIEW
+from ..autograd.node import NO_GRAD_VIEW, node_for
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_INPLACE_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -192,7 +192,6 @@ def refresh_views(a, rebased=False):
     vc = a._vc
     if len(vc) < 2:
         return
-    from ._core import edge
     live = []
     for r in vc[1:]:
         v = r()
@@ -207,7 +206,7 @@ def refresh_views(a, rebased=False):
         if v.grad_fn is None and not root._requires_grad:
             continue  # PyTorch: no history, and none to regenerate from
         old_fn, old_nr = v.grad_fn, v._output_nr
-        v.grad_fn = _new_node(AsStridedBackward0, (edge(root),), (root._data.shape, _positions(v._data, root._data)))
+        v.grad_fn = node_for(AsStridedBackward0, (root,), (root._data.shape, _positions(v._data, root._data)))
         v._output_nr = 0
         v._requires_grad = True
         _move_retain(v, old_fn, old_nr)
@@ -229,32 +228,20 @@ class AsStridedBackward0(_BN):
         return (out,)
 
 
-def _new_node(cls, next_functions, info, saved=()):
-    from ..autograd.graph import _next_seq
-    n = cls.__new__(cls)
-    n._seq = _next_seq()
-    n._x = None
-    n._info = info
-    n._saved = saved
-    n.next_functions = next_functions
-    return n
-
-
 def rebase_view(a, fn):
     """``a`` (a view with a history) was just modified in place by the op whose node is ``fn``."""
-    from ._core import edge
     root = a._base
     while root._base is not None:
         root = root._base
     idx = _positions(a._data, root._data)
-    cs = _new_node(_CopySlicesOnView, (edge(root),) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
+    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
     fn._saved = ()
     root_before = (root.grad_fn, root._output_nr)
     root.grad_fn = cs
     root._output_nr = 0
     root._requires_grad = True
     _move_retain(root, *root_before)
-    a.grad_fn = _new_node(AsStridedBackward0, ((cs, 0),), (root._data.shape, idx))
+    a.grad_fn = node_for(AsStridedBackward0, ((cs, 0),), (root._data.shape, idx))
     a._output_nr = 0
 
 

@@ -52,8 +52,7 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x{a._data.shape[1]} and "
                            f"{b._data.shape[0]}x{b._data.shape[1]})")
     _check_dtypes(a, b)
-    return make(a._data @ b._data, MmBackward0, (a, b), (a if b._requires_grad else None,
-                                                         b if a._requires_grad else None))
+    return make(a._data @ b._data, MmBackward0, (a, b), (a, b))
 
 
 class MvBackward0(BackwardNode):
@@ -75,8 +74,7 @@ def mv(a, v):
         raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x{a._data.shape[1]}), "
                            f"vec ({v._data.shape[0]})")
     _check_dtypes(a, v)
-    return make(a._data @ v._data, MvBackward0, (a, v), (a if v._requires_grad else None,
-                                                         v if a._requires_grad else None))
+    return make(a._data @ v._data, MvBackward0, (a, v), (a, v))
 
 
 class DotBackward0(BackwardNode):
@@ -98,8 +96,7 @@ def dot(a, b):
                            "elements, but got %d and %d elements respectively"
                            % (a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]))
     _check_dtypes(a, b)
-    return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b),
-                (a if b._requires_grad else None, b if a._requires_grad else None))
+    return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b), (a, b))
 
 
 class BmmBackward0(BackwardNode):
@@ -151,8 +148,7 @@ def bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
                            f"got: [{sb[0]}, {sb[1]}].")
     _check_dtypes(a, b)
-    return make(np.matmul(a._data, b._data), BmmBackward0, (a, b),
-                (a if b._requires_grad else None, b if a._requires_grad else None), (sa, sb))
+    return make(np.matmul(a._data, b._data), BmmBackward0, (a, b), (a, b), (sa, sb))
 
 
 def _should_fold(a, b):
@@ -286,9 +282,7 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
         data = prod
     else:
         data = prod + bd
-    return make(data, AddmmBackward0, (bias, m1, m2),
-                (m1 if m2._requires_grad else None, m2 if m1._requires_grad else None),
-                (bias._data.shape, beta, alpha))
+    return make(data, AddmmBackward0, (bias, m1, m2), (m1, m2), (bias._data.shape, beta, alpha))
 
 
 # -- linear (nn.functional.linear) -----------------------------------------------------------------------------

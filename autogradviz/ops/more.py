@@ -12,7 +12,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor, _wrap, _wrap_dim
-from ._core import BackwardNode, OUT, edge, make, FWD
+from ._core import BackwardNode, OUT, make
+from ..autograd.node import make_views
 from . import pointwise as _pw
 from .pointwise import _float_data
 
@@ -385,7 +386,7 @@ class _SplitNode(BackwardNode):
         return buf
 
     def backward(self, g, s):
-        shape, dim, pieces, stacked = self._info
+        shape, dim, pieces, stacked, dtype = self._info
         if not isinstance(g, list):  # a split into one piece: the engine passes its grad as is
             g = [g]
         parts = []
@@ -397,7 +398,7 @@ class _SplitNode(BackwardNode):
                     del ps[dim]
                 else:
                     ps[dim] = p
-                z = np.zeros(ps, dtype=self._dtype)
+                z = np.zeros(ps, dtype=dtype)
                 x = _wrap(z) if tensors else z
             parts.append(x)
         if tensors:
@@ -420,35 +421,7 @@ class UnbindBackward0(_SplitNode):
 
 def _multi_view(a, datas, cls, dim, pieces, stacked):
     """The outputs of one split: views of ``a`` that share one ``cls`` node (output_nr 0, 1, ...)."""
-    from .._tensor import _wrap as _w
-    from ..autograd.grad_mode import STATE
-    from ..autograd.graph import _next_seq
-    from weakref import ref
-    outs = []
-    node = None
-    if STATE.enabled and a._requires_grad:
-        node = cls()
-        node._seq = _next_seq()
-        node._x = None
-        node._saved = ()
-        node._info = (a._data.shape, dim, pieces, stacked)
-        node._nout = len(datas)
-        node._dtype = a._data.dtype
-        node.next_functions = (edge(a),)
-    for i, d in enumerate(datas):
-        o = _w(d)
-        o._vc = a._vc
-        o._base = a
-        if STATE.enabled:
-            a._vc.append(ref(o))
-        if node is not None:
-            o.grad_fn = node
-            o._output_nr = i
-            o._requires_grad = True
-        if FWD.fn is not None:
-            FWD.fn(cls.__name__, (a,), o, node)
-        outs.append(o)
-    return tuple(outs)
+    return make_views(a, datas, cls, (a._data.shape, dim, pieces, stacked, a._data.dtype))
 
 
 def split(a, split_size_or_sections, dim=0):

@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _wrap
 from ._core import BackwardNode, OUT, make, make2, sum_to
+from ..autograd.node import node_for
 
 ndarray = np.ndarray
 _SCALARS = (int, float, bool)
@@ -209,16 +210,12 @@ def mul(a, other):
                 data = ad * bd
             except ValueError:
                 raise _broadcast_error(ad.shape, bd.shape) from None
-            return make2(data, MulBackward0, a, other,
-                         (a if other._requires_grad else None, other if a._requires_grad else None),
-                         (ad.shape, bd.shape, None))
+            return make2(data, MulBackward0, a, other, (a, other), (ad.shape, bd.shape, None))
     b, bs = _operand(other)
     data = _binary(np.multiply, a, b, bs)
     if b is None:
         return make(data, MulBackward0, (a, None), (None, None), (a._data.shape, None, bs))
-    # save only what the other side's gradient needs, as PyTorch does
-    return make(data, MulBackward0, (a, b), (a if b._requires_grad else None, b if a._requires_grad else None),
-                (a._data.shape, b._data.shape, None))
+    return make(data, MulBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
 
 
 def rmul(a, other):
@@ -290,8 +287,7 @@ def div(a, other, rounding_mode=None):
     data = _binary(np.true_divide, a_, b, bs)
     if b is None:
         return make(data, DivBackward0, (a, None), (None, None), (a._data.shape, None, bs))
-    return make(data, DivBackward0, (a, b), (a if b._requires_grad else None, b if (a._requires_grad or b._requires_grad) else None),
-                (a._data.shape, b._data.shape, None))
+    return make(data, DivBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
 
 
 def rdiv(a, other):
@@ -341,6 +337,7 @@ class RemainderBackward0(BackwardNode):
 class RemainderBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
+    _saved_if = (1, 1)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         x, y = s
@@ -367,8 +364,7 @@ def remainder(a, other):
     data = _binary(_np_remainder, a, b, bs)
     if b is None:
         return make(data, RemainderBackward0, (a,))
-    return make(data, RemainderBackward1, (a, b), (a if b._requires_grad else None, b if b._requires_grad else None),
-                (a._data.shape, b._data.shape))
+    return make(data, RemainderBackward1, (a, b), (a, b), (a._data.shape, b._data.shape))
 
 
 def rremainder(a, other):
@@ -890,13 +886,4 @@ _FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackwar
 
 def FillBackward0_node(a, name="FillBackward0", value=None):
     """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
-    from ..autograd.graph import _next_seq
-    from ._core import edge
-    cls = _FILL_NODES[name]
-    node = cls.__new__(cls)
-    node._seq = _next_seq()
-    node._x = None
-    node._info = None
-    node._saved = ()
-    node.next_functions = (edge(a),) if value is None else (edge(a), edge(value))
-    return node
+    return node_for(_FILL_NODES[name], (a,) if value is None else (a, value))
