@@ -6,12 +6,13 @@ builds (``AddmmBackward0``, ``SoftmaxBackward0``, ``NllLossBackward0``, ...); no
 import numpy as np
 
 from .._tensor import _wrap
-from ..ops import pointwise as _pw, shape as _sh
-from ..ops.activation import leaky_relu, log_softmax, relu, relu_, sigmoid, softmax, softmin, tanh  # noqa: F401
+from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
+                              silu, softmax, softmin, softplus, softsign, tanh)
+from ..ops.arith import mul
+from ..ops.shape import flatten as _flatten
 from ..ops.linalg import linear  # noqa: F401
 from ..ops.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                         cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
-from ..ops.more import elu, gelu, hardtanh, relu6, silu, softplus, softsign  # noqa: F401
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity", "binary_cross_entropy",
@@ -32,11 +33,11 @@ def dropout(input, p=0.5, training=True, inplace=False):
     noise = _wrap((keep * scale).astype(d.dtype))
     if inplace:
         return input.mul_(noise)
-    return _pw.mul(input, noise)
+    return mul(input, noise)
 
 
 def flatten(input, start_dim=0, end_dim=-1):
-    return _sh.flatten(input, start_dim, end_dim)
+    return _flatten(input, start_dim, end_dim)
 
 
 def identity(input):

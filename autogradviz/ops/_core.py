@@ -1,12 +1,14 @@
-"""Helpers shared by the op catalogue (operands, dtypes, the error messages PyTorch gives for them).
+"""Helpers shared by the op catalogue: operands and PyTorch's result dtypes, the broadcast error, and the small
+functions backward formulas use on numpy arrays and on Tensors alike (``create_graph=True``).
 
 The kernel that builds an op's output and node (``make``, ``view_of``, ``OUT``, ``FWD``, ``sum_to``) lives in
-``autograd/node.py``; it is re-exported here for the catalogue files and the trace recorder.
+``autograd/node.py``; it is re-exported here for the trace recorder.
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap
-from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401
+from .. import _dtype
+from .._tensor import _wrap, Tensor
+from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401  (re-exported)
 
 
 _DT_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
@@ -44,3 +46,124 @@ def _wrap_dim(dim, ndim):
     return dim + n if dim < 0 else dim
 
 
+ndarray = np.ndarray
+
+
+_SCALARS = (int, float, bool)
+
+
+# -- operands ----------------------------------------------------------------------------------------------
+def _broadcast_error(sa, sb):
+    na, nb = len(sa), len(sb)
+    n = max(na, nb)
+    for i in range(n - 1, -1, -1):
+        da = sa[i - (n - na)] if i - (n - na) >= 0 else 1
+        db = sb[i - (n - nb)] if i - (n - nb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                                f"non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+
+
+def _operand(x):
+    """Return (Tensor or None, scalar or None) for the other operand of a binary op."""
+    if isinstance(x, Tensor):
+        return x, None
+    if isinstance(x, _SCALARS):
+        return None, x
+    if isinstance(x, (ndarray, np.generic)):
+        if isinstance(x, np.generic) or x.ndim == 0:
+            return None, x.item()
+        return _wrap(x), None
+    if isinstance(x, (list, tuple)):
+        from .._creation import tensor
+        return tensor(x), None
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+
+
+def _result_dtype(a, b, bs):
+    """PyTorch's result dtype, or None when numpy's own result is already right."""
+    ad = a._data.dtype
+    if b is not None:
+        bd = b._data.dtype
+        if ad is bd or ad == bd:
+            return None
+        return _dtype.result_type(a.dtype, a._data.ndim, (b.dtype, b._data.ndim)).np
+    k = ad.kind
+    if isinstance(bs, bool):
+        return None if k != "b" else None
+    if isinstance(bs, int):
+        return None if k in "iuf" else np.dtype(np.int64)
+    # float scalar
+    return None if k == "f" else _dtype.get_default_dtype().np
+
+
+def _binary(ufunc, a, b, bs):
+    """Apply ``ufunc`` to ``a`` and the other operand (Tensor ``b`` or scalar ``bs``) with PyTorch's dtypes."""
+    target = _result_dtype(a, b, bs)
+    ad = a._data
+    if b is not None:
+        bd = b._data
+        if target is not None:
+            ad = ad.astype(target, copy=False)
+            bd = bd.astype(target, copy=False)
+        try:
+            return ufunc(ad, bd)
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    if target is not None:
+        ad = ad.astype(target)
+    r = ufunc(ad, bs)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
+
+
+def _rbinary_data(ufunc, a, s):
+    target = _result_dtype(a, None, s)
+    ad = a._data if target is None else a._data.astype(target)
+    r = ufunc(s, ad)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
+
+
+# -- unary ------------------------------------------------------------------------------------------------------
+def _np_or(fn_np, fn_t):
+    def f(x):
+        return fn_t(x) if isinstance(x, Tensor) else fn_np(x)
+    return f
+
+
+def _float_data(a):
+    d = a._data
+    if d.dtype.kind != "f":
+        d = d.astype(_dtype.get_default_dtype().np)
+    return d
+
+
+def _tensors(*xs):
+    return tuple(x if isinstance(x, Tensor) else _wrap(x) for x in xs)
+
+
+def _t(x):
+    return isinstance(x, Tensor)
+
+
+def _f(np_fn, tensor_fn):
+    """A function that applies ``np_fn`` to a numpy array, or ``tensor_fn`` to a Tensor."""
+    def f(x):
+        return tensor_fn(x) if _t(x) else np_fn(x)
+    return f
+
+
+# -- activations --------------------------------------------------------------------------------------------------
+def _no_inplace(inplace, name):
+    if inplace:
+        raise NotImplementedError(f"{name}(inplace=True) is not part of autogradviz; use {name}(x) instead")
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)

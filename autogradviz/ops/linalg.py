@@ -2,8 +2,8 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ._core import BackwardNode, make, sum_to, _dtname
-from . import shape as _sh
+from ..autograd.node import BackwardNode, make, sum_to
+from ._core import _broadcast_error, _dtname, _operand
 
 
 def _T(x):
@@ -134,7 +134,6 @@ class SqueezeBackward4(BackwardNode):
 def _unsafe_view(x, shape):
     """``at::_unsafe_view``: a reshape whose result is a new tensor (own version counter)."""
     shape = tuple(shape)
-    from .shape import UnsafeViewBackward0
     return make(x._data.reshape(shape), UnsafeViewBackward0, (x,), (), x._data.shape)
 
 
@@ -217,7 +216,6 @@ def matmul(a, b):
     try:
         out_shape = list(np.broadcast_shapes(batch1, batch2))
     except ValueError:
-        from .pointwise import _broadcast_error
         raise _broadcast_error(batch1, batch2) from None
     ebp = 1
     for k in out_shape:
@@ -239,7 +237,6 @@ def matmul(a, b):
 
 
 def rmatmul(a, other):
-    from .pointwise import _operand
     b, _ = _operand(other)
     return matmul(b, a)
 
@@ -271,7 +268,6 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
-    from .shape import expand_target
     expand_target(bias._data, (m1._data.shape[0], m2._data.shape[1]))  # PyTorch's error for a bias that does not fit
     prod = m1._data @ m2._data
     if alpha != 1:
@@ -305,13 +301,21 @@ def linear(input, weight, bias=None):
         if nd == 2:
             return addmm(bias, input, wt)
         # PyTorch flattens the input to 2-D, runs addmm, and views the result back
-        out = addmm(bias, _sh.reshape(input, -1, in_f), wt)
-        return _sh.view(out, *out_shape)
+        out = addmm(bias, reshape(input, -1, in_f), wt)
+        return view(out, *out_shape)
     if nd == 2:
         return mm(input, wt)
     if nd == 1:
-        r = mm(_sh.unsqueeze(input, 0), wt)
+        r = mm(unsqueeze(input, 0), wt)
         return make(r._data.reshape(out_shape), SqueezeBackward4, (r,), (), r._data.shape)
-    r = mm(_sh.reshape(input, -1, in_f), wt)
-    return make(r._data.reshape(out_shape), _sh.UnsafeViewBackward0, (r,), (), r._data.shape)
+    r = mm(reshape(input, -1, in_f), wt)
+    return make(r._data.reshape(out_shape), UnsafeViewBackward0, (r,), (), r._data.shape)
 
+
+def outer(a, b):
+    return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)
+
+
+# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
+# them can be imported first
+from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view  # noqa: E402

@@ -4,11 +4,9 @@ import warnings
 
 import numpy as np
 
-from .._tensor import Tensor, _wrap
-from ._core import BackwardNode, make, sum_to, _dtname, _DT_NAMES, _const, _unsqueeze
-from . import pointwise as _pw, reduce as _red, shape as _sh
-from .activation import log_softmax
-from .more import softplus
+from .._tensor import _wrap, Tensor
+from ..autograd.node import BackwardNode, make, sum_to
+from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
 
 
 # -- losses ------------------------------------------------------------------------------------------------
@@ -81,7 +79,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         try:
             diff = input._data - target._data
         except ValueError:
-            raise _pw._broadcast_error(input._data.shape, target._data.shape) from None
+            raise _broadcast_error(input._data.shape, target._data.shape) from None
         sq = diff * diff
         if reduction == "mean":
             data = np.asarray(sq.mean(dtype=sq.dtype))
@@ -97,11 +95,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     """As PyTorch composes it: ``(input - target).abs()`` then mean or sum."""
     reduction = _reduction(reduction, size_average, reduce)
     _loss_shape_warning(input, target)
-    r = _pw.abs(_pw.sub(input, target))
+    r = _unary.abs(sub(input, target))
     if reduction == "mean":
-        return _red.mean(r)
+        return mean(r)
     if reduction == "sum":
-        return _red.sum(r)
+        return _reduce.sum(r)
     return r
 
 
@@ -170,10 +168,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     if target._data.shape != out_size:
         raise RuntimeError(f"Expected target size [{', '.join(map(str, (n,) + input._data.shape[2:]))}], got "
                            f"[{', '.join(map(str, target._data.shape))}]")
-    x4 = _sh.reshape(input, n, c, 1, -1)
-    t3 = _sh.reshape(target, n, 1, -1)
+    x4 = reshape(input, n, c, 1, -1)
+    t3 = reshape(target, n, 1, -1)
     r = _nll_core(x4, t3, weight, ignore_index, reduction, NllLoss2DBackward0)
-    return _sh.view(r, *out_size) if reduction == "none" else r
+    return view(r, *out_size) if reduction == "none" else r
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -196,35 +194,35 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         if label_smoothing > 0:
             target = _wrap((target._data * (1 - label_smoothing) + label_smoothing / n_classes)
                            .astype(target._data.dtype))
-        prod = _pw.mul(logp, target)
+        prod = mul(logp, target)
         if weight is not None:
-            prod = _pw.mul(prod, _wrap(_class_shaped(weight, input, class_dim)))
+            prod = mul(prod, _wrap(_class_shaped(weight, input, class_dim)))
         if reduction == "mean":
             n = input._data.size // n_classes if input._data.size else 0
-            return _scalar_div(_pw.neg(_red.sum(prod)), n)
+            return _sdiv(neg(_reduce.sum(prod)), n)
         if reduction == "sum":
-            return _pw.neg(_red.sum(prod))
-        return _pw.neg(_red.sum(prod, class_dim))
+            return neg(_reduce.sum(prod))
+        return neg(_reduce.sum(prod, class_dim))
     logp = log_softmax(input, class_dim)
     nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
     if label_smoothing <= 0:
         return nll
     ignore = target._data == ignore_index
     if weight is not None:
-        smooth = _pw.neg(_red.sum(_pw.mul(logp, _wrap(_class_shaped(weight, input, class_dim))), class_dim))
+        smooth = neg(_reduce.sum(mul(logp, _wrap(_class_shaped(weight, input, class_dim))), class_dim))
     else:
-        smooth = _pw.neg(_red.sum(logp, class_dim))
-    smooth = _masked_fill_zero(smooth, ignore)
+        smooth = neg(_reduce.sum(logp, class_dim))
+    smooth = masked_fill(smooth, _wrap(ignore), 0.0)
     if reduction == "mean":
         if weight is not None:
             t = target._data[~ignore].reshape(-1)
             denom = weight._data[t].sum(dtype=weight._data.dtype)
         else:
             denom = (~ignore).sum()
-        smooth = _pw.div(_red.sum(smooth), _wrap(np.asarray(denom, dtype=input._data.dtype)))
+        smooth = div(_reduce.sum(smooth), _wrap(np.asarray(denom, dtype=input._data.dtype)))
     elif reduction == "sum":
-        smooth = _red.sum(smooth)
-    return _pw.add(_scalar_mul(nll, 1 - label_smoothing), _scalar_mul(smooth, label_smoothing / n_classes))
+        smooth = _reduce.sum(smooth)
+    return add(_smul(nll, 1 - label_smoothing), _smul(smooth, label_smoothing / n_classes))
 
 
 def _class_shaped(weight, input, class_dim):
@@ -233,55 +231,8 @@ def _class_shaped(weight, input, class_dim):
     return weight._data.reshape(shape).astype(input._data.dtype)
 
 
-# -- the C++-level helpers ATen uses inside composite losses (their node names differ from the Python ops) ----
-class MulBackward1(BackwardNode):
-    """``tensor * Scalar`` called from C++: one edge, the scalar kept in the node."""
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (g * self._info,)
-
-
-class DivBackward1(BackwardNode):
-    """``tensor / Scalar`` called from C++."""
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (g / self._info,)
-
-
-class MaskedFillBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        keep = self._info
-        return (g * _const(keep, g),)
-
-
-def _scalar_mul(t, value):
-    return make(t._data * t._data.dtype.type(value), MulBackward1, (t,), (), value)
-
-
-def _scalar_div(t, value):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        data = (t._data / t._data.dtype.type(value)).astype(t._data.dtype)
-    return make(data, DivBackward1, (t,), (), value)
-
-
-def _masked_fill_zero(t, mask):
-    keep = (~mask).astype(t._data.dtype)
-    return make(np.where(mask, t._data.dtype.type(0), t._data), MaskedFillBackward0, (t,), (), keep)
-
-
 # -- binary cross-entropy, smooth L1 and Huber --------------------------------------------------------------
 _BCE_EPS = 1e-12
-
-
-def _t(x):
-    return isinstance(x, Tensor)
 
 
 def _reduce_loss(loss, reduction):
@@ -352,7 +303,7 @@ class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
         nf = self.next_functions
         gx = gt = None
         if nf[0][0] is not None:
-            sig = x.sigmoid() if _t(x) else _pw._np_sigmoid(x)
+            sig = x.sigmoid() if _t(x) else _np_sigmoid(x)
             if pw is None:
                 e = sig - t
             else:
@@ -396,7 +347,7 @@ def _pointwise_loss(cls, input, target, reduction, param, np_loss):
     try:
         d = input._data - target._data
     except ValueError:
-        raise _pw._broadcast_error(input._data.shape, target._data.shape) from None
+        raise _broadcast_error(input._data.shape, target._data.shape) from None
     with np.errstate(over="ignore", invalid="ignore"):
         loss = np_loss(d, np.abs(d)).astype(d.dtype, copy=False)
     return make(_reduce_loss(loss, reduction), cls, (input, target), (input, target),
@@ -455,3 +406,13 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
                            lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)))
 
 
+# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
+# them can be imported first
+from .activation import _np_sigmoid, log_softmax, softplus  # noqa: E402
+from .arith import _sdiv, _smul, add, div, mul, sub  # noqa: E402
+from .index import masked_fill  # noqa: E402
+from .reduce import mean  # noqa: E402
+from .shape import reshape, view  # noqa: E402
+from .unary import neg  # noqa: E402
+from . import reduce as _reduce  # noqa: E402
+from . import unary as _unary  # noqa: E402
