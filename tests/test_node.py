@@ -151,3 +151,111 @@ def test_mul_saves_only_what_the_other_grad_needs():
             y = w * c
         (s_self, _), (s_other, _) = y.grad_fn._saved
         assert s_self is None and s_other is c
+
+
+# -- PyTorch's saved-tensor attributes (grad_fn._saved_<name>), with torch as the oracle ---------------------------
+torch = pytest.importorskip("torch")
+
+
+def _saved_case(T):
+    F = T.nn.functional
+    g = np.random.default_rng(3)
+    x = T.tensor(g.uniform(-1, 1, (2, 3)), dtype=T.float32, requires_grad=True)
+    y = T.tensor(g.uniform(-1, 1, (2, 3)), dtype=T.float32, requires_grad=True)
+    p = T.tensor(g.uniform(0.1, 0.9, (2, 3)), dtype=T.float32, requires_grad=True)
+    m = T.tensor(g.uniform(-1, 1, (3, 4)), dtype=T.float32, requires_grad=True)
+    v = T.tensor(g.uniform(-1, 1, (3,)), dtype=T.float32, requires_grad=True)
+    b = T.tensor(g.uniform(-1, 1, (4,)), dtype=T.float32, requires_grad=True)
+    c = T.tensor(g.uniform(-1, 1, (2, 3)), dtype=T.float32)
+    return {
+        "add": lambda: x + y, "add_alpha": lambda: T.add(x, y, alpha=2), "add_scalar": lambda: x + 2,
+        "sub": lambda: x - y, "rsub": lambda: 2 - x, "mul": lambda: x * y, "mul_const": lambda: x * c,
+        "mul_float": lambda: x * 2.0, "mul_int": lambda: x * 3, "div": lambda: x / y, "div_float": lambda: x / 2.0,
+        "pow": lambda: x ** 2, "pow_float": lambda: p ** 2.5, "pow_tensor": lambda: p ** y, "rpow": lambda: 2 ** x,
+        "neg": lambda: -x, "exp": lambda: x.exp(), "log": lambda: p.log(), "sqrt": lambda: p.sqrt(),
+        "abs": lambda: x.abs(), "sin": lambda: x.sin(), "cos": lambda: x.cos(), "tanh": lambda: x.tanh(),
+        "sigmoid": lambda: x.sigmoid(), "relu": lambda: x.relu(), "reciprocal": lambda: p.reciprocal(),
+        "clamp": lambda: x.clamp(-0.5, 0.5), "log1p": lambda: p.log1p(), "atan": lambda: x.atan(),
+        "erf": lambda: x.erf(), "rsqrt": lambda: p.rsqrt(), "floor": lambda: x.floor(), "sign": lambda: x.sign(),
+        "sum": lambda: x.sum(), "sum_dim": lambda: x.sum(1), "mean": lambda: x.mean(),
+        "mean_dim": lambda: x.mean(1, keepdim=True), "max": lambda: x.max(), "max_dim": lambda: x.max(1)[0],
+        "prod": lambda: x.prod(), "logsumexp": lambda: x.logsumexp(1), "amax": lambda: x.amax(1),
+        "cumsum": lambda: x.cumsum(1), "maximum": lambda: T.maximum(x, y),
+        "view": lambda: x.view(3, 2), "t": lambda: x.t(), "transpose": lambda: x.transpose(0, 1),
+        "permute": lambda: x.permute(1, 0), "expand": lambda: v.expand(2, 3), "select": lambda: x[0],
+        "clone": lambda: x.clone(), "cat": lambda: T.cat([x, y]), "stack": lambda: T.stack([x, y]),
+        "repeat": lambda: x.repeat(2, 1), "flip": lambda: x.flip(0), "roll": lambda: x.roll(1, 1),
+        "unbind": lambda: x.unbind(0)[0], "split": lambda: x.split(1)[0], "chunk": lambda: x.chunk(2, 1)[0],
+        "where": lambda: T.where(c > 0, x, y), "gather": lambda: x.gather(1, T.tensor([[0], [1]])),
+        "masked_fill": lambda: x.masked_fill(c > 0, 0.0), "index_select": lambda: x.index_select(1, T.tensor([0, 2])),
+        "mm": lambda: x @ m, "mv": lambda: m.t() @ v, "dot": lambda: v @ v,
+        "addmm": lambda: T.addmm(b, x, m), "linear": lambda: F.linear(x, m.t(), b),
+        "softmax": lambda: x.softmax(1), "log_softmax": lambda: x.log_softmax(1),
+        "gelu": lambda: F.gelu(x), "softplus": lambda: F.softplus(x), "elu": lambda: F.elu(x),
+        "silu": lambda: F.silu(x), "hardtanh": lambda: F.hardtanh(x), "leaky_relu": lambda: F.leaky_relu(x),
+        "mse": lambda: F.mse_loss(x, y), "bce": lambda: F.binary_cross_entropy(p, c.sigmoid()),
+        "norm": lambda: x.norm(),
+    }
+
+
+def _canon_saved(v):
+    if isinstance(v, (torch.Tensor, A.Tensor)):
+        return ("tensor", str(v.dtype).replace("torch.", ""), tuple(v.shape),
+                np.asarray(v.detach().numpy()).tolist() if v.dtype in (torch.bool, A.bool) else
+                np.asarray(v.detach().numpy()).round(6).tolist())
+    if isinstance(v, (list, tuple)):
+        return ("seq", tuple(_canon_saved(e) for e in v))
+    if isinstance(v, float):
+        return ("float", round(v, 6))
+    return (type(v).__name__, v)
+
+
+def _saved_attrs(node):
+    return {a: _canon_saved(getattr(node, a)) for a in dir(node) if a.startswith("_saved_")}
+
+
+SAVED_CASES = list(_saved_case(A))
+
+
+@pytest.mark.parametrize("name", SAVED_CASES)
+def test_saved_attributes_as_pytorch(name):
+    ours = _saved_case(A)[name]().grad_fn
+    ref = _saved_case(torch)[name]().grad_fn
+    assert ours.name() == ref.name()
+    assert _saved_attrs(ours) == _saved_attrs(ref)
+    assert [k for k, _ in ours.saved_items()] == [a[7:] for a in dir(ref) if a.startswith("_saved_")]
+
+
+@pytest.mark.parametrize("T", [torch, A], ids=["torch", "autogradviz"])
+def test_saved_attribute_after_backward_raises(T):
+    x = T.tensor([0.5, 1.5], requires_grad=True)
+    y = x.exp()
+    kept = y.grad_fn._saved_result
+    assert kept.tolist() == y.tolist()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn._saved_result
+    z = (x * 2).sum(0)
+    z.backward()
+    assert z.grad_fn._saved_self_sym_sizes == (2,)   # sizes are not freed
+
+
+def test_saved_attribute_after_inplace_change_raises():
+    msgs = []
+    for T in (torch, A):
+        x = T.tensor([0.5, 1.5], requires_grad=True)
+        w = x * 1
+        y = w.sin()
+        w.mul_(2)
+        with pytest.raises(RuntimeError) as e:
+            y.grad_fn._saved_self
+        msgs.append(str(e.value).split(" Hint:")[0])
+    assert msgs[1] == msgs[0]
+
+
+def test_op_facts_by_name():
+    f = K.op_facts("MulBackward0")
+    assert f.symbol == "×" and f.grads == {"self": "other", "other": "self"}
+    x = A.ones(2, requires_grad=True)
+    assert K.op_facts(x.exp().grad_fn).grads == {"self": "result"}
+    assert K.op_facts("NoSuchBackward0") is None

@@ -21,7 +21,7 @@ from .._hooks import RemovableHandle
 from .._tensor import Tensor, _new
 from .grad_mode import STATE as _GM
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "make", "make2", "make_reference", "view_of", "make_views",
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2", "make_reference", "view_of", "make_views",
            "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD", "RELEASED"]
 
 ndarray = np.ndarray
@@ -70,6 +70,7 @@ class Node:
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
     _saved_names = ()  # PyTorch's names of the saved items, in its order (``self``, ``other``, ``result``, ...)
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
+    _keeps = None      # node -> {PyTorch name: value}: what the node keeps besides tensors (sizes, dim, ...)
 
     def name(self):
         return type(self).__name__
@@ -140,6 +141,49 @@ class Node:
             return None
         return [t for t, _ in s if t is not None]
 
+    # -- the node's own description (PyTorch's ``_saved_<name>`` attributes) --------------------------------
+    def saved_items(self):
+        """``[(name, value)]``: what the node saved for backward, under PyTorch's names and in PyTorch's order
+        (alphabetical, as ``dir(grad_fn)`` lists them): tensors (None where nothing was saved, ``RELEASED`` once
+        freed) and the sizes, dims and scalars it keeps (``self_sym_sizes``, ``dim``, ``alpha``, ...)."""
+        items = {}
+        info = type(self)._keeps
+        if info is not None:
+            items.update(info(self))
+        saved = self._saved
+        for i, name in enumerate(type(self)._saved_names):
+            if saved is RELEASED:
+                if items.get(name, RELEASED) is not None:
+                    items[name] = RELEASED
+            elif i < len(saved) and saved[i][0] is not None:
+                items[name] = saved[i][0]
+            else:
+                items.setdefault(name, None)
+        return sorted(items.items())
+
+    def __getattr__(self, attr):
+        # PyTorch's ``grad_fn._saved_self``, ``_saved_result``, ``_saved_dim``, ... (only reached for names that are
+        # not real attributes, so it costs the hot path nothing)
+        if attr.startswith("_saved_"):
+            name = attr[7:]
+            for k, v in self.saved_items():
+                if k == name:
+                    if v is RELEASED:
+                        raise RuntimeError(SECOND_BACKWARD_MSG)
+                    if isinstance(v, Tensor):
+                        for i, n in enumerate(type(self)._saved_names):
+                            if n == name and i < len(self._saved) and self._saved[i][0] is v:
+                                if v._vc[0] != self._saved[i][1]:
+                                    raise RuntimeError(_inplace_msg(v, self._saved[i][1], self._saved_producer(v, i)))
+                    return v
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __dir__(self):
+        # as PyTorch's: the ``_saved_`` names listed are the saved items (torchviz's show_saved reads them this way),
+        # not the bookkeeping attributes below that share the prefix
+        names = {n for n in object.__dir__(self) if not n.startswith("_saved_")}
+        return sorted(names | {"_saved_" + k for k, _ in self.saved_items()})
+
     def __call__(self, *grads):
         """Run the node's backward formula directly on Tensors (as ``grad_fn(grad)`` does in PyTorch)."""
         res = self._apply_tensors(list(grads))
@@ -184,6 +228,51 @@ class AccumulateGrad(Node):
 class BackwardNode(Node):
     """The base of every built-in op's node class."""
     __slots__ = ()
+
+
+# -- op facts ------------------------------------------------------------------------------------------------------
+class OpFacts:
+    """What an op is, language-neutral, for the views (the narration's chain rule, labels): its ``symbol`` (``×``
+    for MulBackward0) or function name (``exp``), and ``grads``: each input's local derivative as a formula over
+    the node's saved names (MulBackward0: ``{"self": "other", "other": "self"}``). A formula is a Python
+    expression over those names, ``exp log sin cos sign`` and numbers; ``viz/i18n.py`` turns facts into prose."""
+
+    __slots__ = ("name", "symbol", "fn", "grads")
+
+    def __init__(self, name, symbol=None, fn=None, grads=None):
+        self.name = name
+        self.symbol = symbol
+        self.fn = fn
+        self.grads = dict(grads or {})
+
+    def __repr__(self):
+        return f"OpFacts({self.name!r}, symbol={self.symbol!r}, fn={self.fn!r}, grads={self.grads!r})"
+
+
+_FACTS = {}
+
+
+def declare(cls, symbol=None, fn=None, grads=None, saved=None):
+    """Declare the facts of node class ``cls`` (registered under its PyTorch name) and, with ``saved``, how its
+    non-tensor saved attributes are read: ``saved(node) -> {PyTorch name: value}`` from ``node._info``."""
+    if symbol is not None or fn is not None or grads is not None:
+        _FACTS[cls.__name__] = OpFacts(cls.__name__, symbol, fn, grads)
+    if saved is not None:
+        cls._keeps = staticmethod(saved)
+    return cls
+
+
+def facts(symbol=None, fn=None, grads=None, saved=None):
+    """``declare`` as a class decorator: ``@facts(symbol="×", grads={"self": "other", "other": "self"})``."""
+    def deco(cls):
+        return declare(cls, symbol, fn, grads, saved)
+    return deco
+
+
+def op_facts(node):
+    """The ``OpFacts`` of a node, or of a node name given as a string (``op_facts("MulBackward0")``, so that a
+    real-torch graph source can use it too); None for an op without declared facts."""
+    return _FACTS.get(node if isinstance(node, str) else node.name())
 
 
 def _no_accumulator():

@@ -47,8 +47,6 @@ def _wrap_dim(dim, ndim):
 
 
 ndarray = np.ndarray
-
-
 _SCALARS = (int, float, bool)
 
 

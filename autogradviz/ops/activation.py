@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.node import BackwardNode, make, OUT
+from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import _const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim
 
 
@@ -14,6 +14,7 @@ def relu_(input):
     return input.relu_()
 
 
+@facts(fn="leaky_relu", saved=lambda n: {"negative_slope": n._info})
 class LeakyReluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -47,6 +48,7 @@ def _check_float(x, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtname(x)}\'')
 
 
+@facts(fn="softmax", saved=lambda n: {"dim": n._info})
 class SoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -57,6 +59,7 @@ class SoftmaxBackward0(BackwardNode):
         return (y * (g - _sum_keep(g * y, dim)),)
 
 
+@facts(fn="log_softmax", saved=lambda n: {"dim": n._info})
 class LogSoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -106,6 +109,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return softmax(-input, dim, _stacklevel + 1, dtype)
 
 
+@facts(fn="tanh", grads={"self": "1 - result**2"})
 class TanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -118,6 +122,7 @@ def tanh(a):
     return make(np.tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
 
 
+@facts(fn="sigmoid", grads={"self": "result * (1 - result)"})
 class SigmoidBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -135,6 +140,7 @@ def sigmoid(a):
     return make(_np_sigmoid(_float_data(a)), SigmoidBackward0, (a,), (OUT,))
 
 
+@facts(fn="relu", grads={"self": "result > 0"})
 class ReluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -207,11 +213,10 @@ def _threshold_backward(g, r):
 
 
 _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))
-
-
 _tanh = _f(np.tanh, lambda x: tanh(x))
 
 
+@facts(fn="gelu", saved=lambda n: {"approximate": n._info})
 class GeluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -242,6 +247,7 @@ def gelu(input, approximate="none"):
     return make(np.asarray(data, dtype=x.dtype), GeluBackward0, (input,), (input,), approximate)
 
 
+@facts(fn="softplus", saved=lambda n: {"beta": n._info[0], "threshold": n._info[1]})
 class SoftplusBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -253,7 +259,7 @@ class SoftplusBackward0(BackwardNode):
         return (_where(x * beta > threshold, g, g * z / (z + 1)),)
 
 
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     x = _float_data(input)
     with np.errstate(all="ignore"):
         bx = x * beta
@@ -261,6 +267,7 @@ def softplus(input, beta=1.0, threshold=20.0):
     return make(data, SoftplusBackward0, (input,), (input,), (beta, threshold))
 
 
+@facts(fn="elu", saved=lambda n: {"alpha": n._info, "input_scale": 1, "scale": 1})
 class EluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -279,6 +286,7 @@ def elu(input, alpha=1.0, inplace=False):
     return make(data, EluBackward0, (input,), (input,), alpha)
 
 
+@facts(fn="silu", grads={"self": "sigmoid(self) * (1 + self * (1 - sigmoid(self)))"})
 class SiluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -306,6 +314,8 @@ def _hardtanh_backward(g, x, lo, hi):
     return np.where((x > lo) & (x < hi), g, 0).astype(g.dtype, copy=False)
 
 
+@facts(fn="hardtanh", grads={"self": "(self > min_val) * (self < max_val)"},
+       saved=lambda n: {"min_val": n._info[0], "max_val": n._info[1]})
 class HardtanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

@@ -3,7 +3,7 @@ IndexPutBackward0), gather, masked_fill, index_select and where."""
 import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, make, sum_to, view_of
+from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
 from ._core import _broadcast_error, _operand, _t
 
 
@@ -15,6 +15,7 @@ def _where(c, a, b):
     return np.where(c, a, b)
 
 
+@facts(fn="gather", saved=lambda n: {"dim": n._info[1], "sparse_grad": False})
 class GatherBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
@@ -92,6 +93,7 @@ def masked_fill(a, mask, value):
     return make(np.where(mb, np.asarray(value).astype(d.dtype), d), MaskedFillBackward0, (a,), saved, mb)
 
 
+@facts(fn="index_select", saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0])})
 class IndexSelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index",)
@@ -117,6 +119,7 @@ def index_select(a, dim, index):
                 (d.shape, dim, idx))
 
 
+@facts(fn="where", saved=lambda n: {"condition": _wrap(n._info[0])})
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
@@ -157,6 +160,7 @@ def _select(a, dim, index):
 
 
 # -- indexing ------------------------------------------------------------------------------------------------
+@facts(fn="select", saved=lambda n: {"dim": n._info[1], "index": n._info[2], "self_sym_sizes": tuple(n._info[0])})
 class SelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()

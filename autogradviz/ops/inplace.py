@@ -12,8 +12,6 @@ from ._core import _shape_arg
 
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
-
-
 VIEW_LEAF_INPLACE_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 
 

@@ -2,8 +2,19 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ..autograd.node import BackwardNode, make, sum_to
+from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _dtname, _operand
+
+
+def _sizes_strides(n, names):
+    """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``)."""
+    out = {}
+    for name, (t, _) in zip(names, n._saved if n._saved else ()):
+        if t is not None:
+            d = t._data
+            out[name + "_sym_sizes"] = d.shape
+            out[name + "_sym_strides"] = tuple(st // d.itemsize for st in d.strides)
+    return out
 
 
 def _T(x):
@@ -31,6 +42,7 @@ def _check_dtypes(a, b, what="mm"):
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
 
 
+@facts(fn="mm", saved=lambda n: _sizes_strides(n, ("self", "mat2")))
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -55,6 +67,7 @@ def mm(a, b):
     return make(a._data @ b._data, MmBackward0, (a, b), (a, b))
 
 
+@facts(fn="mv")
 class MvBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "vec")
@@ -77,6 +90,7 @@ def mv(a, v):
     return make(a._data @ v._data, MvBackward0, (a, v), (a, v))
 
 
+@facts(fn="dot")
 class DotBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "tensor")
@@ -99,6 +113,7 @@ def dot(a, b):
     return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b), (a, b))
 
 
+@facts(fn="bmm")
 class BmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -241,6 +256,7 @@ def rmatmul(a, other):
     return matmul(b, a)
 
 
+@facts(fn="addmm", saved=lambda n: dict(_sizes_strides(n, ("mat1", "mat2")), alpha=n._info[2], beta=n._info[1]))
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")

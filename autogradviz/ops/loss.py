@@ -5,8 +5,11 @@ import warnings
 import numpy as np
 
 from .._tensor import _wrap, Tensor
-from ..autograd.node import BackwardNode, make, sum_to
+from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's at::Reduction, as its nodes save it
 
 
 # -- losses ------------------------------------------------------------------------------------------------
@@ -38,6 +41,7 @@ def _reduction(reduction, size_average=None, reduce=None):
     return reduction
 
 
+@facts(fn="mse_loss", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
 class MseLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
@@ -249,6 +253,7 @@ def _scale_back(gx, g, reduction, n):
     return gx * (1.0 / n) if reduction == "mean" else gx
 
 
+@facts(fn="binary_cross_entropy", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
 class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")

@@ -4,8 +4,15 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, make, OUT, sum_to
+from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _float_data, _t
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def _dims(dim, ndim):
@@ -26,6 +33,7 @@ def _expand_back(g, shape, dims, keepdim):
     return np.broadcast_to(g, shape)
 
 
+@facts(fn="sum", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
 class SumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -38,6 +46,8 @@ class SumBackward0(BackwardNode):
         return (r,)
 
 
+@facts(fn="sum", grads={"self": "1"},
+       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -67,6 +77,8 @@ def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
     return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
 
 
+@facts(fn="mean", grads={"self": "1 / self_sym_numel"},
+       saved=lambda n: {"self_sym_numel": int(n._info[1]), "self_sym_sizes": tuple(n._info[0])})
 class MeanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -80,6 +92,8 @@ class MeanBackward0(BackwardNode):
         return (r,)
 
 
+@facts(fn="mean", grads={"self": "1 / self_sym_numel"},
+       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_numel": _numel(n._info[0]), "self_sym_sizes": tuple(n._info[0])})
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -90,8 +104,6 @@ class MeanBackward1(BackwardNode):
 
 
 _add_reduce = np.add.reduce
-
-
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
@@ -122,6 +134,7 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
     return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n)))
 
 
+@facts(fn="max")
 class MaxBackward1(BackwardNode):
     """max()/min() of the whole tensor: the gradient is shared evenly among the tied extreme values."""
     __slots__ = ()
@@ -140,6 +153,8 @@ class MinBackward1(MaxBackward1):
     __slots__ = ()
 
 
+@facts(fn="max",
+       saved=lambda n: {"dim": n._info[1], "indices": _wrap(np.asarray(n._info[3], dtype=np.int64)), "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -269,6 +284,7 @@ def argmin(a, dim=None, keepdim=False):
     return _wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
+@facts(fn="cumsum", saved=lambda n: {"dim": n._info})
 class CumsumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -296,6 +312,7 @@ def _keep_dims(t, dims, keepdim):
     return t
 
 
+@facts(fn="logsumexp", saved=lambda n: {"dim": tuple(n._info[0]), "keepdim": n._info[1]})
 class LogsumexpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -319,6 +336,7 @@ def logsumexp(a, dim, keepdim=False):
     return make(np.asarray(r, dtype=d.dtype), LogsumexpBackward0, (a,), (a, OUT), (dims, keepdim))
 
 
+@facts(fn="amax", saved=lambda n: {"dim": tuple(n._info[0]), "keepdim": n._info[1]})
 class AmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -351,8 +369,6 @@ def _amaxmin(np_fn, cls, name):
 
 
 amax = _amaxmin(np.max, AmaxBackward0, "amax")
-
-
 amin = _amaxmin(np.min, AminBackward0, "amin")
 
 
@@ -411,6 +427,7 @@ class ProdBackward0(BackwardNode):
             return (_prod_backward(g, x, r, None, False),)
 
 
+@facts(fn="prod", saved=lambda n: {"dim": n._info[0], "keepdim": n._info[1]})
 class ProdBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -519,6 +536,7 @@ class StdBackward0(BackwardNode):
         return (_var_backward(gv, x, *self._info),)
 
 
+@facts(fn="norm", saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "ord": n._info[0]})
 class LinalgVectorNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")

@@ -3,10 +3,11 @@ with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and s
 import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, make, make_views, sum_to, view_of
+from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t
 
 
+@facts(fn="view", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
 class ViewBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -19,6 +20,7 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+@facts(fn="clone", grads={"self": "1"})
 class CloneBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -102,6 +104,7 @@ def contiguous(a, memory_format=None):
     return make(np.ascontiguousarray(a._data), CloneBackward0, (a,))
 
 
+@facts(fn="t", grads={"self": "1"})
 class TBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -117,6 +120,7 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
+@facts(fn="transpose", grads={"self": "1"}, saved=lambda n: {"dim0": n._info[0], "dim1": n._info[1]})
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -134,6 +138,7 @@ def transpose(a, dim0, dim1):
     return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1))
 
 
+@facts(fn="permute", grads={"self": "1"}, saved=lambda n: {"dims": tuple(n._info)})
 class PermuteBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -218,6 +223,7 @@ def unsqueeze(a, dim):
     return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, d.shape)
 
 
+@facts(fn="expand", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
 class ExpandBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -270,6 +276,7 @@ class AliasBackward0(BackwardNode):
 
 
 # -- shape and index ops ----------------------------------------------------------------------------------------
+@facts(fn="repeat", saved=lambda n: {"repeats": tuple(n._info[1]), "self_sym_sizes": tuple(n._info[0])})
 class RepeatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -299,6 +306,7 @@ def repeat(a, *sizes):
     return make(data, RepeatBackward0, (a,), (), (d.shape, reps))
 
 
+@facts(fn="flip", saved=lambda n: {"dims": tuple(n._info)})
 class FlipBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -317,6 +325,7 @@ def flip(a, *dims):
     return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
+@facts(fn="roll", saved=lambda n: {"dims": tuple(n._info[1]), "shifts": tuple(n._info[0])})
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -360,8 +369,6 @@ def _tri(np_fn, name):
 
 
 tril, TrilBackward0 = _tri(np.tril, "TrilBackward0")
-
-
 triu, TriuBackward0 = _tri(np.triu, "TriuBackward0")
 
 
@@ -404,6 +411,8 @@ class _SplitNode(BackwardNode):
         return ((np.stack if stacked else np.concatenate)(parts, dim),)
 
 
+@facts(fn="split",
+       saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0]), "split_size": n._info[2][0]})
 class SplitBackward0(_SplitNode):
     pass
 
@@ -412,6 +421,7 @@ class SplitWithSizesBackward0(_SplitNode):
     pass
 
 
+@facts(fn="unbind", saved=lambda n: {"dim": n._info[1]})
 class UnbindBackward0(_SplitNode):
     pass
 
@@ -456,6 +466,7 @@ def unbind(a, dim=0):
     return _multi_view(a, datas, UnbindBackward0, dim, [1] * d.shape[dim], True)
 
 
+@facts(fn="cat", saved=lambda n: {"dim": n._info[0]})
 class CatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -484,6 +495,7 @@ def cat(tensors, dim=0):
     return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
 
 
+@facts(fn="stack", saved=lambda n: {"dim": n._info[0]})
 class StackBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()

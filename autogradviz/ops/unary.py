@@ -9,10 +9,11 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import BackwardNode, make, OUT
+from ..autograd.node import BackwardNode, declare, facts, make, OUT
 from ._core import _exp, _f, _float_data, _np_or
 
 
+@facts(fn="neg", grads={"self": "-1"})
 class NegBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -28,6 +29,7 @@ def neg(a):
     return make(np.negative(a._data), NegBackward0, (a,))
 
 
+@facts(fn="exp", grads={"self": "result"})
 class ExpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -40,6 +42,7 @@ def exp(a):
     return make(np.exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
 
 
+@facts(fn="log", grads={"self": "1 / self"})
 class LogBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -53,6 +56,7 @@ def log(a):
         return make(np.log(_float_data(a)), LogBackward0, (a,), (a,))
 
 
+@facts(fn="sqrt", grads={"self": "1 / (2 * result)"})
 class SqrtBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -66,6 +70,7 @@ def sqrt(a):
         return make(np.sqrt(_float_data(a)), SqrtBackward0, (a,), (OUT,))
 
 
+@facts(fn="abs", grads={"self": "sign(self)"})
 class AbsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -78,6 +83,7 @@ def abs(a):
     return make(np.abs(a._data), AbsBackward0, (a,), (a,))
 
 
+@facts(fn="sin", grads={"self": "cos(self)"})
 class SinBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -90,6 +96,7 @@ def sin(a):
     return make(np.sin(_float_data(a)), SinBackward0, (a,), (a,))
 
 
+@facts(fn="cos", grads={"self": "-sin(self)"})
 class CosBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -102,6 +109,7 @@ def cos(a):
     return make(np.cos(_float_data(a)), CosBackward0, (a,), (a,))
 
 
+@facts(fn="reciprocal", grads={"self": "-result**2"})
 class ReciprocalBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -116,6 +124,8 @@ def reciprocal(a):
         return make(np.reciprocal(_float_data(a)), ReciprocalBackward0, (a,), (OUT,))
 
 
+@facts(fn="clamp", grads={"self": "(self >= min) * (self <= max)"},
+       saved=lambda n: {"min": n._info[0], "max": n._info[1]})
 class ClampBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -180,8 +190,6 @@ def _sgn(x):
 
 
 _cos = _np_or(np.cos, cos)
-
-
 _sin = _np_or(np.sin, sin)
 
 
@@ -190,6 +198,7 @@ def sign(a):
     return make(np.sign(a._data), class_, (a,))
 
 
+@facts(fn="sign", grads={"self": "0"})
 class SignBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -206,27 +215,26 @@ def _unary(np_fn, cls, save_out=False):
     return op
 
 
-def _node(name, saved, formula):
-    """A one-input node class: ``formula(g, saved_value)`` is its backward."""
+def _node(name, saved, formula, fn=None, d=None):
+    """A one-input node class named ``name`` (PyTorch's name) that saves ``saved`` (``"self"`` or ``"result"``):
+    ``formula(g, saved_value)`` is its backward, ``d`` its local derivative as the views show it (a formula over
+    the saved name), ``fn`` the op's function name."""
     def backward(self, g, s):
         with np.errstate(all="ignore"):
             return (formula(g, s[0]),)
     cls = type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (saved,), "backward": backward})
-    return cls
+    return declare(cls, fn=fn, grads={"self": d})
 
 
-def _zero_node(name):
+def _zero_node(name, fn):
     def backward(self, g, s):
         return (g * 0,)
-    return type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward})
+    return declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}), fn=fn,
+                   grads={"self": "0"})
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
-
-
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
-
-
 _erf_np = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -235,106 +243,61 @@ def _np_erf(x):
 
 
 _cosh = _f(np.cosh, lambda x: cosh(x))
-
-
 _sinh = _f(np.sinh, lambda x: sinh(x))
-
-
 _erf = _f(_np_erf, lambda x: erf(x))
 
 
 # -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
-Log1PBackward0 = _node("Log1PBackward0", "self", lambda g, x: g / (x + 1))
+Log1PBackward0 = _node("Log1PBackward0", "self", lambda g, x: g / (x + 1),
+                       fn="log1p", d="1 / (self + 1)")
+Expm1Backward0 = _node("Expm1Backward0", "result", lambda g, r: g * (r + 1),
+                       fn="expm1", d="result + 1")
+SinhBackward0 = _node("SinhBackward0", "self", lambda g, x: g * _cosh(x),
+                      fn="sinh", d="cosh(self)")
+CoshBackward0 = _node("CoshBackward0", "self", lambda g, x: g * _sinh(x),
+                      fn="cosh", d="sinh(self)")
+TanBackward0 = _node("TanBackward0", "result", lambda g, r: g * (r * r + 1),
+                     fn="tan", d="1 + result**2")
+AtanBackward0 = _node("AtanBackward0", "self", lambda g, x: g / (x * x + 1),
+                      fn="atan", d="1 / (1 + self**2)")
+AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * (-x * x + 1) ** -0.5,
+                      fn="asin", d="1 / sqrt(1 - self**2)")
+AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -((-x * x + 1) ** -0.5),
+                      fn="acos", d="-1 / sqrt(1 - self**2)")
+ErfBackward0 = _node("ErfBackward0", "self", lambda g, x: _2_SQRTPI * _exp(-(x * x)) * g,
+                     fn="erf", d="2 / sqrt(pi) * exp(-self**2)")
+Exp2Backward0 = _node("Exp2Backward0", "result", lambda g, r: g * r * _LN2,
+                      fn="exp2", d="result * log(2)")
+Log2Backward0 = _node("Log2Backward0", "self", lambda g, x: g / (x * _LN2),
+                      fn="log2", d="1 / (self * log(2))")
+Log10Backward0 = _node("Log10Backward0", "self", lambda g, x: g / (x * _LN10),
+                       fn="log10", d="1 / (self * log(10))")
+RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * r ** 3,
+                       fn="rsqrt", d="-0.5 * result**3")
 
 
-Expm1Backward0 = _node("Expm1Backward0", "result", lambda g, r: g * (r + 1))
+FracBackward0 = declare(type("FracBackward0", (BackwardNode,), {"__slots__": (), "_saved_names": (),
+                                                                "backward": lambda self, g, s: (g,)}),
+                        fn="frac", grads={"self": "1"})
 
 
-SinhBackward0 = _node("SinhBackward0", "self", lambda g, x: g * _cosh(x))
-
-
-CoshBackward0 = _node("CoshBackward0", "self", lambda g, x: g * _sinh(x))
-
-
-TanBackward0 = _node("TanBackward0", "result", lambda g, r: g * (r * r + 1))
-
-
-AtanBackward0 = _node("AtanBackward0", "self", lambda g, x: g / (x * x + 1))
-
-
-AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * (-x * x + 1) ** -0.5)
-
-
-AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -((-x * x + 1) ** -0.5))
-
-
-ErfBackward0 = _node("ErfBackward0", "self", lambda g, x: _2_SQRTPI * _exp(-(x * x)) * g)
-
-
-Exp2Backward0 = _node("Exp2Backward0", "result", lambda g, r: g * r * _LN2)
-
-
-Log2Backward0 = _node("Log2Backward0", "self", lambda g, x: g / (x * _LN2))
-
-
-Log10Backward0 = _node("Log10Backward0", "self", lambda g, x: g / (x * _LN10))
-
-
-RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * r ** 3)
-
-
-FracBackward0 = type("FracBackward0", (BackwardNode,), {"__slots__": (), "_saved_names": (),
-                                                        "backward": lambda self, g, s: (g,)})
-
-
-FloorBackward0 = _zero_node("FloorBackward0")
-
-
-CeilBackward0 = _zero_node("CeilBackward0")
-
-
-RoundBackward0 = _zero_node("RoundBackward0")
-
-
-TruncBackward0 = _zero_node("TruncBackward0")
-
+FloorBackward0 = _zero_node("FloorBackward0", "floor")
+CeilBackward0 = _zero_node("CeilBackward0", "ceil")
+RoundBackward0 = _zero_node("RoundBackward0", "round")
+TruncBackward0 = _zero_node("TruncBackward0", "trunc")
 
 log1p = _unary(np.log1p, Log1PBackward0)
-
-
 expm1 = _unary(np.expm1, Expm1Backward0, save_out=True)
-
-
 sinh = _unary(np.sinh, SinhBackward0)
-
-
 cosh = _unary(np.cosh, CoshBackward0)
-
-
 tan = _unary(np.tan, TanBackward0, save_out=True)
-
-
 atan = _unary(np.arctan, AtanBackward0)
-
-
 asin = _unary(np.arcsin, AsinBackward0)
-
-
 acos = _unary(np.arccos, AcosBackward0)
-
-
 erf = _unary(_np_erf, ErfBackward0)
-
-
 exp2 = _unary(np.exp2, Exp2Backward0, save_out=True)
-
-
 log2 = _unary(np.log2, Log2Backward0)
-
-
 log10 = _unary(np.log10, Log10Backward0)
-
-
 rsqrt = _unary(lambda d: (1 / np.sqrt(d)).astype(d.dtype, copy=False), RsqrtBackward0, save_out=True)
 
 
@@ -346,14 +309,8 @@ def _rounding(np_fn, cls):
 
 
 floor = _rounding(np.floor, FloorBackward0)
-
-
 ceil = _rounding(np.ceil, CeilBackward0)
-
-
 trunc = _rounding(np.trunc, TruncBackward0)
-
-
 frac = _unary(lambda d: d - np.trunc(d), FracBackward0)
 
 
