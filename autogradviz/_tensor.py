@@ -372,6 +372,22 @@ def typename(obj):
     return module + "." + qual
 
 
+def zero_grads(params, set_to_none=True):
+    """What ``Module.zero_grad`` and ``Optimizer.zero_grad`` do to each parameter's ``.grad``: drop it (the
+    default), or detach it and fill it with zeros in place."""
+    for p in params:
+        g = p._grad
+        if g is not None:
+            if set_to_none:
+                p._grad = None
+            else:
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+
 # Slots filled by the modules above this one when they are imported, so that this module imports none of them:
 _ENGINE = [None, None]  # [0]: autograd.engine.run_backward; [1]: autograd.backward (set by autograd/__init__)
 _LEGACY = [None]        # _creation.legacy_tensor: the legacy constructor Tensor(2, 3), Tensor([1, 2])

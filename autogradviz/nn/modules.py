@@ -6,18 +6,14 @@ import itertools
 import math
 from collections import OrderedDict, namedtuple
 
-
 from .. import _dtype
 from .._hooks import RemovableHandle
-from .._tensor import Tensor, _wrap, typename
+from .._tensor import Tensor, _wrap, typename, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
 from . import init
 from .parameter import Parameter
 
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Flatten", "ReLU",
-           "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "NLLLoss",
-           "CrossEntropyLoss"]
 
 def _addindent(s_, num_spaces):
     s = s_.split("\n")
@@ -319,17 +315,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            g = p._grad
-            if g is not None:
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for m in self.children():
