@@ -7,7 +7,7 @@ from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_
 from ._core import _shape_arg, _t
 
 
-@facts(fn="view", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
+@facts(fn="view", saved=lambda n: {"self_sym_sizes": tuple(n._info)})
 class ViewBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -20,7 +20,7 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
-@facts(fn="clone", grads={"self": "1"})
+@facts(fn="clone")
 class CloneBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -104,7 +104,7 @@ def contiguous(a, memory_format=None):
     return make(np.ascontiguousarray(a._data), CloneBackward0, (a,))
 
 
-@facts(fn="t", grads={"self": "1"})
+@facts(fn="t")
 class TBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -120,7 +120,7 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
-@facts(fn="transpose", grads={"self": "1"}, saved=lambda n: {"dim0": n._info[0], "dim1": n._info[1]})
+@facts(fn="transpose", saved=lambda n: {"dim0": n._info[0], "dim1": n._info[1]})
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -138,7 +138,7 @@ def transpose(a, dim0, dim1):
     return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1))
 
 
-@facts(fn="permute", grads={"self": "1"}, saved=lambda n: {"dims": tuple(n._info)})
+@facts(fn="permute", saved=lambda n: {"dims": tuple(n._info)})
 class PermuteBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -223,7 +223,7 @@ def unsqueeze(a, dim):
     return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, d.shape)
 
 
-@facts(fn="expand", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
+@facts(fn="expand", saved=lambda n: {"self_sym_sizes": tuple(n._info)})
 class ExpandBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
