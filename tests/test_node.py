@@ -194,7 +194,21 @@ def _saved_case(T):
         "gelu": lambda: F.gelu(x), "softplus": lambda: F.softplus(x), "elu": lambda: F.elu(x),
         "silu": lambda: F.silu(x), "hardtanh": lambda: F.hardtanh(x), "leaky_relu": lambda: F.leaky_relu(x),
         "mse": lambda: F.mse_loss(x, y), "bce": lambda: F.binary_cross_entropy(p, c.sigmoid()),
-        "norm": lambda: x.norm(),
+        "norm": lambda: x.norm(), "norm_dim": lambda: x.norm(dim=1), "squeeze": lambda: x.unsqueeze(0).squeeze(),
+        "squeeze_dim": lambda: x.unsqueeze(0).squeeze(0), "unsqueeze": lambda: x.unsqueeze(1),
+        "unsqueeze_neg": lambda: x.unsqueeze(-1), "transpose_neg": lambda: x.transpose(-1, -2),
+        "slice": lambda: x[:, 1:], "slice_stop": lambda: x[0:1], "narrow": lambda: x.narrow(1, 0, 2),
+        "index": lambda: x[[0, 1]], "nll": lambda: F.nll_loss(x, T.tensor([0, 2])),
+        "nll_weight": lambda: F.nll_loss(x, T.tensor([0, 2]), weight=T.tensor([1.0, 2.0, 0.5])),
+        "var": lambda: x.var(), "var_dim": lambda: x.var(1), "std": lambda: x.std(),
+        "std_keepdim": lambda: x.std(1, keepdim=True), "split_sizes": lambda: x.split([1, 2], 1)[0],
+        "min": lambda: x.min(), "min_dim": lambda: x.min(1)[0], "minimum": lambda: T.minimum(x, y),
+        "prod_dim": lambda: x.prod(1), "amin": lambda: x.amin(1), "reshape": lambda: x.reshape(6),
+        "tril": lambda: x.tril(), "triu": lambda: x.triu(1), "relu6": lambda: F.relu6(x),
+        "smooth_l1": lambda: F.smooth_l1_loss(x, y), "huber": lambda: F.huber_loss(x, y),
+        "bce_logits": lambda: F.binary_cross_entropy_with_logits(x, c.sigmoid()), "l1": lambda: F.l1_loss(x, y),
+        "clamp_min": lambda: x.clamp(min=0.0), "to_double": lambda: x.double(),
+        "sub_alpha": lambda: T.sub(x, y, alpha=2),
     }
 
 
@@ -202,11 +216,11 @@ def _canon_saved(v):
     if isinstance(v, (torch.Tensor, A.Tensor)):
         return ("tensor", str(v.dtype).replace("torch.", ""), tuple(v.shape),
                 np.asarray(v.detach().numpy()).tolist() if v.dtype in (torch.bool, A.bool) else
-                np.asarray(v.detach().numpy()).round(6).tolist())
+                np.asarray(v.detach().numpy()).round(5).tolist())
     if isinstance(v, (list, tuple)):
         return ("seq", tuple(_canon_saved(e) for e in v))
     if isinstance(v, float):
-        return ("float", round(v, 6))
+        return ("float", round(v, 5))
     return (type(v).__name__, v)
 
 

@@ -21,8 +21,9 @@ from .._hooks import RemovableHandle
 from .._tensor import Tensor, _new
 from .grad_mode import STATE as _GM
 
-__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2", "make_reference", "view_of", "make_views",
-           "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD", "RELEASED"]
+__all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
+           "make_reference", "view_of", "make_views", "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD",
+           "RELEASED"]
 
 ndarray = np.ndarray
 

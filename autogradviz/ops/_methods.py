@@ -17,8 +17,8 @@ from .inplace import (_make_inplace, apply_inplace, check_inplace, copy_, fill_,
 from .linalg import addmm, bmm, dot, matmul, mm, mv, outer, rmatmul
 from .reduce import (all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, maximum, mean, min, minimum, norm,
                      prod, std, sum, var)
-from .shape import (T, cat, chunk, clone, contiguous, expand, expand_as, flatten, flip, narrow, permute, repeat, reshape,
-                    roll, split, squeeze, stack, t, transpose, tril, triu, unbind, unsqueeze, view)
+from .shape import (T, cat, chunk, clone, contiguous, expand, expand_as, flatten, flip, narrow, permute, repeat,
+                    reshape, roll, split, squeeze, stack, t, transpose, tril, triu, unbind, unsqueeze, view)
 from .unary import (abs, acos, asin, atan, ceil, clamp, cos, cosh, erf, exp, exp2, expm1, floor, frac, isinf, isnan,
                     log, log1p, log2, log10, neg, reciprocal, round, rsqrt, sign, sin, sinh, sqrt, square, tan, to,
                     trunc)

@@ -345,7 +345,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def relu6(input, inplace=False):
     _no_inplace(inplace, "relu6")
-    return hardtanh(input, 0.0, 6.0)
+    return hardtanh(input, 0, 6)
 
 
 def softsign(input):

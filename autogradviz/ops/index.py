@@ -170,15 +170,22 @@ class SelectBackward0(BackwardNode):
         return (_scatter_back(g, shape, (slice(None),) * dim + (index,)),)
 
 
+_INT64_MAX = 2**63 - 1  # a slice without an end: PyTorch saves end=INT64_MAX
+
+
+@facts(fn="slice", saved=lambda n: dict(zip(("dim", "start", "end", "step"), (n._info[1],) + n._info[3]),
+                                         self_sym_sizes=tuple(n._info[0])))
 class SliceBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
-        shape, dim, sl = self._info
+        shape, dim, sl = self._info[:3]
         return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
 
 
+@facts(fn="index", saved=lambda n: {"indices": tuple(_wrap(k) for k in n._info[1] if isinstance(k, np.ndarray)),
+                                   "self_sym_sizes": tuple(n._info[0])})
 class IndexBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("indices",)
@@ -279,7 +286,8 @@ def getitem(a, key):
             if lone_slice or not (start == 0 and stop >= size and step == 1):
                 sl = slice(start, stop, step)
                 data = out._data[(slice(None),) * dim + (sl,)]
-                out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl))
+                raw = (k.start or 0, _INT64_MAX if k.stop is None else k.stop, k.step or 1)
+                out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl, tuple(v % 2**64 for v in raw)))
             dim += 1
         elif isinstance(k, np.ndarray):
             advanced.append((dim, k))

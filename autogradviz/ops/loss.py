@@ -107,12 +107,14 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return r
 
 
+@facts(fn="nll_loss", saved=lambda n: {"ignore_index": n._info[3] % 2**64, "reduction": _REDUCTION_ENUM[n._info[1]],
+                                       "total_weight": _wrap(n._info[4])})
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
-    _saved_names = ("self", "target")
+    _saved_names = ("self", "target", "weight")
 
     def backward(self, g, s):
-        coef, reduction, cdim = self._info
+        coef, reduction, cdim = self._info[:3]
         if reduction == "none":
             g = _unsqueeze(g, cdim)
         return (g * _const(coef, g),)
@@ -139,16 +141,16 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
     losses = -(picked * wt)
     coef = np.zeros_like(x)
     np.put_along_axis(coef, idx, np.expand_dims(-wt, cdim), axis=cdim)
+    total = wt.sum(dtype=x.dtype)
     if reduction == "none":
         data = losses
     elif reduction == "sum":
         data = np.asarray(losses.sum(dtype=x.dtype))
     else:
-        total = wt.sum(dtype=x.dtype)
         with np.errstate(invalid="ignore", divide="ignore"):
             data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
             coef = (coef / total).astype(x.dtype)
-    return make(data, cls, (input,), (input, target), (coef, reduction, cdim))
+    return make(data, cls, (input,), (input, target, weight), (coef, reduction, cdim, ignore_index, np.asarray(total)))
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -298,6 +300,7 @@ def _np_log_sigmoid(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
+@facts(fn="binary_cross_entropy_with_logits", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
 class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
@@ -377,6 +380,7 @@ def _clip(d, lo, hi):
     return d.clamp(lo, hi) if _t(d) else np.clip(d, lo, hi)
 
 
+@facts(fn="smooth_l1_loss", saved=lambda n: {"beta": n._info[2], "reduction": _REDUCTION_ENUM[n._info[0]]})
 class SmoothL1LossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 
@@ -385,6 +389,7 @@ class SmoothL1LossBackward0(_PointwiseLossBackward):
         return _clip(d * (1.0 / beta), -1.0, 1.0)   # d / beta inside the band, the sign outside
 
 
+@facts(fn="huber_loss", saved=lambda n: {"delta": n._info[2], "reduction": _REDUCTION_ENUM[n._info[0]]})
 class HuberLossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 

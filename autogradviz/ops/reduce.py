@@ -93,7 +93,8 @@ class MeanBackward0(BackwardNode):
 
 
 @facts(fn="mean",
-       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_numel": _numel(n._info[0]), "self_sym_sizes": tuple(n._info[0])})
+       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_numel": _numel(n._info[0]),
+                        "self_sym_sizes": tuple(n._info[0])})
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -154,7 +155,8 @@ class MinBackward1(MaxBackward1):
 
 
 @facts(fn="max",
-       saved=lambda n: {"dim": n._info[1], "indices": _wrap(np.asarray(n._info[3], dtype=np.int64)), "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
+       saved=lambda n: {"dim": n._info[1], "indices": _wrap(np.asarray(n._info[3], dtype=np.int64)),
+                        "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -480,16 +482,27 @@ def _var_data(d, dims, keepdim, correction, n):
     return r
 
 
+def _as_given(dim, dims, correction, raw_correction):
+    """(dim, correction) as PyTorch's node saves them: None for ``x.var()``, else the dims and the correction."""
+    if dim is None and raw_correction is None:
+        return None, None
+    return (None if dim is None else tuple(dims)), correction
+
+
 def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "var")
     r = _var_data(d, dims, keepdim, correction, n)
-    return make(np.asarray(r, dtype=d.dtype), VarBackward0, (x,), (x,), (dims, keepdim, correction, n))
+    return make(np.asarray(r, dtype=d.dtype), VarBackward0, (x,), (x,), (dims, keepdim, correction, n,
+                                                                          _as_given(dim, dims, correction, raw)))
 
 
 def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "std")
     r = np.sqrt(_var_data(d, dims, keepdim, correction, n))
-    return make(np.asarray(r, dtype=d.dtype), StdBackward0, (x,), (x, OUT), (dims, keepdim, correction, n))
+    return make(np.asarray(r, dtype=d.dtype), StdBackward0, (x,), (x, OUT), (dims, keepdim, correction, n,
+                                                                            _as_given(dim, dims, correction, raw)))
 
 
 def _var_backward(g, x, dims, keepdim, correction, n):
@@ -510,14 +523,21 @@ def _var_backward(g, x, dims, keepdim, correction, n):
         return 2.0 / dof * g * (x - m)
 
 
+def _var_keeps(n):
+    dim, correction = n._info[4]
+    return {"correction": correction, "dim": dim, "keepdim": n._info[1]}
+
+
+@facts(fn="var", saved=_var_keeps)
 class VarBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def backward(self, g, s):
-        return (_var_backward(g, s[0], *self._info),)
+        return (_var_backward(g, s[0], *self._info[:4]),)
 
 
+@facts(fn="std", saved=_var_keeps)
 class StdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -533,7 +553,7 @@ class StdBackward0(BackwardNode):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gv = g / (r * 2)
             gv = np.where(r == 0, np.zeros((), dtype=gv.dtype), gv).astype(gv.dtype, copy=False)
-        return (_var_backward(gv, x, *self._info),)
+        return (_var_backward(gv, x, *self._info[:4]),)
 
 
 @facts(fn="norm", saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "ord": n._info[0]})

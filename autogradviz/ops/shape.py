@@ -3,7 +3,7 @@ with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and s
 import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
+from ..autograd.node import BackwardNode, declare, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t
 
 
@@ -120,13 +120,13 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
-@facts(fn="transpose", saved=lambda n: {"dim0": n._info[0], "dim1": n._info[1]})
+@facts(fn="transpose", saved=lambda n: {"dim0": n._info[2] % 2**64, "dim1": n._info[3] % 2**64})
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
-        d0, d1 = self._info
+        d0, d1 = self._info[:2]
         if isinstance(g, Tensor):
             return (g.transpose(d0, d1),)
         return (np.swapaxes(g, d0, d1),)
@@ -135,7 +135,7 @@ class TransposeBackward0(BackwardNode):
 def transpose(a, dim0, dim1):
     d = a._data
     d0, d1 = _wrap_dim(dim0, d.ndim), _wrap_dim(dim1, d.ndim)
-    return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1))
+    return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1, dim0, dim1))
 
 
 @facts(fn="permute", saved=lambda n: {"dims": tuple(n._info)})
@@ -189,16 +189,24 @@ class SqueezeBackward0(ViewBackward0):
     __slots__ = ()
 
 
-class SqueezeBackward1(ViewBackward0):
+@facts(fn="squeeze", saved=lambda n: {"dim": n._info[1] % 2**64, "self_sym_sizes": tuple(n._info[0])})
+class SqueezeBackward1(BackwardNode):
     __slots__ = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info[0]),)
 
 
 class SqueezeBackward2(ViewBackward0):
     __slots__ = ()
 
 
-class UnsqueezeBackward0(ViewBackward0):
+@facts(fn="unsqueeze", saved=lambda n: {"dim": n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
+class UnsqueezeBackward0(BackwardNode):
     __slots__ = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info[0]),)
 
 
 def squeeze(a, dim=None):
@@ -211,16 +219,16 @@ def squeeze(a, dim=None):
         return view_of(a, d.reshape(shape), SqueezeBackward2, d.shape)
     if d.ndim == 0:
         _wrap_dim(dim, 0)
-        return view_of(a, d.reshape(()), SqueezeBackward1, d.shape)
+        return view_of(a, d.reshape(()), SqueezeBackward1, (d.shape, dim))
     k = _wrap_dim(dim, d.ndim)
     shape = d.shape if d.shape[k] != 1 else d.shape[:k] + d.shape[k + 1:]
-    return view_of(a, d.reshape(shape), SqueezeBackward1, d.shape)
+    return view_of(a, d.reshape(shape), SqueezeBackward1, (d.shape, dim))
 
 
 def unsqueeze(a, dim):
     d = a._data
     k = _wrap_dim(dim, d.ndim + 1)
-    return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, d.shape)
+    return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, (d.shape, dim))
 
 
 @facts(fn="expand", saved=lambda n: {"self_sym_sizes": tuple(n._info)})
@@ -357,7 +365,8 @@ def _tri(np_fn, name):
     def backward(self, g, s):
         k = self._info
         return (op(g, k) if _t(g) else np_fn(g, k),)
-    cls = type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward})
+    cls = declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}),
+                  fn=name[:4].lower(), saved=lambda n: {"diagonal": n._info})
 
     def op(a, diagonal=0):
         d = a._data
@@ -417,6 +426,8 @@ class SplitBackward0(_SplitNode):
     pass
 
 
+@facts(fn="split_with_sizes",
+       saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0]), "split_sizes": tuple(n._info[2])})
 class SplitWithSizesBackward0(_SplitNode):
     pass
 
