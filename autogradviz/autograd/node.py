@@ -23,7 +23,7 @@ from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
            "make_reference", "view_of", "make_views", "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD",
-           "RELEASED"]
+           "RELEASED", "NOT_KEPT"]
 
 ndarray = np.ndarray
 
@@ -71,7 +71,7 @@ class Node:
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
     _saved_names = ()  # PyTorch's names of the saved items, in its order (``self``, ``other``, ``result``, ...)
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
-    _keeps = None      # node -> {PyTorch name: value}: what the node keeps besides tensors (sizes, dim, ...)
+    _keeps = None      # {PyTorch name: fn(node)}: what the node keeps besides tensors (sizes, dim, alpha, ...)
 
     def name(self):
         return type(self).__name__
@@ -143,47 +143,36 @@ class Node:
         return [t for t, _ in s if t is not None]
 
     # -- the node's own description (PyTorch's ``_saved_<name>`` attributes) --------------------------------
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        _add_saved_attributes(cls, cls.__dict__.get("_saved_names", ()))
+
+    def _saved_value(self, name):
+        """One saved item: what the node keeps under ``name`` (``_keeps``), else its saved tensor (None if that slot
+        saved nothing, ``RELEASED`` once freed)."""
+        keep = type(self)._keeps.get(name) if type(self)._keeps else None
+        if keep is not None:
+            v = keep(self)
+            if v is not NOT_KEPT:
+                return v
+        saved = self._saved
+        for i, n in enumerate(type(self)._saved_names):
+            if n == name:
+                if saved is RELEASED:
+                    return RELEASED
+                return saved[i][0] if i < len(saved) else None
+        return None
+
     def saved_items(self):
         """``[(name, value)]``: what the node saved for backward, under PyTorch's names and in PyTorch's order
         (alphabetical, as ``dir(grad_fn)`` lists them): tensors (None where nothing was saved, ``RELEASED`` once
         freed) and the sizes, dims and scalars it keeps (``self_sym_sizes``, ``dim``, ``alpha``, ...)."""
-        items = {}
-        info = type(self)._keeps
-        if info is not None:
-            items.update(info(self))
-        saved = self._saved
-        for i, name in enumerate(type(self)._saved_names):
-            if saved is RELEASED:
-                if items.get(name, RELEASED) is not None:
-                    items[name] = RELEASED
-            elif i < len(saved) and saved[i][0] is not None:
-                items[name] = saved[i][0]
-            else:
-                items.setdefault(name, None)
-        return sorted(items.items())
-
-    def __getattr__(self, attr):
-        # PyTorch's ``grad_fn._saved_self``, ``_saved_result``, ``_saved_dim``, ... (only reached for names that are
-        # not real attributes, so it costs the hot path nothing)
-        if attr.startswith("_saved_"):
-            name = attr[7:]
-            for k, v in self.saved_items():
-                if k == name:
-                    if v is RELEASED:
-                        raise RuntimeError(SECOND_BACKWARD_MSG)
-                    if isinstance(v, Tensor):
-                        for i, n in enumerate(type(self)._saved_names):
-                            if n == name and i < len(self._saved) and self._saved[i][0] is v:
-                                if v._vc[0] != self._saved[i][1]:
-                                    raise RuntimeError(_inplace_msg(v, self._saved[i][1], self._saved_producer(v, i)))
-                    return v
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+        return [(name, self._saved_value(name)) for name in _saved_keys(type(self))]
 
     def __dir__(self):
         # as PyTorch's: the ``_saved_`` names listed are the saved items (torchviz's show_saved reads them this way),
-        # not the bookkeeping attributes below that share the prefix
-        names = {n for n in object.__dir__(self) if not n.startswith("_saved_")}
-        return sorted(names | {"_saved_" + k for k, _ in self.saved_items()})
+        # not the bookkeeping attributes that share the prefix
+        return sorted(n for n in object.__dir__(self) if not n.startswith("_saved_") or n in _saved_attrs(type(self)))
 
     def __call__(self, *grads):
         """Run the node's backward formula directly on Tensors (as ``grad_fn(grad)`` does in PyTorch)."""
@@ -212,6 +201,56 @@ def _inplace_msg(t, version, producer=None):
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
+
+
+class _NotKept:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "<not kept>"
+
+
+NOT_KEPT = _NotKept()
+"""What a ``_keeps`` reader returns when the node holds that item as a saved tensor instead (MulBackward0's ``other``
+is a 0-dim tensor made from a Python number, or the saved Tensor operand)."""
+
+
+def _saved_property(name):
+    def get(self):
+        v = self._saved_value(name)
+        if v is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        if type(v) is Tensor or isinstance(v, Tensor):
+            for i, n in enumerate(type(self)._saved_names):
+                if n == name and i < len(self._saved) and self._saved[i][0] is v and v._vc[0] != self._saved[i][1]:
+                    raise RuntimeError(_inplace_msg(v, self._saved[i][1], self._saved_producer(v, i)))
+        return v
+    get.__name__ = "_saved_" + name
+    return property(get, doc=f"PyTorch's ``grad_fn._saved_{name}``.")
+
+
+def _add_saved_attributes(cls, names):
+    """Give ``cls`` a ``_saved_<name>`` property for each of ``names`` (plain class attributes, so that reading a
+    node's other attributes stays as fast as ever: no ``__getattr__``)."""
+    for name in names:
+        if "_saved_" + name not in cls.__dict__:
+            setattr(cls, "_saved_" + name, _saved_property(name))
+    _KEYS.pop(cls, None)
+
+
+_KEYS = {}
+
+
+def _saved_keys(cls):
+    """The names of the items ``cls``'s nodes save, sorted (PyTorch's order)."""
+    keys = _KEYS.get(cls)
+    if keys is None:
+        keys = _KEYS[cls] = tuple(sorted(set(cls._saved_names) | set(cls._keeps or ())))
+    return keys
+
+
+def _saved_attrs(cls):
+    return {"_saved_" + k for k in _saved_keys(cls)}
 
 
 class AccumulateGrad(Node):
@@ -254,12 +293,15 @@ _FACTS = {}
 
 
 def declare(cls, symbol=None, fn=None, grads=None, saved=None):
-    """Declare the facts of node class ``cls`` (registered under its PyTorch name) and, with ``saved``, how its
-    non-tensor saved attributes are read: ``saved(node) -> {PyTorch name: value}`` from ``node._info``."""
+    """Declare the facts of node class ``cls`` (registered under its PyTorch name) and, with ``saved``, what its
+    nodes keep besides tensors: ``{PyTorch name: fn(node) -> value}``, read from ``node._info`` (``"dim": lambda n:
+    n._info[1]``). Each becomes ``grad_fn._saved_<name>``, as every name in ``_saved_names`` does."""
     if symbol is not None or fn is not None or grads is not None:
         _FACTS[cls.__name__] = OpFacts(cls.__name__, symbol, fn, grads)
     if saved is not None:
-        cls._keeps = staticmethod(saved)
+        cls._keeps = dict(saved)
+        _add_saved_attributes(cls, cls._keeps)
+    _KEYS.clear()
     return cls
 
 
@@ -398,7 +440,9 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
 
     When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
     ``saved`` tensors (``OUT`` stands for the output) recorded with their versions. The same as
-    ``make_reference``, with two fast paths: one input (unrolled), and two Tensors (``make2``)."""
+    ``make_reference``; INLINED_KERNEL: ``_new_output``, ``_new_node`` and the one-slot case of ``_save`` are
+    written out here, the one-input case is unrolled and two Tensors go to ``make2``, because every op of every
+    forward pass comes through here (a function call costs about as much as the rest of this body)."""
     if type(data) is not ndarray:
         data = np.asarray(data)
     if len(inputs) == 2 and op is None:
@@ -406,9 +450,17 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
         if a is not None and b is not None and (
                 not saved or (len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT)):
             return make2(data, cls, a, b, saved, info)
-    out = _new_output(data)
+    out = _new(Tensor)
+    out._data = data
+    out._grad = None
+    out._output_nr = 0
+    out._retains_grad = False
+    out._vc = [0]
+    out._base = None
+    out._hooks = None
+    out._acc = None
     if _GM.enabled:
-        if len(inputs) == 1:  # UNARY_UNROLLED: a unary op (most ops), without the loop
+        if len(inputs) == 1:
             t = inputs[0]
             fn = None if t is None else t.grad_fn
             if fn is not None:
@@ -424,8 +476,18 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                     edges = tuple(_NONE_EDGE if t is None else edge(t) for t in inputs)
                     break
         if edges is not None:
-            node = _new_node(cls, edges, () if not saved else ((out, 0),) if len(saved) == 1 and saved[0] is OUT
-                             else _save(cls, saved, edges, out), info)
+            node = _new(cls)
+            node._seq = _next_seq()
+            node._x = None
+            node._info = info
+            node.next_functions = edges
+            if not saved:
+                node._saved = ()
+            elif len(saved) == 1 and cls._saved_if is None:
+                s = saved[0]
+                node._saved = ((out, 0),) if s is OUT else (_NONE_SAVED,) if s is None else ((s, s._vc[0]),)
+            else:
+                node._saved = _save(cls, saved, edges, out)
             out.grad_fn = node
             out._requires_grad = True
             if FWD.fn is not None:
@@ -466,10 +528,11 @@ def make2(data, cls, a, b, saved=(), info=None):
             if saved:
                 s, s1 = saved
                 rule = cls._saved_if
-                if rule is not None:
-                    if rule[0] is not None and (e, e1)[rule[0]][0] is None:
+                if rule is not None:  # _save's rule, for two inputs
+                    r0, r1 = rule
+                    if r0 is not None and (e1 if r0 else e)[0] is None:
                         s = None
-                    if rule[1] is not None and (e, e1)[rule[1]][0] is None:
+                    if r1 is not None and (e1 if r1 else e)[0] is None:
                         s1 = None
                 node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
                                _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
@@ -494,8 +557,14 @@ def view_of(base, data, cls, info=None, op=None):
     base or another view is later changed in place, ``ops.inplace.refresh_views`` gives it the grad_fn PyTorch
     regenerates for such a view (AsStridedBackward0 of the base's new history)."""
     out = make(data, cls, (base,), (), info, op)
-    _register_view(base, out)
-    if not _GM.enabled and base._requires_grad:
+    vc = out._vc = base._vc  # _register_view, inline: views are the commonest ops after arithmetic
+    out._base = base
+    if _GM.enabled:
+        vc.append(weakref.ref(out))
+        n = len(vc)
+        if n >= 65 and not n & (n - 1):  # now and then (at 64, 128, ... views) drop the dead ones
+            vc[1:] = [r for r in vc[1:] if r() is not None]
+    elif base._requires_grad:
         out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
         out._acc = NO_GRAD_VIEW
     return out

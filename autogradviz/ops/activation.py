@@ -14,7 +14,7 @@ def relu_(input):
     return input.relu_()
 
 
-@facts(fn="leaky_relu", saved=lambda n: {"negative_slope": n._info})
+@facts(fn="leaky_relu", saved={"negative_slope": lambda n: n._info})
 class LeakyReluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -48,7 +48,7 @@ def _check_float(x, kernel):
         raise NotImplementedError(f'"{kernel}" not implemented for \'{_dtname(x)}\'')
 
 
-@facts(fn="softmax", saved=lambda n: {"dim": n._info})
+@facts(fn="softmax", saved={"dim": lambda n: n._info})
 class SoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -59,7 +59,7 @@ class SoftmaxBackward0(BackwardNode):
         return (y * (g - _sum_keep(g * y, dim)),)
 
 
-@facts(fn="log_softmax", saved=lambda n: {"dim": n._info})
+@facts(fn="log_softmax", saved={"dim": lambda n: n._info})
 class LogSoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
@@ -216,7 +216,7 @@ _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))
 _tanh = _f(np.tanh, lambda x: tanh(x))
 
 
-@facts(fn="gelu", saved=lambda n: {"approximate": n._info})
+@facts(fn="gelu", saved={"approximate": lambda n: n._info})
 class GeluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -247,7 +247,7 @@ def gelu(input, approximate="none"):
     return make(np.asarray(data, dtype=x.dtype), GeluBackward0, (input,), (input,), approximate)
 
 
-@facts(fn="softplus", saved=lambda n: {"beta": n._info[0], "threshold": n._info[1]})
+@facts(fn="softplus", saved={"beta": lambda n: n._info[0], "threshold": lambda n: n._info[1]})
 class SoftplusBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -267,7 +267,7 @@ def softplus(input, beta=1, threshold=20):
     return make(data, SoftplusBackward0, (input,), (input,), (beta, threshold))
 
 
-@facts(fn="elu", saved=lambda n: {"alpha": n._info, "input_scale": 1, "scale": 1})
+@facts(fn="elu", saved={"alpha": lambda n: n._info, "input_scale": lambda n: 1, "scale": lambda n: 1})
 class EluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -315,7 +315,7 @@ def _hardtanh_backward(g, x, lo, hi):
 
 
 @facts(fn="hardtanh", grads={"self": "(self > min_val) * (self < max_val)"},
-       saved=lambda n: {"min_val": n._info[0], "max_val": n._info[1]})
+       saved={"min_val": lambda n: n._info[0], "max_val": lambda n: n._info[1]})
 class HardtanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

@@ -8,18 +8,18 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import BackwardNode, facts, make, make2, OUT, sum_to
+from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data
 
 
 def _scalar_other(n):
     """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
     c = n._info[2]
-    return {} if c is None else {"other": _wrap(np.asarray(c))}
+    return NOT_KEPT if c is None else _wrap(np.asarray(c))
 
 
 # -- add / sub -----------------------------------------------------------------------------------------------
-@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved=lambda n: {"alpha": n._info[2]})
+@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved={"alpha": lambda n: n._info[2]})
 class AddBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -37,7 +37,7 @@ class AddBackward0(BackwardNode):
         return ga, gb
 
 
-@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved=lambda n: {"alpha": n._info[2]})
+@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved={"alpha": lambda n: n._info[2]})
 class SubBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -50,7 +50,7 @@ class SubBackward0(BackwardNode):
         return ga, gb
 
 
-@facts(symbol="−", grads={"self": "-alpha"}, saved=lambda n: {"alpha": 1})
+@facts(symbol="−", grads={"self": "-alpha"}, saved={"alpha": lambda n: 1})
 class RsubBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -111,7 +111,7 @@ def rsub(a, other):
 
 
 # -- mul / div -----------------------------------------------------------------------------------------------
-@facts(symbol="×", grads={"self": "other", "other": "self"}, saved=_scalar_other)
+@facts(symbol="×", grads={"self": "other", "other": "self"}, saved={"other": _scalar_other})
 class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -157,7 +157,7 @@ def rmul(a, other):
     return mul(a, bs)
 
 
-@facts(symbol="÷", grads={"self": "1 / other", "other": "-self / other**2"}, saved=_scalar_other)
+@facts(symbol="÷", grads={"self": "1 / other", "other": "-self / other**2"}, saved={"other": _scalar_other})
 class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -307,7 +307,7 @@ def rremainder(a, other):
 
 
 # -- pow ------------------------------------------------------------------------------------------------------
-@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)"}, saved=lambda n: {"exponent": n._info})
+@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)"}, saved={"exponent": lambda n: n._info})
 class PowBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -347,7 +347,7 @@ class PowBackward1(BackwardNode):
         return ga, gb
 
 
-@facts(symbol="**", grads={"exponent": "result * log(self)"}, saved=lambda n: {"self": n._info})
+@facts(symbol="**", grads={"exponent": "result * log(self)"}, saved={"self": lambda n: n._info})
 class PowBackward2(BackwardNode):
     __slots__ = ()
     _saved_names = ("exponent", "result")
@@ -391,7 +391,7 @@ def rpow(a, base):
 # With create_graph=True the formulas run on Tensors and are recorded; these helpers record the same nodes
 # PyTorch's formulas do (MulBackward1 for a C++ ``tensor * scalar``, TanhBackwardBackward0, ...), so a
 # second-order graph looks like PyTorch's. On numpy arrays they are plain arithmetic.
-@facts(symbol="×", grads={"self": "other"}, saved=lambda n: {"other": n._info})
+@facts(symbol="×", grads={"self": "other"}, saved={"other": lambda n: n._info})
 class MulBackward1(BackwardNode):
     """``tensor * scalar`` inside a backward formula (PyTorch's mul.Scalar)."""
     __slots__ = ()
@@ -407,7 +407,7 @@ def _smul(t, c):
     return t * c
 
 
-@facts(symbol="÷", grads={"self": "1 / other"}, saved=lambda n: {"other": n._info})
+@facts(symbol="÷", grads={"self": "1 / other"}, saved={"other": lambda n: n._info})
 class DivBackward1(BackwardNode):
     """``tensor / scalar`` inside a composite op (PyTorch's div.Scalar called from C++)."""
     __slots__ = ()

@@ -15,7 +15,7 @@ def _where(c, a, b):
     return np.where(c, a, b)
 
 
-@facts(fn="gather", saved=lambda n: {"dim": n._info[1], "sparse_grad": False})
+@facts(fn="gather", saved={"dim": lambda n: n._info[1], "sparse_grad": lambda n: False})
 class GatherBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
@@ -93,7 +93,7 @@ def masked_fill(a, mask, value):
     return make(np.where(mb, np.asarray(value).astype(d.dtype), d), MaskedFillBackward0, (a,), saved, mb)
 
 
-@facts(fn="index_select", saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0])})
+@facts(fn="index_select", saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0])})
 class IndexSelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index",)
@@ -119,7 +119,7 @@ def index_select(a, dim, index):
                 (d.shape, dim, idx))
 
 
-@facts(fn="where", saved=lambda n: {"condition": _wrap(n._info[0])})
+@facts(fn="where", saved={"condition": lambda n: _wrap(n._info[0])})
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
@@ -160,7 +160,9 @@ def _select(a, dim, index):
 
 
 # -- indexing ------------------------------------------------------------------------------------------------
-@facts(fn="select", saved=lambda n: {"dim": n._info[1], "index": n._info[2], "self_sym_sizes": tuple(n._info[0])})
+@facts(fn="select",
+       saved={"dim": lambda n: n._info[1], "index": lambda n: n._info[2],
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -173,8 +175,8 @@ class SelectBackward0(BackwardNode):
 _INT64_MAX = 2**63 - 1  # a slice without an end: PyTorch saves end=INT64_MAX
 
 
-@facts(fn="slice", saved=lambda n: dict(zip(("dim", "start", "end", "step"), (n._info[1],) + n._info[3]),
-                                         self_sym_sizes=tuple(n._info[0])))
+@facts(fn="slice", saved={"dim": lambda n: n._info[1], "start": lambda n: n._info[3][0], "end": lambda n: n._info[3][1],
+                          "step": lambda n: n._info[3][2], "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SliceBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -184,8 +186,9 @@ class SliceBackward0(BackwardNode):
         return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
 
 
-@facts(fn="index", saved=lambda n: {"indices": tuple(_wrap(k) for k in n._info[1] if isinstance(k, np.ndarray)),
-                                   "self_sym_sizes": tuple(n._info[0])})
+@facts(fn="index",
+       saved={"indices": lambda n: tuple(_wrap(k) for k in n._info[1] if isinstance(k, np.ndarray)),
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
 class IndexBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("indices",)

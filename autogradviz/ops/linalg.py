@@ -6,14 +6,21 @@ from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _dtname, _operand
 
 
-def _sizes_strides(n, names):
+def _sizes_strides(*names):
     """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``)."""
-    out = {}
-    for name, (t, _) in zip(names, n._saved if n._saved else ()):
-        if t is not None:
+    def read(i, strides):
+        def f(n):
+            saved = n._saved
+            t = saved[i][0] if saved and i < len(saved) else None
+            if t is None:
+                return None
             d = t._data
-            out[name + "_sym_sizes"] = d.shape
-            out[name + "_sym_strides"] = tuple(st // d.itemsize for st in d.strides)
+            return tuple(st // d.itemsize for st in d.strides) if strides else d.shape
+        return f
+    out = {}
+    for i, name in enumerate(names):
+        out[name + "_sym_sizes"] = read(i, False)
+        out[name + "_sym_strides"] = read(i, True)
     return out
 
 
@@ -42,7 +49,7 @@ def _check_dtypes(a, b, what="mm"):
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
 
 
-@facts(fn="mm", saved=lambda n: _sizes_strides(n, ("self", "mat2")))
+@facts(fn="mm", saved=_sizes_strides("self", "mat2"))
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -256,7 +263,7 @@ def rmatmul(a, other):
     return matmul(b, a)
 
 
-@facts(fn="addmm", saved=lambda n: dict(_sizes_strides(n, ("mat1", "mat2")), alpha=n._info[2], beta=n._info[1]))
+@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2"), alpha=lambda n: n._info[2], beta=lambda n: n._info[1]))
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")

@@ -41,7 +41,7 @@ def _reduction(reduction, size_average=None, reduce=None):
     return reduction
 
 
-@facts(fn="mse_loss", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="mse_loss", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
 class MseLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
@@ -107,8 +107,9 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return r
 
 
-@facts(fn="nll_loss", saved=lambda n: {"ignore_index": n._info[3] % 2**64, "reduction": _REDUCTION_ENUM[n._info[1]],
-                                       "total_weight": _wrap(n._info[4])})
+@facts(fn="nll_loss",
+       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]],
+              "total_weight": lambda n: _wrap(n._info[4])})
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
@@ -255,7 +256,7 @@ def _scale_back(gx, g, reduction, n):
     return gx * (1.0 / n) if reduction == "mean" else gx
 
 
-@facts(fn="binary_cross_entropy", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="binary_cross_entropy", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
 class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
@@ -300,7 +301,7 @@ def _np_log_sigmoid(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-@facts(fn="binary_cross_entropy_with_logits", saved=lambda n: {"reduction": _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="binary_cross_entropy_with_logits", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
 class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
@@ -380,7 +381,7 @@ def _clip(d, lo, hi):
     return d.clamp(lo, hi) if _t(d) else np.clip(d, lo, hi)
 
 
-@facts(fn="smooth_l1_loss", saved=lambda n: {"beta": n._info[2], "reduction": _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="smooth_l1_loss", saved={"beta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
 class SmoothL1LossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 
@@ -389,7 +390,7 @@ class SmoothL1LossBackward0(_PointwiseLossBackward):
         return _clip(d * (1.0 / beta), -1.0, 1.0)   # d / beta inside the band, the sign outside
 
 
-@facts(fn="huber_loss", saved=lambda n: {"delta": n._info[2], "reduction": _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="huber_loss", saved={"delta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
 class HuberLossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 

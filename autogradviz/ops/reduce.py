@@ -33,7 +33,7 @@ def _expand_back(g, shape, dims, keepdim):
     return np.broadcast_to(g, shape)
 
 
-@facts(fn="sum", grads={"self": "1"}, saved=lambda n: {"self_sym_sizes": tuple(n._info)})
+@facts(fn="sum", grads={"self": "1"}, saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class SumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -47,7 +47,8 @@ class SumBackward0(BackwardNode):
 
 
 @facts(fn="sum",
-       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
+       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -78,7 +79,7 @@ def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
 
 
 @facts(fn="mean", grads={"self": "1 / self_sym_numel"},
-       saved=lambda n: {"self_sym_numel": int(n._info[1]), "self_sym_sizes": tuple(n._info[0])})
+       saved={"self_sym_numel": lambda n: int(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MeanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -93,8 +94,8 @@ class MeanBackward0(BackwardNode):
 
 
 @facts(fn="mean",
-       saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "self_sym_numel": _numel(n._info[0]),
-                        "self_sym_sizes": tuple(n._info[0])})
+       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+              "self_sym_numel": lambda n: _numel(n._info[0]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -155,8 +156,8 @@ class MinBackward1(MaxBackward1):
 
 
 @facts(fn="max",
-       saved=lambda n: {"dim": n._info[1], "indices": _wrap(np.asarray(n._info[3], dtype=np.int64)),
-                        "keepdim": n._info[2], "self_sym_sizes": tuple(n._info[0])})
+       saved={"dim": lambda n: n._info[1], "indices": lambda n: _wrap(np.asarray(n._info[3], dtype=np.int64)),
+              "keepdim": lambda n: n._info[2], "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -286,7 +287,7 @@ def argmin(a, dim=None, keepdim=False):
     return _wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
-@facts(fn="cumsum", saved=lambda n: {"dim": n._info})
+@facts(fn="cumsum", saved={"dim": lambda n: n._info})
 class CumsumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -314,7 +315,7 @@ def _keep_dims(t, dims, keepdim):
     return t
 
 
-@facts(fn="logsumexp", saved=lambda n: {"dim": tuple(n._info[0]), "keepdim": n._info[1]})
+@facts(fn="logsumexp", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
 class LogsumexpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -338,7 +339,7 @@ def logsumexp(a, dim, keepdim=False):
     return make(np.asarray(r, dtype=d.dtype), LogsumexpBackward0, (a,), (a, OUT), (dims, keepdim))
 
 
-@facts(fn="amax", saved=lambda n: {"dim": tuple(n._info[0]), "keepdim": n._info[1]})
+@facts(fn="amax", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
 class AmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -429,7 +430,7 @@ class ProdBackward0(BackwardNode):
             return (_prod_backward(g, x, r, None, False),)
 
 
-@facts(fn="prod", saved=lambda n: {"dim": n._info[0], "keepdim": n._info[1]})
+@facts(fn="prod", saved={"dim": lambda n: n._info[0], "keepdim": lambda n: n._info[1]})
 class ProdBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -523,9 +524,7 @@ def _var_backward(g, x, dims, keepdim, correction, n):
         return 2.0 / dof * g * (x - m)
 
 
-def _var_keeps(n):
-    dim, correction = n._info[4]
-    return {"correction": correction, "dim": dim, "keepdim": n._info[1]}
+_var_keeps = {"correction": lambda n: n._info[4][1], "dim": lambda n: n._info[4][0], "keepdim": lambda n: n._info[1]}
 
 
 @facts(fn="var", saved=_var_keeps)
@@ -556,7 +555,7 @@ class StdBackward0(BackwardNode):
         return (_var_backward(gv, x, *self._info[:4]),)
 
 
-@facts(fn="norm", saved=lambda n: {"dim": n._info[1], "keepdim": n._info[2], "ord": n._info[0]})
+@facts(fn="norm", saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2], "ord": lambda n: n._info[0]})
 class LinalgVectorNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")

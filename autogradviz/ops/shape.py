@@ -7,7 +7,7 @@ from ..autograd.node import BackwardNode, declare, facts, make, make_views, sum_
 from ._core import _shape_arg, _t
 
 
-@facts(fn="view", saved=lambda n: {"self_sym_sizes": tuple(n._info)})
+@facts(fn="view", saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class ViewBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -120,7 +120,7 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
-@facts(fn="transpose", saved=lambda n: {"dim0": n._info[2] % 2**64, "dim1": n._info[3] % 2**64})
+@facts(fn="transpose", saved={"dim0": lambda n: n._info[2] % 2**64, "dim1": lambda n: n._info[3] % 2**64})
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -138,7 +138,7 @@ def transpose(a, dim0, dim1):
     return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1, dim0, dim1))
 
 
-@facts(fn="permute", saved=lambda n: {"dims": tuple(n._info)})
+@facts(fn="permute", saved={"dims": lambda n: tuple(n._info)})
 class PermuteBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -189,7 +189,7 @@ class SqueezeBackward0(ViewBackward0):
     __slots__ = ()
 
 
-@facts(fn="squeeze", saved=lambda n: {"dim": n._info[1] % 2**64, "self_sym_sizes": tuple(n._info[0])})
+@facts(fn="squeeze", saved={"dim": lambda n: n._info[1] % 2**64, "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SqueezeBackward1(BackwardNode):
     __slots__ = ()
 
@@ -201,7 +201,7 @@ class SqueezeBackward2(ViewBackward0):
     __slots__ = ()
 
 
-@facts(fn="unsqueeze", saved=lambda n: {"dim": n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
+@facts(fn="unsqueeze", saved={"dim": lambda n: n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
 class UnsqueezeBackward0(BackwardNode):
     __slots__ = ()
 
@@ -231,7 +231,7 @@ def unsqueeze(a, dim):
     return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, (d.shape, dim))
 
 
-@facts(fn="expand", saved=lambda n: {"self_sym_sizes": tuple(n._info)})
+@facts(fn="expand", saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class ExpandBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -284,7 +284,7 @@ class AliasBackward0(BackwardNode):
 
 
 # -- shape and index ops ----------------------------------------------------------------------------------------
-@facts(fn="repeat", saved=lambda n: {"repeats": tuple(n._info[1]), "self_sym_sizes": tuple(n._info[0])})
+@facts(fn="repeat", saved={"repeats": lambda n: tuple(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class RepeatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -314,7 +314,7 @@ def repeat(a, *sizes):
     return make(data, RepeatBackward0, (a,), (), (d.shape, reps))
 
 
-@facts(fn="flip", saved=lambda n: {"dims": tuple(n._info)})
+@facts(fn="flip", saved={"dims": lambda n: tuple(n._info)})
 class FlipBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -333,7 +333,7 @@ def flip(a, *dims):
     return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
-@facts(fn="roll", saved=lambda n: {"dims": tuple(n._info[1]), "shifts": tuple(n._info[0])})
+@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]), "shifts": lambda n: tuple(n._info[0])})
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -366,7 +366,7 @@ def _tri(np_fn, name):
         k = self._info
         return (op(g, k) if _t(g) else np_fn(g, k),)
     cls = declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}),
-                  fn=name[:4].lower(), saved=lambda n: {"diagonal": n._info})
+                  fn=name[:4].lower(), saved={"diagonal": lambda n: n._info})
 
     def op(a, diagonal=0):
         d = a._data
@@ -421,18 +421,20 @@ class _SplitNode(BackwardNode):
 
 
 @facts(fn="split",
-       saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0]), "split_size": n._info[2][0]})
+       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
+              "split_size": lambda n: n._info[2][0]})
 class SplitBackward0(_SplitNode):
     pass
 
 
 @facts(fn="split_with_sizes",
-       saved=lambda n: {"dim": n._info[1], "self_sym_sizes": tuple(n._info[0]), "split_sizes": tuple(n._info[2])})
+       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
+              "split_sizes": lambda n: tuple(n._info[2])})
 class SplitWithSizesBackward0(_SplitNode):
     pass
 
 
-@facts(fn="unbind", saved=lambda n: {"dim": n._info[1]})
+@facts(fn="unbind", saved={"dim": lambda n: n._info[1]})
 class UnbindBackward0(_SplitNode):
     pass
 
@@ -477,7 +479,7 @@ def unbind(a, dim=0):
     return _multi_view(a, datas, UnbindBackward0, dim, [1] * d.shape[dim], True)
 
 
-@facts(fn="cat", saved=lambda n: {"dim": n._info[0]})
+@facts(fn="cat", saved={"dim": lambda n: n._info[0]})
 class CatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -506,7 +508,7 @@ def cat(tensors, dim=0):
     return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
 
 
-@facts(fn="stack", saved=lambda n: {"dim": n._info[0]})
+@facts(fn="stack", saved={"dim": lambda n: n._info[0]})
 class StackBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()

@@ -125,7 +125,7 @@ def reciprocal(a):
 
 
 @facts(fn="clamp", grads={"self": "(self >= min) * (self <= max)"},
-       saved=lambda n: {"min": n._info[0], "max": n._info[1]})
+       saved={"min": lambda n: n._info[0], "max": lambda n: n._info[1]})
 class ClampBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

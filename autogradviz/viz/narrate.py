@@ -19,7 +19,7 @@ import ast
 
 import numpy as np
 
-from ..autograd.node import op_facts
+from ..autograd.node import NOT_KEPT, op_facts
 from . import i18n as _i18n
 
 __all__ = ["fmt_num", "fmt_value", "node_text", "start_text", "OP_SYMBOLS"]
@@ -114,17 +114,18 @@ class _Info:
 def _keeps(ns):
     """The node's non-tensor saved attributes that are numbers (``alpha``, ``exponent``, a scalar ``other``, ...)."""
     node = getattr(ns, "node", None)
-    read = getattr(type(node), "_keeps", None) if node is not None else None
-    if read is None:
+    keeps = getattr(type(node), "_keeps", None) if node is not None else None
+    if not keeps:
         return {}
-    try:
-        items = read(_Info(ns.info))
-    except (TypeError, IndexError, KeyError, AttributeError):
-        return {}
+    shim = _Info(ns.info)
     out = {}
-    for k, v in items.items():
+    for k, read in keeps.items():
+        try:
+            v = read(shim)
+        except (TypeError, IndexError, KeyError, AttributeError):
+            continue
         v = getattr(v, "_data", v)  # a Python scalar PyTorch saves as a 0-dim tensor
-        if isinstance(v, (bool, np.bool_)) or v is None or isinstance(v, (tuple, list, str)):
+        if v is NOT_KEPT or v is None or isinstance(v, (bool, np.bool_, tuple, list, str)):
             continue
         if np.ndim(v) == 0:
             out[k] = float(v)
