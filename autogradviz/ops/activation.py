@@ -8,6 +8,10 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import _const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim
+from .arith import _sadd, _smul
+from .index import _where
+from .inplace import apply_inplace, check_inplace
+from .unary import _erf, _np_erf
 
 
 def relu_(input):
@@ -350,11 +354,3 @@ def relu6(input, inplace=False):
 
 def softsign(input):
     return input / (input.abs() + 1)
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .arith import _sadd, _smul  # noqa: E402
-from .index import _where  # noqa: E402
-from .inplace import apply_inplace, check_inplace  # noqa: E402
-from .unary import _erf, _np_erf  # noqa: E402

@@ -10,6 +10,7 @@ from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data
+from .index import where
 
 
 def _scalar_other(n):
@@ -492,8 +493,3 @@ def and_(a, other):
 def or_(a, other):
     b, bs = _operand(other)
     return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .index import where  # noqa: E402

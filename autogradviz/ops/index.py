@@ -5,6 +5,7 @@ import numpy as np
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
 from ._core import _broadcast_error, _operand, _t
+from .shape import AliasBackward0, unsqueeze
 
 
 def _where(c, a, b):
@@ -323,7 +324,3 @@ def _scatter(v, shape, key):
     out = np.zeros(shape, dtype=v._data.dtype)
     np.add.at(out, key, v._data)
     return make(out, IndexPutBackward0, (v,), (), key)
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .shape import AliasBackward0, unsqueeze  # noqa: E402

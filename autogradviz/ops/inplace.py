@@ -9,6 +9,7 @@ from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
 from ._core import _shape_arg
+from .index import _norm_index, _scatter, getitem
 
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -482,7 +483,3 @@ class _SetIndexPut(CopySlices):
 
 
 _SetIndexPut.__name__ = _SetIndexPut.__qualname__ = "IndexPutBackward0"
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .index import _norm_index, _scatter, getitem  # noqa: E402

@@ -4,6 +4,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _dtname, _operand
+from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
 
 
 def _sizes_strides(*names):
@@ -337,8 +338,3 @@ def linear(input, weight, bias=None):
 
 def outer(a, b):
     return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view  # noqa: E402

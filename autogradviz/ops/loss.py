@@ -7,6 +7,14 @@ import numpy as np
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
+from .activation import _np_sigmoid, log_softmax, softplus
+from .arith import _sdiv, _smul, add, div, mul, sub
+from .index import masked_fill
+from .reduce import mean
+from .shape import reshape, view
+from .unary import neg
+from . import reduce as _reduce
+from . import unary as _unary
 
 
 _REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's at::Reduction, as its nodes save it
@@ -415,15 +423,3 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return _pointwise_loss(HuberLossBackward0, input, target, reduction, delta,
                            lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)))
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .activation import _np_sigmoid, log_softmax, softplus  # noqa: E402
-from .arith import _sdiv, _smul, add, div, mul, sub  # noqa: E402
-from .index import masked_fill  # noqa: E402
-from .reduce import mean  # noqa: E402
-from .shape import reshape, view  # noqa: E402
-from .unary import neg  # noqa: E402
-from . import reduce as _reduce  # noqa: E402
-from . import unary as _unary  # noqa: E402

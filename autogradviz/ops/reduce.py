@@ -6,6 +6,8 @@ from .. import _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _float_data, _t
+from .index import _scatter, where
+from .shape import cat
 
 
 def _numel(shape):
@@ -634,9 +636,3 @@ def any(x, dim=None, keepdim=False):
 def all(x, dim=None, keepdim=False):
     d = x._data
     return _wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim)))
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .index import _scatter, where  # noqa: E402
-from .shape import cat  # noqa: E402

@@ -530,7 +530,3 @@ def stack(tensors, dim=0):
         raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0]._data.shape))}] "
                            f"at entry 0 and [{', '.join(map(str, tensors[1]._data.shape))}] at entry 1")
     return make(np.stack([t._data for t in tensors], axis=d), StackBackward0, tuple(tensors), (), (d, len(tensors)))
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first

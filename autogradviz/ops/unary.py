@@ -11,6 +11,8 @@ from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, declare, facts, make, OUT
 from ._core import _exp, _f, _float_data, _np_or
+from .arith import _smul
+from . import arith as _arith
 
 
 @facts(fn="neg", grads={"self": "-1"})
@@ -362,9 +364,3 @@ def to(a, *args, **kwargs):
     if a._requires_grad and not dt.is_floating_point:
         return _wrap(a._data.astype(dt.np))
     return make(a._data.astype(dt.np), ToCopyBackward0, (a,), (), a._data.dtype)
-
-
-# the catalogue's files use each other's ops inside backward formulas: imported last, so that any of
-# them can be imported first
-from .arith import _smul  # noqa: E402
-from . import arith as _arith  # noqa: E402
