@@ -16,6 +16,7 @@ shows element ``[0, 0, ...]`` and says so. When an input was broadcast in the fo
 back to the input's shape and the sentence adds that step.
 """
 import ast
+import functools
 
 import numpy as np
 
@@ -195,6 +196,12 @@ def _show(n, names, prec=0):
     return f"({s})" if p < prec else s
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(formula):
+    tree = ast.parse(formula, mode="eval")
+    return tree, compile(tree, "<formula>", "eval")
+
+
 def _local(ns, k):
     """The local derivative of input ``k`` of the node ``ns`` describes: (how it is written, its value), or None.
 
@@ -219,20 +226,21 @@ def _local(ns, k):
             return v[0]
         return "x" if unary and key == "self" else key
 
-    tree = ast.parse(formula, mode="eval")
+    tree, code = _parsed(formula)
     try:
         env = {key: np.asarray(v, dtype=np.float64) for key, v in values.items()}
         env.update(_FUNCS)
         env["pi"] = np.pi
         with np.errstate(all="ignore"):
-            value = eval(compile(tree, "<formula>", "eval"), {"__builtins__": {}}, env)  # noqa: S307 (our formulas)
+            value = eval(code, {"__builtins__": {}}, env)  # noqa: S307 (the catalogue's own formulas)
     except (NameError, TypeError):
         return None  # what the formula needs was not saved (or not copied)
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
         value = np.asarray(value, dtype=np.float64)
     if formula == "result" and facts.fn:
         return f"{facts.fn}(x) = result", np.asarray(value, np.float64)
-    return _show(_fold(tree, {key: v for key, v in numbers.items() if key not in ns.saved}), names), value
+    shown = _fold(ast.parse(formula, mode="eval"), {key: v for key, v in numbers.items() if key not in ns.saved})
+    return _show(shown, names), value
 
 
 def _loc_part(desc, loc, lang):
