@@ -12,7 +12,7 @@ import pytest
 import autogradviz as A
 from autogradviz.autograd import node as K
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 import test_more_ops  # noqa: E402
 import test_vs_torch  # noqa: E402
 
@@ -23,13 +23,14 @@ def reference_kernel():
     def make2(data, cls, a, b, saved=(), info=None):
         return K.make_reference(data, cls, (a, b), saved, info)
 
+    fast = {"make": K.make, "make2": K.make2}  # (taken first: patching node.py itself changes K.make)
     patched = []
     for name, mod in list(sys.modules.items()):
         if not name.startswith("autogradviz"):
             continue
         for attr, repl in (("make", K.make_reference), ("make2", make2)):
-            if getattr(mod, attr, None) is getattr(K, attr):
-                patched.append((mod, attr, getattr(mod, attr)))
+            if getattr(mod, attr, None) is fast[attr]:
+                patched.append((mod, attr, fast[attr]))
                 setattr(mod, attr, repl)
     try:
         yield
@@ -142,6 +143,19 @@ def test_reference_kernel_is_really_used():
     assert "MulBackward0" in calls
 
 
+@pytest.mark.parametrize("op", ["add", "mul"])
+def test_zero_dim_results_of_the_fast_path_can_be_written_in_place(op):
+    """(found by comparing the two kernels: the fast path kept ``a + b`` of 0-d arrays as a numpy scalar)"""
+    res = []
+    for T in (torch, A):
+        x = T.tensor(2.0, requires_grad=True)
+        z = getattr(x, op)(T.tensor(3.0))
+        z.add_(1)
+        z.backward()
+        res.append((z.item(), x.grad.item(), z.grad_fn.name()))
+    assert res[0] == res[1]
+
+
 def test_mul_saves_only_what_the_other_grad_needs():
     """The one rule (``_saved_if``): ``self`` is kept for ``other``'s grad, and only when that grad is wanted."""
     w = A.ones(2, requires_grad=True)
@@ -154,7 +168,6 @@ def test_mul_saves_only_what_the_other_grad_needs():
 
 
 # -- PyTorch's saved-tensor attributes (grad_fn._saved_<name>), with torch as the oracle ---------------------------
-torch = pytest.importorskip("torch")
 
 
 def _saved_case(T):
@@ -273,3 +286,33 @@ def test_op_facts_by_name():
     x = A.ones(2, requires_grad=True)
     assert K.op_facts(x.exp().grad_fn).grads == {"self": "result"}
     assert K.op_facts("NoSuchBackward0") is None
+
+
+# -- the two kernels on the ops above, and on a few more the comparison suites do not reach ----------------------
+def _more_kernel_cases(T):
+    F = T.nn.functional
+    x = T.tensor([[0.3, -1.7, 0.5], [1.2, 0.1, -0.4]], requires_grad=True)
+    t = T.tensor([[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]])
+
+    def hardtanh_double():
+        (g,) = T.autograd.grad(F.hardtanh(x).sum(), x, create_graph=True)
+        return g
+
+    return {
+        "alias": lambda: x[...], "squeeze_dims": lambda: x.unsqueeze(0).squeeze((0, 1)),
+        "hardtanh_double": hardtanh_double, "ce_probs": lambda: F.cross_entropy(x, t),
+        "nll_4d": lambda: F.nll_loss(x.reshape(1, 2, 3, 1), T.tensor([[[0], [1], [1]]])),
+        "ce_smooth": lambda: F.cross_entropy(x, T.tensor([0, 2]), label_smoothing=0.1),
+    }
+
+
+KERNEL_CASES = {**{k: (lambda k=k: _saved_case(A)[k]()) for k in SAVED_CASES},
+                **{k: (lambda k=k: _more_kernel_cases(A)[k]()) for k in _more_kernel_cases(A)}}
+
+
+@pytest.mark.parametrize("name", list(KERNEL_CASES))
+def test_reference_kernel_on_more_ops(name):
+    fast = _run(lambda T: KERNEL_CASES[name]())
+    with reference_kernel():
+        ref = _run(lambda T: KERNEL_CASES[name]())
+    assert fast == ref

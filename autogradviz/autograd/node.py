@@ -505,6 +505,8 @@ def make2(data, cls, a, b, saved=(), info=None):
     Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with ``_new_output``,
     ``edge``, ``_save`` and ``_new_node`` written out without calls or loops, since ``+`` and ``*`` are the
     commonest ops of all."""
+    if type(data) is not ndarray:  # ``a + b`` of 0-d arrays is a numpy scalar, which in-place ops can't write into
+        data = np.asarray(data)
     out = _new(Tensor)
     out._data = data
     out._grad = None

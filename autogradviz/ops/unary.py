@@ -142,14 +142,6 @@ class ClampBackward1(BackwardNode):
         return (g * mask,)
 
 
-class ClampMinBackward0(ClampBackward1):
-    __slots__ = ()
-
-
-class ClampMaxBackward0(ClampBackward1):
-    __slots__ = ()
-
-
 def _clamp_mask(x, lo, hi):
     m = np.ones(x.shape, dtype=bool)
     if lo is not None:
