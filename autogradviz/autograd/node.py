@@ -69,7 +69,7 @@ class Node:
 
     __slots__ = ("next_functions", "_saved", "_info", "_seq", "_x", "__weakref__")
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
-    _saved_names = ()  # PyTorch's names of the saved items, in its order (``self``, ``other``, ``result``, ...)
+    _saved_names = ()  # PyTorch's names of the saved tensors (``self``, ``other``, ``result``), in ``_saved``'s order
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
     _keeps = None      # {PyTorch name: fn(node)}: what the node keeps besides tensors (sizes, dim, alpha, ...)
 
