@@ -29,8 +29,14 @@ class Events:
     def __init__(self):
         self.ev = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph):
-        self.ev.append(("begin_run",))
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad):
+        self.ev.append(("begin_run", retain_graph, create_graph, inputs, accumulate_grad))
+
+    def pending(self, node, nr, total):
+        self.ev.append(("pending", node, nr, np.array(total)))
+
+    def capture(self, node, nr, index, grad):
+        self.ev.append(("capture", index, nr, None if grad is None else np.array(grad)))
 
     def node_begin(self, node, grads):
         self.ev.append(("node", node, [None if g is None else np.array(g) for g in grads]))
@@ -56,11 +62,16 @@ class Events:
 
 def steps_from_events(ev):
     """What the steps must say, rebuilt independently from the plain observer's stream."""
-    steps, pending = [], []
+    steps, pending, captured, filled = [], [], [], []
     for e in ev:
         if e[0] == "node":
-            steps.append(dict(node=e[1], grads_in=e[2], grads_out=None, acc=[], retained=pending, released=False))
-            pending = []
+            steps.append(dict(node=e[1], grads_in=e[2], grads_out=None, acc=[], retained=pending, released=False,
+                              captured=captured, pending=[]))
+            pending, captured = [], []
+        elif e[0] == "pending":
+            (steps[-1]["pending"] if steps else filled).append(e[1:])
+        elif e[0] == "capture":
+            captured.append(e[1:])
         elif e[0] == "end":
             steps[-1]["grads_out"] = e[2]
         elif e[0] == "acc":
@@ -91,6 +102,10 @@ def check_steps(run, expected):
         assert [t for t, _ in s.retained] == [t for t, _ in e["retained"]]
         assert all(same(g, g2) for (_, g), (_, g2) in zip(s.retained, e["retained"]))
         assert s.released == e["released"]
+        assert [p[:2] for p in s.pending] == [p[:2] for p in e["pending"]]
+        assert all(same(p[2], q[2]) for p, q in zip(s.pending, e["pending"]))
+        assert [c[:2] for c in s.captured] == [c[:2] for c in e["captured"]]
+        assert all(same(c[2], d[2]) for c, d in zip(s.captured, e["captured"]))
 
 
 def test_steps_match_the_engine_event_stream():
