@@ -48,8 +48,9 @@ def seed_retain_graph():
     l3 = l1 * w3
     l4 = l2 * l3
     loss = l4.mean()
-    loss.backward(retain_graph=True)
-    return {"seed_backward_retain_graph": viz.draw_backward(loss, lang="en").source}
+    with viz.trace() as tr:  # without a record of it, a drawing cannot know that backward ran
+        loss.backward(retain_graph=True)
+    return {"seed_backward_retain_graph": viz.draw_backward(loss, tr, lang="en").source}
 
 
 def exp_example():

@@ -79,10 +79,49 @@ def test_kept_and_freed_before_and_after_backward():
     assert "l1.grad: not kept (non-leaf)" in src_after
 
 
-def test_retain_graph_keeps_saved_tensors():
+def _claims_backward(m):
+    """What in a model says that a backward pass ran through the graph."""
+    return ([v.id for v in m.nodes if v.grad_state == "not_kept" or "freed" in v.state
+             or any(o.grad_state == "not_kept" for o in v.outputs)]
+            + [k for k, _ in m.notes if k in ("note.retained", "note.freed", "note.freed_one")])
+
+
+def test_retain_graph_without_a_trace_makes_no_claim():
+    # nothing was freed and nothing recorded it: the drawing cannot know that backward ran (a leaf's .grad is no
+    # proof), so it says nothing about it
     s = seed_graph()
     s["loss"].backward(retain_graph=True)
     m = viz.backward_graph(s["loss"], names=s)
+    assert _claims_backward(m) == []
+    assert m.node(m.id_of(s["w3"])).grad == "10."  # the leaf's .grad itself is a fact, and shown
+
+
+def test_new_graph_on_leaves_with_old_grads_makes_no_backward_claim():
+    # lesson 08: the leaves hold .grad from an earlier graph; the new z was never backpropagated
+    w = torch.tensor([0.5], requires_grad=True)
+    b = torch.tensor([0.25], requires_grad=True)
+    x = torch.tensor([2.0])
+    (w * x + b).backward()
+    z = w * x + b
+    for tr in (None, viz.trace()):
+        m = viz.backward_graph(z, trace=tr)
+        assert _claims_backward(m) == []
+        assert m.node(m.id_of(w)).grad_state == "kept"
+    with viz.trace():  # a recorder that saw no backward of z: still no claim
+        assert _claims_backward(viz.backward_graph(z)) == []
+    # ...and a recorded backward of another graph is not one of z's
+    with viz.trace() as tr:
+        (w * x).sum().backward()
+    assert _claims_backward(viz.backward_graph(z, trace=tr)) == []
+
+
+def test_retain_graph_keeps_saved_tensors():
+    s = seed_graph()
+    with viz.trace() as tr:
+        s["loss"].backward(retain_graph=True)
+    m = viz.backward_graph(s["loss"], names=s, trace=tr)
+    with tr:  # the same, from the recorder that is active
+        assert viz.backward_graph(s["loss"], names=s).notes == m.notes
     assert all(v.saved_state in (None, "kept") for v in m.nodes)
     assert not any("freed" in v.state for v in m.nodes)
     assert m.node(m.id_of(s["w3"])).grad == "10."

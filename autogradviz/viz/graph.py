@@ -611,16 +611,13 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
                 saved_known.extend(t for _, t in _saved_pairs(k))
         nm.add_known(saved_known)
 
-    # has a backward pass run through this graph?
-    ran = bool(trace is not None and trace.backwards)
-    freed_nodes = 0
-    for k in order:
-        if isinstance(k, Node):
-            if getattr(k, "_saved", None) is not None and k._saved_tensors_released:
-                freed_nodes += 1
-                ran = True
-            elif type(k) is AccumulateGrad and k.variable._grad is not None:
-                ran = True
+    # has a backward pass run through this graph? Only facts count: the trace's record (a trace passed, or the one
+    # recording now) and freed saved tensors (only a backward without retain_graph frees them). A leaf's .grad
+    # proves nothing: it may come from another graph.
+    freed_nodes = sum(1 for k in order if isinstance(k, Node) and k._saved_tensors_released)
+    runs = _runs_through(trace if trace is not None else _active_trace(), order)
+    ran = bool(freed_nodes or runs)
+    retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
 
     # clusters (module grouping)
     cluster = {}
@@ -715,7 +712,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if freed_nodes:
         m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
-    elif ran and _any_saved(order):
+    elif retained and _any_saved(order):
         m.notes.append(("note.retained", {}))
     for rk in rootkeys:
         if _root_child(rk.tensor) is None:
@@ -724,6 +721,22 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
         m.notes.append(("note.empty", {}))
     m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
     return m
+
+
+def _active_trace():
+    """The recorder attached to the engine right now (``with viz.trace():``), or None."""
+    from ..autograd.engine import get_observer
+    from .trace import Recorder
+    obs = get_observer()
+    return obs if isinstance(obs, Recorder) else None
+
+
+def _runs_through(trace, order):
+    """The backward passes ``trace`` recorded that ran a node of this graph, in order."""
+    if trace is None or not trace.backwards:
+        return []
+    nodes = {k for k in order if isinstance(k, Node)}
+    return [run for run in trace.backwards if any(n in nodes for n in run.nodes)]
 
 
 def _any_saved(order):
