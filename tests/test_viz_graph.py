@@ -260,3 +260,39 @@ def test_freed_saved_names_are_what_pytorch_saved(case):
     ours = build(agv)
     ours.sum().backward()
     assert _freed_slots(ours.grad_fn) == expected
+
+
+def test_graph_model_reads_nodes_only_through_the_graph_source():
+    """viz/graph.py asks viz/sources for every fact about nodes and tensors: no private field, no engine class."""
+    import os
+    import re
+    from autogradviz.viz import graph as vgraph
+    src = open(os.path.splitext(vgraph.__file__)[0] + ".py", encoding="utf-8").read()
+    code = "\n".join(ln.split("#")[0] for ln in src.splitlines())
+    code = re.sub(r"``[^`]*``", "", code)  # names quoted in docstrings
+    for pat in (r"(get|has)attr\([^)]*[\"']_", r"\.next_functions", r"\._saved", r"\._x\b", r"\._grad\b",
+                r"\._requires_grad", r"\._retains_grad", r"\._output_nr", r"\._data\b", r"\._seq", r"\._acc\b",
+                r"(?<!SRC)\.variable\b", r"is (not )?AccumulateGrad", r"import .*\b(Tensor|Node)\b"):
+        hits = [m.group(0) for m in re.finditer(pat, code)]
+        assert not hits, (pat, hits)
+    m = viz.backward_graph(seed_graph()["loss"])
+    assert m.source is vgraph.SRC
+
+
+def test_autogradviz_source_answers_the_interface():
+    from autogradviz.viz.sources import source_for
+    s = seed_graph()
+    src = source_for([s["loss"]])
+    mul = s["l4"].grad_fn
+    assert src.name(mul) == "MulBackward0" and src.op(mul) == {"name": "mul", "custom": False}
+    assert [src.name(n) for n, _ in src.edges(mul)] == ["AddBackward0", "MulBackward0"]
+    assert [n for n, _ in src.saved_items(mul)] == ["other", "self"] or \
+        [n for n, _ in src.saved_items(mul)] == ["self", "other"]
+    acc = src.leaf_node(s["w1"])
+    assert src.is_leaf_node(acc) and src.variable(acc) is s["w1"] and src.variable(mul) is None
+    s["l2"].retain_grad()
+    assert [(nr, t is s["l2"]) for nr, t in src.retained(s["l2"].grad_fn)] == [(0, True)]
+    assert src.hooks(mul)["prehooks"] == 0
+    s["loss"].backward()
+    assert src.freed(mul) and src.saved_items(mul) == [] and set(src.freed_names(mul)) == {"self", "other"}
+    assert src.grad(s["l2"]) is not None and src.grad(s["l3"]) is None
