@@ -5,19 +5,7 @@ import autogradviz as torch
 from autogradviz import viz
 from autogradviz.autograd import Function
 from autogradviz.viz import dot as vdot
-
-
-def seed_graph():
-    input = torch.ones([2, 2], requires_grad=False)
-    w1 = torch.tensor(2.0, requires_grad=True)
-    w2 = torch.tensor(3.0, requires_grad=True)
-    w3 = torch.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+from conftest import build_lesson_graph as seed_graph  # the lessons' example graph
 
 
 def test_backward_structure_and_mapping():
@@ -86,10 +74,10 @@ def _claims_backward(m):
             + [k for k, _ in m.notes if k in ("note.retained", "note.freed", "note.freed_one")])
 
 
-def test_retain_graph_without_a_trace_makes_no_claim():
+def test_retain_graph_without_a_trace_makes_no_claim(lesson_graph):
     # nothing was freed and nothing recorded it: the drawing cannot know that backward ran (a leaf's .grad is no
     # proof), so it says nothing about it
-    s = seed_graph()
+    s = lesson_graph()
     s["loss"].backward(retain_graph=True)
     m = viz.backward_graph(s["loss"], names=s)
     assert _claims_backward(m) == []

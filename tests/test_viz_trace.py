@@ -6,21 +6,12 @@ import numpy as np
 import autogradviz as agv
 from autogradviz import viz
 from autogradviz.autograd import engine
+from conftest import build_lesson_graph
 
 
 def seed(lib, retain=False):
-    x = lib.ones([2, 2])
-    w1 = lib.tensor(2.0, requires_grad=True)
-    w2 = lib.tensor(3.0, requires_grad=True)
-    w3 = lib.tensor(4.0, requires_grad=True)
-    l1 = x * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    if retain:
-        l1.retain_grad()
-        l4.retain_grad()
-    return l4.mean(), (w1, w2, w3), (l1, l4)
+    g = build_lesson_graph(lib, retain=("l1", "l4") if retain else ())
+    return g["loss"], (g["w1"], g["w2"], g["w3"]), (g["l1"], g["l4"])
 
 
 class Events:
