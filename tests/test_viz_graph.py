@@ -284,3 +284,19 @@ def test_autogradviz_source_answers_the_interface():
     s["loss"].backward()
     assert src.freed(mul) and src.saved_items(mul) == [] and set(src.freed_names(mul)) == {"self", "other"}
     assert src.grad(s["l2"]) is not None and src.grad(s["l3"]) is None
+
+
+def test_model_says_which_recorded_runs_went_through_it(lesson_graph):
+    g = lesson_graph()
+    other = (g["w1"] * 2).sum()
+    with viz.trace() as tr:
+        other.backward()
+        g["loss"].backward(retain_graph=True)
+    m = viz.backward_graph(g["loss"], trace=tr)
+    assert m.ran and [r.index for r in m.runs] == [1] and m.runs[0].retain_graph
+    assert ("note.retained", {}) in m.notes
+    m0 = viz.backward_graph(g["loss"])
+    assert not m0.ran and m0.runs == []
+    g["loss"].backward()
+    m1 = viz.backward_graph(g["loss"])  # freed saved tensors prove it, without a trace
+    assert m1.ran and m1.runs == [] and any(k.startswith("note.freed") for k, _ in m1.notes)

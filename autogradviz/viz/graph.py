@@ -25,6 +25,8 @@ GraphModel
                   objects give None.
 ``model.edge_id(node, i)``  ``(src id, dst id)`` of the backward edge ``node.next_functions[i]``, or None.
 ``model.node(id)``  the VNode with that id.
+``model.runs``    (backward) the passes a trace recorded through this graph; ``model.ran``: a backward pass ran
+                  through it, by the facts only (a recorded pass, or freed saved tensors; never a leaf's ``.grad``).
 ``model.aliases`` {node id: [copy ids]}: in big graphs (``split_shared``) a leaf used by many ops is drawn again
                   next to each use after the first; the copies have ``alias_of`` set and ``id_of`` gives the first.
 
@@ -130,6 +132,8 @@ class GraphModel:
         self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
         self.cluster_kinds = {}     # module path -> its class name, for the group labels ("layer1 (Linear)")
         self.source = SRC           # the graph source its facts came from
+        self.runs = []              # backward: the recorded passes (trace.BackwardRun) that ran one of its nodes
+        self.ran = False            # backward: a pass ran through it, as a fact (a recorded run, freed tensors)
 
     def _add(self, v):
         v.id = f"n{len(self.nodes)}"
@@ -583,6 +587,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     runs = _runs_through(trace if trace is not None else _active_trace(), order)
     ran = bool(freed_nodes or runs)
     retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
+    m.runs, m.ran = runs, ran
 
     # clusters (module grouping)
     cluster = {}
@@ -697,10 +702,11 @@ def _active_trace():
 
 
 def _runs_through(trace, order):
-    """The backward passes ``trace`` recorded that ran a node of this graph, in order."""
+    """The backward passes ``trace`` recorded that ran an op node of this graph, in order. Leaves' AccumulateGrad
+    nodes are shared by every graph that uses the leaf, so running one says nothing about this graph."""
     if trace is None or not trace.backwards:
         return []
-    nodes = {k for k in order if SRC.is_node(k)}
+    nodes = {k for k in order if SRC.is_node(k) and not SRC.is_leaf_node(k)}
     return [run for run in trace.backwards if any(n in nodes for n in run.nodes)]
 
 
