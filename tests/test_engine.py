@@ -1,9 +1,9 @@
 """The backward engine: long chains (no recursion, linear time) and the observer interface.
 
 The observer (``autogradviz.autograd.engine.set_observer``) receives one call per engine step:
-backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad), pending(node, output_nr, total),
-hook(...), retain(node, tensor, grad), capture(node, output_nr, index, grad), node_begin(node, grads),
-accumulate(node, tensor, grad), node_end(node, grads_out), release(node), backward_end().
+backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled), hook(...),
+retain(node, tensor, grad), capture(node, output_nr, index, grad), node_begin(node, grads),
+accumulate(node, tensor, grad), node_end(node, grads_out, filled), release(node), backward_end().
 """
 import math
 import subprocess
@@ -135,15 +135,17 @@ class Recorder:
     def __init__(self):
         self.events = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
+                       filled=()):
         self.events.append(("backward_begin", len(outputs), len(grads), retain_graph, create_graph))
-        self.begin_args = (inputs, accumulate_grad)
+        self.events.extend(("pending", n.name(), nr) for n, nr, _ in filled)
 
     def node_begin(self, node, grads):
         self.events.append(("node_begin", node.name(), len(grads)))
 
-    def node_end(self, node, grads_out):
+    def node_end(self, node, grads_out, filled=()):
         self.events.append(("node_end", node.name(), len(grads_out)))
+        self.events.extend(("pending", n.name(), nr) for n, nr, _ in filled)
 
     def accumulate(self, node, tensor, grad):
         self.events.append(("accumulate", node.name(), np.asarray(grad).copy().tolist(), id(tensor)))
@@ -346,12 +348,12 @@ class _EventLog:
     def __init__(self):
         self.ev = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad):
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled):
         self.ev.append(("run", len(outputs), _exact(grads), retain_graph, create_graph,
-                        None if inputs is None else len(inputs), accumulate_grad))
+                        None if inputs is None else len(inputs), accumulate_grad, self._filled(filled)))
 
-    def pending(self, node, nr, total):
-        self.ev.append(("pending", node.name(), nr, _exact(total)))
+    def _filled(self, filled):
+        return [(n.name(), nr, _exact(total)) for n, nr, total in filled]
 
     def hook(self, node, nr, before, after):
         self.ev.append(("hook", node.name(), nr, _exact(before), _exact(after)))
@@ -368,8 +370,8 @@ class _EventLog:
     def accumulate(self, node, tensor, grad):
         self.ev.append(("acc", node.name(), _exact(grad), _exact(tensor.grad)))
 
-    def node_end(self, node, grads_out):
-        self.ev.append(("end", node.name(), _exact(grads_out)))
+    def node_end(self, node, grads_out, filled):
+        self.ev.append(("end", node.name(), _exact(grads_out), self._filled(filled)))
 
     def release(self, node):
         self.ev.append(("release", node.name()))
@@ -449,18 +451,27 @@ def test_reference_engine_is_short_and_complete():
 
 
 # -- events a view needs ---------------------------------------------------------------------------------------------
-def test_pending_buffers_fill_and_empty(recorder):
+def test_pending_buffers_fill_and_empty():
+    from autogradviz import viz
     x = A.tensor([1.0, 2.0], requires_grad=True)
     y = x * 2
-    z = y * y + y  # y's buffer receives twice: from Mul (two edges) and from Add
-    z.sum().backward()
-    fills = [e for e in recorder.events if e[0] in ("pending", "node_begin")]
-    # the root's buffer fills before anything runs; y's grad_fn (MulBackward0 with 2) fills three times
-    assert fills[0] == ("pending", "SumBackward0")
-    mul_y = [i for i, e in enumerate(fills) if e == ("node_begin", "MulBackward0", 1)]
-    assert len(mul_y) == 2  # y * y, then y = x * 2
-    before_last = fills[:mul_y[-1]]
-    assert sum(1 for e in before_last if e[:2] == ("pending", "MulBackward0")) >= 3
+    z = y * y + y  # y's buffer receives three grads: two from y * y, one from + y
+    with viz.trace() as tr:
+        z.sum().backward()
+    run = tr.backwards[0]
+    assert [(n.name(), nr) for n, nr, _ in run.root_pending] == [("SumBackward0", 0)]
+    fills = [(s.name, tot) for s in run.steps for n, nr, tot in s.pending if n is y.grad_fn]
+    # in the order the engine added them, each total the sum so far; the last is what y's node received
+    assert [name for name, _ in fills] == ["AddBackward0", "MulBackward0", "MulBackward0"]
+    yv = np.array([2.0, 4.0])
+    np.testing.assert_allclose(fills[0][1], [1.0, 1.0])
+    np.testing.assert_allclose(fills[1][1], 1.0 + yv)
+    np.testing.assert_allclose(fills[2][1], 1.0 + 2 * yv)
+    step_y = [s for s in run.steps if s.node is y.grad_fn][0]
+    assert step_y.grads_in[0] is fills[2][1]  # the buffer was popped whole when the node began
+    # a pending grad into a leaf's accumulator
+    acc = [(n.name(), tot) for s in run.steps for n, nr, tot in s.pending if n.name().endswith("AccumulateGrad")]
+    assert len(acc) == 1 and np.allclose(acc[0][1], 2 * (1.0 + 2 * yv))
 
 
 def test_capture_events_of_autograd_grad():
@@ -475,7 +486,7 @@ def test_capture_events_of_autograd_grad():
         gx, gy = A.autograd.grad(y.sum(), [x, y])
     finally:
         engine.set_observer(prev)
-    assert log.ev[0][-2:] == (2, False)  # two inputs, accumulate_grad False
+    assert log.ev[0][-3:-1] == (2, False)  # two inputs, accumulate_grad False
     caps = [e for e in log.ev if e[0] == "capture"]
     assert [(e[1], e[3]) for e in caps] == [("MulBackward0", 1), ("torch::autograd::AccumulateGrad", 0)]
     assert caps[0][4] == _exact(gy) and caps[1][4] == _exact(gx)

@@ -20,11 +20,9 @@ class Events:
     def __init__(self):
         self.ev = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad):
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled):
         self.ev.append(("begin_run", retain_graph, create_graph, inputs, accumulate_grad))
-
-    def pending(self, node, nr, total):
-        self.ev.append(("pending", node, nr, np.array(total)))
+        self.ev.extend(("pending", n, nr, np.array(total)) for n, nr, total in filled)
 
     def capture(self, node, nr, index, grad):
         self.ev.append(("capture", index, nr, None if grad is None else np.array(grad)))
@@ -32,8 +30,9 @@ class Events:
     def node_begin(self, node, grads):
         self.ev.append(("node", node, [None if g is None else np.array(g) for g in grads]))
 
-    def node_end(self, node, grads):
+    def node_end(self, node, grads, filled):
         self.ev.append(("end", node, [None if g is None else np.array(g) for g in grads]))
+        self.ev.extend(("pending", n, nr, np.array(total)) for n, nr, total in filled)
 
     def accumulate(self, node, tensor, grad):
         self.ev.append(("acc", tensor, np.array(grad), tensor.grad._data.copy()))

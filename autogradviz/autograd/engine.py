@@ -24,12 +24,10 @@ Observer
 One observer slot (``set_observer``); None by default, and then nothing at all is spent on events. An observer
 gets these calls, in the order things happen:
 
-``backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad)``
+``backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled)``
     a pass starts: its roots, their grads, its settings; ``inputs`` is None or the tensors of
-    ``backward(inputs=...)`` / ``autograd.grad`` (``accumulate_grad`` False: autograd.grad, nothing is stored).
-``pending(node, output_nr, total)``
-    a grad was added to the pending buffer of output ``output_nr`` of ``node``; ``total`` is what it holds now.
-    The roots' grads fill their buffers right after ``backward_begin``.
+    ``backward(inputs=...)`` / ``autograd.grad`` (``accumulate_grad`` False: autograd.grad, nothing is stored);
+    ``filled``: the pending buffers the roots' grads went into (see ``node_end``).
 ``hook(node, output_nr, before, after)`` / ``retain(node, tensor, grad)``
     a tensor hook ran / ``retain_grad()`` stored a grad, just before the node begins.
 ``capture(node, output_nr, index, grad)``
@@ -38,8 +36,10 @@ gets these calls, in the order things happen:
     the node's pending buffer was popped (it is empty from now on); ``grads`` go in, one per output.
 ``accumulate(node, tensor, grad)``
     AccumulateGrad added ``grad`` into ``tensor.grad`` (already updated when this is called).
-``node_end(node, grads_out)``
-    the node ran; ``grads_out`` has one entry per ``next_functions`` edge (None where nothing flows).
+``node_end(node, grads_out, filled)``
+    the node ran; ``grads_out`` has one entry per ``next_functions`` edge (None where nothing flows). ``filled``
+    lists, in order, the pending buffers they were added to: ``(node, output_nr, total)``, ``total`` being what
+    that buffer holds now. (Buffers empty at ``node_begin``.) One event per node, so that recording stays cheap.
 ``release(node)``
     the node's saved tensors were freed (no ``retain_graph``).
 ``backward_end()``
@@ -212,7 +212,7 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
         if not accumulate_grad:
             if obs is not None:
                 obs.node_begin(node, [g])
-                obs.node_end(node, [])
+                obs.node_end(node, [], ())
             return
     if obs is not None:
         obs.node_begin(node, [g])
@@ -239,7 +239,7 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
         for h in list(x.hooks):
             h((), (_to_tensor(g),))
     if obs is not None:
-        obs.node_end(node, [])
+        obs.node_end(node, [], ())
 
 
 def _run_tensor_prehooks(hooks, g, create_graph):
@@ -328,17 +328,15 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
                 deps[nxt] = deps.get(nxt, 0) + 1
     # 2. autograd.grad / backward(inputs=...): only the nodes on a path to a wanted input run.
     captures, captured, wanted = _captures(inputs, roots, deps)
-    obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad)
     # 3. Pending grads: one slot per output of a node's forward op, summed as grads arrive. The roots' come first.
     pending = {}
 
     def deliver(node, nr, g):
         buf = pending.setdefault(node, [None] * node._nout)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
-        obs.pending(node, nr, buf[nr])
-    for (node, nr), g in zip(roots, root_grads):
-        if g is not None:
-            deliver(node, nr, g)
+        return node, nr, buf[nr]  # for the observer: which buffer, and what it holds now
+    filled = [deliver(node, nr, g) for (node, nr), g in zip(roots, root_grads) if g is not None]
+    obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
     # 4. A node is ready once every edge into it has delivered. Run the newest ready node first (AccumulateGrad's
     #    sequence number is infinite: a leaf takes its grad as soon as it is complete); ties in the order they came.
     tick = itertools.count()
@@ -359,18 +357,19 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
                 outs = node.backward(g, node._unpack(create_graph))  # the chain rule, on the saved tensors
                 if node._x is not None and node._x.hooks:
                     outs = _run_posthooks(node._x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
-            obs.node_end(node, outs)
-            if not retain_graph and node._saved:  # free the saved tensors: a second backward must fail
-                node._release()
-                obs.release(node)
+            filled = []
             for (nxt, nr), g in zip(edges, outs):
                 if nxt is not None and (wanted is None or nxt in wanted):
                     if g is not None:
-                        deliver(nxt, nr, g)
+                        filled.append(deliver(nxt, nr, g))
                     deps[nxt] -= 1
                     if deps[nxt] == 0:
                         heapq.heappush(ready, (-nxt._seq, next(tick), nxt))
-            grads = outs = g = None  # hold no grad here: a leaf can then take an unshared grad as its own
+            obs.node_end(node, outs, filled)
+            if not retain_graph and node._saved:  # free the saved tensors: a second backward must fail
+                node._release()
+                obs.release(node)
+            grads = outs = g = filled = None  # hold no grad here: a leaf can then take an unshared grad as its own
     finally:
         _GM.enabled = prev_mode
         obs.backward_end()
@@ -449,14 +448,13 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     # with one slot per output; popped when the node runs
     buffers = {}
     bpop = buffers.pop
-    if obs is not None:
-        obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad)
+    filled = []
     for (node, nr), g in zip(roots, root_grads):
         if g is not None:
-            total = _deliver(buffers, node, nr, g)
-            if obs is not None:
-                obs.pending(node, nr, total)
-    total = None
+            filled.append((node, nr, _deliver(buffers, node, nr, g)))
+    if obs is not None:
+        obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
+    filled = sent = None
     ready = None  # (accumulator, [its grad]): leaves that are roots run first
     if leaf_root:
         ready = []
@@ -504,11 +502,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
             g = None
             if obs is not None:
-                obs.node_end(node, outs if outs is not None else [None] * len(nxts))
-            if release and node._saved:
-                node._saved = RELEASED  # [inline release] node._release() without a method call per node
-                if obs is not None:
-                    obs.release(node)
+                sent = outs if outs is not None else [None] * len(nxts)
+                filled = []
             if outs is None:
                 outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
             for (nxt, nr), gi in zip(nxts, outs):
@@ -520,7 +515,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         old = bpop(nxt, None)
                         b = [gi if old is None else old if gi is None else old + gi]
                         if obs is not None and gi is not None:
-                            obs.pending(nxt, 0, b[0])
+                            filled.append((nxt, 0, b[0]))
                         if ready is None:
                             ready = [(nxt, b)]
                         else:
@@ -528,11 +523,19 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         continue
                     deps[nxt] = d - 1
                 if gi is not None:
-                    total = _deliver(buffers, nxt, nr, gi)
-                    if obs is not None:
-                        obs.pending(nxt, nr, total)
+                    if obs is None:
+                        _deliver(buffers, nxt, nr, gi)
+                    else:
+                        filled.append((nxt, nr, _deliver(buffers, nxt, nr, gi)))
+            if obs is not None:
+                obs.node_end(node, sent, filled)
+                sent = filled = None
+            if release and node._saved:
+                node._saved = RELEASED  # [inline release] node._release() without a method call per node
+                if obs is not None:
+                    obs.release(node)
             # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
-            outs = gi = old = b = total = None
+            outs = gi = old = b = None
             if ready is not None:
                 for nxt, b in ready:
                     _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)

@@ -113,7 +113,7 @@ class Step:
 
 
 # kinds of logged events (the first item of each log tuple)
-_BEGIN, _END, _ACC, _RETAIN, _HOOK, _RELEASE, _PENDING, _CAPTURE = range(8)
+_BEGIN, _END, _ACC, _RETAIN, _HOOK, _RELEASE, _CAPTURE = range(7)
 _RELEASE_EVENT = (_RELEASE,)
 
 
@@ -174,7 +174,10 @@ class BackwardRun:
                     self._captured = []
                 steps.append(step)
             elif kind == _END:
-                steps[-1].grads_out = ev[1]
+                step = steps[-1]
+                step.grads_out = ev[1]
+                if ev[2]:
+                    step.pending = ev[2]
             elif kind == _ACC:
                 step = steps[-1]
                 if step.accumulated:
@@ -185,13 +188,6 @@ class BackwardRun:
                 self._retained.append(ev[1:])
             elif kind == _HOOK:
                 self._hooks.append(ev[1:])
-            elif kind == _PENDING:
-                if not steps:
-                    self.root_pending.append(ev[1:])
-                elif steps[-1].pending:
-                    steps[-1].pending.append(ev[1:])
-                else:
-                    steps[-1].pending = [ev[1:]]
             elif kind == _CAPTURE:
                 self._captured.append(ev[1:])
             else:
@@ -270,20 +266,22 @@ class Recorder:
             self._prev_fwd(name, inputs, out, node)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
-    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
+                       filled=()):
         self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph, inputs,
                                 accumulate_grad)
+        self._cur.root_pending = self._filled(filled, True) if create_graph else filled
         self.backwards.append(self._cur)
         self._log = self._cur._log.append
         self._tensors = create_graph
         if self._prev_obs is not None:
-            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad)
+            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad,
+                                          filled)
 
-    def pending(self, node, output_nr, total):
+    @staticmethod
+    def _filled(filled, tensors):
         # a buffer total is never changed in place by the engine (a sum makes a new one), so a reference is enough
-        self._log((_PENDING, node, output_nr, total if not self._tensors else _ref(total)))
-        if self._prev_obs is not None:
-            self._prev_obs.pending(node, output_nr, total)
+        return [(n, nr, _ref(tot)) for n, nr, tot in filled] if tensors else list(filled)
 
     def capture(self, node, output_nr, index, grad):
         self._log((_CAPTURE, index, output_nr, _ref(grad)))
@@ -296,10 +294,14 @@ class Recorder:
         if self._prev_obs is not None:
             self._prev_obs.node_begin(node, grads)
 
-    def node_end(self, node, grads_out):
-        self._log((_END, grads_out if not self._tensors else [_ref(g) for g in grads_out]))
+    def node_end(self, node, grads_out, filled=()):
+        # the engine never changes these lists after the event
+        if self._tensors:
+            self._log((_END, [_ref(g) for g in grads_out], self._filled(filled, True)))
+        else:
+            self._log((_END, grads_out, filled))
         if self._prev_obs is not None:
-            self._prev_obs.node_end(node, grads_out)
+            self._prev_obs.node_end(node, grads_out, filled)
 
     def accumulate(self, node, tensor, grad):
         total = tensor._grad
