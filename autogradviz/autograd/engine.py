@@ -266,6 +266,9 @@ def _warn_cycle(create_graph, accumulate_grad):
         warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
 
 
+_NO_CAPTURES = (None, None, None)
+
+
 def _captures(inputs, roots, deps):
     """For ``inputs`` (autograd.grad, backward(inputs=...)): ``captures`` {node: [(output_nr, input index)]}, the
     list ``captured`` that receives their grads, and ``wanted``: the nodes on a path to one of them (only those run).
@@ -405,7 +408,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     else:
         roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
-    _warn_cycle(create_graph, accumulate_grad)
+    if create_graph:
+        _warn_cycle(create_graph, accumulate_grad)
 
     # -- the reachable graph: how many edges point at each node; the nodes to run, in order ------------------
     # [sort once] PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready
@@ -441,7 +445,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     deps[nxt] = d + 1
     order.sort(key=_SEQ, reverse=True)
 
-    captures, captured, run = _captures(inputs, roots, deps)  # run: the nodes to run (None = all)
+    # run: the nodes to run (None = all)
+    captures, captured, run = _captures(inputs, roots, deps) if inputs is not None else _NO_CAPTURES
     slow = obs is not None or captures is not None  # per-node work beyond running the formula
 
     # [bare buffers] node -> its pending grad, bare for a node with one output (the common case), else a list
@@ -479,8 +484,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             x = node._x
             if node._nout == 1:
                 g = bpop(node, None)
-                if x is not None or slow:
+                if x is not None or captures is not None:
                     g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
+                elif obs is not None:  # what _pre would do here, without the call
+                    obs.node_begin(node, [g])
                 missing = g is None
             else:
                 b = bpop(node, None)
