@@ -12,7 +12,7 @@ from .graph import GraphModel, backward_graph, forward_graph
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
 
-_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "stepper"}
+_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay"}
 
 
 def __getattr__(name):

@@ -23,6 +23,7 @@ import unicodedata
 import graphviz
 
 from . import graph as _graph
+from . import layout as _layout
 from .graph import backward_graph, forward_graph
 from .i18n import get_lang, t
 from .names import user_frame
@@ -342,31 +343,7 @@ def _edge_attrs(e, lang):
 
 def _deepest(model):
     """The node on the lowest rank (longest path from a root, first in id order): the legend hangs below it."""
-    ids = [v.id for v in model.nodes]
-    if not ids:
-        return None
-    out = {i: [] for i in ids}
-    indeg = {i: 0 for i in ids}
-    for e in model.edges:
-        out[e.src].append(e.dst)
-        indeg[e.dst] += 1
-    depth = {i: 0 for i in ids}
-    ready = [i for i in ids if indeg[i] == 0]
-    k = 0
-    while k < len(ready):
-        n = ready[k]
-        k += 1
-        for c in out[n]:
-            if depth[n] + 1 > depth[c]:
-                depth[c] = depth[n] + 1
-            indeg[c] -= 1
-            if indeg[c] == 0:
-                ready.append(c)
-    best = ids[0]
-    for i in ids:
-        if depth[i] > depth[best]:
-            best = i
-    return best
+    return _layout.deepest(model)
 
 
 LEGEND_COLUMNS = 2
