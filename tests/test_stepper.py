@@ -631,3 +631,29 @@ def test_page_state_is_small_and_kernel_fallback_on_huge_graphs():
     assert k.mode == "kernel" and not k.embedded and "agv-fallback" in k.note.value
     k.goto(7)
     assert f"--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
+
+
+@pytest.mark.parametrize("kind", ["stack", "page", "kernel", "forward"])
+def test_close_frees_widgets_frames_and_trace(kind):
+    """close() leaves no live widget of the stepper (ipywidgets keeps each one until it is closed), and drops
+    the frames, the replay and the recorded run."""
+    import gc
+    import weakref
+    from ipywidgets.widgets.widget import _instances
+    before = set(_instances)
+    if kind == "forward":
+        s = ForwardStepper(lambda: (agv.tensor(2.0, requires_grad=True) * 3).exp())
+    elif kind == "stack":
+        s, _ = seed_stepper()
+    else:
+        s = BackwardStepper(chain_graph(60), **({"max_embed_bytes": 20_000} if kind == "kernel" else {}))
+        assert s.mode == kind
+    made = set(_instances) - before
+    assert len(made) > 5
+    run = weakref.ref(s.replay)
+    s.close()
+    assert set(_instances) - before == set()
+    assert s.frames == [] and s.replay is None
+    del s
+    gc.collect()
+    assert run() is None

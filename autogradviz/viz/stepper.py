@@ -34,6 +34,8 @@ Frame names: a tensor is named after your variable (``w1``, ``l2``; see ``viz/na
 non-leaf grad is listed as ``"l4.grad"``; a freed saved tensor by its PyTorch attribute,
 ``"l4.grad_fn._saved_self"`` (``saved_tensors[0]`` for a custom ``Function``).
 """
+import contextlib
+import gc
 import itertools
 import time
 
@@ -66,6 +68,20 @@ def _as_list(x):
     if isinstance(x, (list, tuple)):
         return list(x)
     return [x]
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Speed trick "GC paused while building": a build allocates a few hundred thousand small objects (frames,
+    strings, dicts) and makes no garbage cycles, but each allocation burst triggers the cyclic collector, whose full
+    passes walk the whole heap, so building grew faster than linearly. Reference counting still frees everything."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class _StepperBase(widgets.VBox):
@@ -235,6 +251,38 @@ class _StepperBase(widgets.VBox):
     def _frame_css(self, i):
         return self.view.frame_css(i)
 
+    # -- memory ----------------------------------------------------------------------------------------------------
+    def _own_widgets(self):
+        """Every widget this stepper made: its tree of children, the links, and their layouts and styles."""
+        out, seen = [], set()
+        work = [self] + list(getattr(self, "_links", ()))
+        while work:
+            w = work.pop()
+            if w is None or id(w) in seen or not isinstance(w, widgets.Widget):
+                continue
+            seen.add(id(w))
+            out.append(w)
+            work.extend(getattr(w, "children", ()) or ())
+            for attr in ("layout", "style"):
+                sub = getattr(w, attr, None)
+                if isinstance(sub, widgets.Widget):
+                    work.append(sub)
+        return out
+
+    def close(self):
+        """Free the stepper: close all its widgets (ipywidgets keeps every widget until it is closed) and drop its
+        frames, replay, trace and drawing. The stepper can't be shown or stepped afterwards."""
+        for w in self._own_widgets():
+            if w is not self:
+                w.close()
+        self.frames = []
+        for attr in ("replay", "view", "run", "facts", "trace", "graph_model", "result", "_svg", "_plain_model"):
+            if hasattr(self, attr):
+                setattr(self, attr, None)
+        self._html_cache = {}
+        self._links = []
+        super().close()
+
     # -- navigation ------------------------------------------------------------------------------------------------
     @property
     def index(self):
@@ -324,6 +372,13 @@ class BackwardStepper(_StepperBase):
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
                  max_layout_cost=MAX_LAYOUT_COST, _frame=None):
+        frame = _frame if _frame is not None else user_frame(1)
+        with _gc_paused():
+            self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
+                        max_layout_cost, frame)
+
+    def _build(self, root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
+               max_layout_cost, frame):
         self._start(lang, max_layout_cost)
         roots = _as_list(root)
         for r in roots:
@@ -332,7 +387,6 @@ class BackwardStepper(_StepperBase):
         grads = _as_list(gradient)
         if grads is not None and len(grads) != len(roots):
             raise RuntimeError(f"got {len(grads)} gradients for {len(roots)} outputs")
-        frame = _frame if _frame is not None else user_frame(1)
         from .graph import backward_graph
 
         # the graph model: its ids are the frames' and the drawing's; then the panel's names and copies of what
