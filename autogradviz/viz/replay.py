@@ -26,6 +26,7 @@ from .graph import _none_input
 __all__ = ["Frame", "NodeFacts", "TensorInfo", "GraphFacts", "Timeline", "backward_replay", "forward_replay"]
 
 _ACC_NAME = "AccumulateGrad"
+TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
 
 
 def _copy(a):
@@ -84,7 +85,7 @@ class TensorInfo:
         self.kind = kind         # "leaf", "input" (needs no grad), "nonleaf"
         self.node = node         # NodeFacts: grad_fn for a non-leaf, AccumulateGrad for a leaf (or None)
         self.nr = nr
-        self.value = _copy(tensor)
+        self.value = _copy(tensor) if order < TABLE_ROWS else None   # what the panel shows, nothing more
         g = tensor._grad
         self.grad_before = _copy(g)
         self.retains = bool(tensor._retains_grad)

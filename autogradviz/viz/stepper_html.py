@@ -18,6 +18,7 @@ import re
 
 from . import i18n as _i18n
 from . import narrate as _narr
+from .replay import TABLE_ROWS
 
 __all__ = ["BackwardView", "ForwardView", "BASE_CSS", "nav_html"]
 
@@ -369,13 +370,14 @@ class BackwardView:
         out.append("</div>")
         return "".join(out)
 
-    def tensor_table(self, fr, limit=40):
+    def tensor_table(self, fr, limit=None):
         lang = self.lang
         tl = self.tl
         i = fr.index
         rows = []
         just = set(fr.newly_kept) | {x[:-5] for x in fr.newly_freed if x.endswith(".grad")}
         just |= {name for name, _ in fr.grads_in}
+        limit = TABLE_ROWS if limit is None else min(limit, TABLE_ROWS)
         for ti in self.facts.tensors[:limit]:
             code, g = tl.status_of(ti.name, i)
             if code == "pending":
