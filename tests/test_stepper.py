@@ -495,6 +495,7 @@ def test_shared_weights_deep_graph_stays_fast():
 
 # -- forward ----------------------------------------------------------------------------------------------------
 def test_forward_stepper_records_ops_and_requires_grad():
+    assert not issubclass(ForwardStepper, BackwardStepper) and not issubclass(BackwardStepper, ForwardStepper)
     def fn():
         input = agv.ones([2, 2])
         w1 = agv.tensor(2.0, requires_grad=True)
@@ -556,11 +557,13 @@ def _on(a, b):
     return int(a == b)
 
 
-def test_page_frame_numbers_match_the_frames():
+@pytest.mark.parametrize("layout", ["graphviz", "simple"])
+def test_page_frame_numbers_match_the_frames(layout):
     """On the replay page each element carries the frames it is highlighted in; the stylesheet's arithmetic,
-    redone here, must light up exactly what each frame's own data says."""
-    s = BackwardStepper(chain_graph(60))
-    assert s.mode == "page" and s.embedded and s.stack is None and len(s) > 150
+    redone here, must light up exactly what each frame's own data says (Graphviz's drawing annotated, and the
+    plain drawing written with them)."""
+    s = BackwardStepper(chain_graph(60), max_layout_cost=-1 if layout == "simple" else 1500)
+    assert s.mode == "page" and s.embedded and s.stack is None and len(s) > 150 and s.graph_layout == layout
     links = {(l.source[0].model_id, l.source[1], l.target[0].model_id, l.target[1]) for l in s._links}
     assert (s.slider.model_id, "value", s.pick.model_id, "index") in links
     v = _vars_of(s.graph_html.value)
