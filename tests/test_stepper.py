@@ -566,6 +566,10 @@ def test_page_frame_numbers_match_the_frames(layout):
     assert s.mode == "page" and s.embedded and s.stack is None and len(s) > 150 and s.graph_layout == layout
     links = {(l.source[0].model_id, l.source[1], l.target[0].model_id, l.target[1]) for l in s._links}
     assert (s.slider.model_id, "value", s.pick.model_id, "index") in links
+    s.goto(5)     # with a kernel, the frame shown is also stated directly
+    assert s.pick.index == 5 and "--f:5;" in s.live.value and s.frames[5].text.replace("'", "\\'") in s.live.value
+    s.slider.value = 7
+    assert "--f:7;" in s.live.value
     v = _vars_of(s.graph_html.value)
     p = s._prefix
     view = s.view

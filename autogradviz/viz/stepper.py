@@ -22,8 +22,9 @@ HTML exported with its widget state):
 - small graphs: one ``HTML`` widget per frame in an ``ipywidgets.Stack``; ``Play``, the slider and the Stack's
   ``selected_index`` are joined with ``jslink``;
 - large graphs (more than ``STACK_MAX_FRAMES`` frames): all frames in one ``HTML`` widget and a hidden ``Dropdown``
-  jslinked to the slider; the frame shown follows the selected option through CSS (see ``stepper_html.py``), so the
-  stored state grows by about the narration's size per frame;
+  jslinked to the slider; the frame shown follows the selected option through CSS ``:has()`` (see
+  ``stepper_html.py``), so the stored state grows by about the narration's size per frame; with a kernel, the
+  widget also writes the frame shown into a one-rule stylesheet, so it works in browsers without ``:has()`` too;
 - above ``max_embed_bytes`` (or ``PAGE_MAX_FRAMES`` frames) the kernel draws each frame on demand, and the widget
   says so.
 
@@ -198,7 +199,7 @@ class _StepperBase(widgets.VBox):
         self._links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
                        widgets.jslink((self.speed, "value"), (self.play, "interval"))]
         self.nav = widgets.HTML(value=nav_html(lang))
-        self.stack = self.pick = self.frame_html = self.page_html = None
+        self.stack = self.pick = self.frame_html = self.page_html = self.live = None
         body_layout = widgets.Layout(flex="1 1 45%", min_width="260px")
         extra = []
         if mode == "stack":
@@ -215,8 +216,9 @@ class _StepperBase(widgets.VBox):
                                          layout=widgets.Layout(display="none"))
             self.pick.add_class("agv-pick")
             self._links.append(widgets.jslink((self.slider, "value"), (self.pick, "index")))
+            self.live = widgets.HTML(value=view.live_rule(0), layout=widgets.Layout(display="none"))
             body = self.page_html
-            extra = [self.pick]
+            extra = [self.pick, self.live]
             note = (f'<div class="agv-note">{esc(t("stepper.ui.help", lang))}</div>'
                     f'<div class="agv-note agv-page">{esc(t("stepper.ui.page", lang, n=n - 1))}</div>')
         else:
@@ -338,6 +340,8 @@ class _StepperBase(widgets.VBox):
         self._index = int(i)
         if self.frame_html is not None:
             self.frame_html.value = self._frame_html(self._index)
+        if self.live is not None:
+            self.live.value = self.view.live_rule(self._index)
 
     def _show(self, i):
         if self.slider.value != i:
@@ -346,6 +350,8 @@ class _StepperBase(widgets.VBox):
             self.stack.selected_index = i  # the kernel-side state follows too (no browser needed)
         if self.pick is not None and self.pick.index != i:
             self.pick.index = i
+        if self.live is not None:
+            self.live.value = self.view.live_rule(i)
         if self.frame_html is not None:
             self.frame_html.value = self._frame_html(i)
 

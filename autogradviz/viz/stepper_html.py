@@ -315,24 +315,30 @@ class BackwardView:
                     v["--ic"] = C_KEPT_LINE
         return nodes, edges
 
-    def page_rules(self):
-        """The per-frame rules of the replay page: frame ``i`` sets ``--f`` (the drawing restyles itself) and the
-        head and narration the page shows (``--h``, ``--t``, CSS strings shown with ``content``). Frame 0's values
-        are also the defaults, for browsers without ``:has()``."""
-        sc = "." + self.scope
+    def page_decl(self, i):
+        """Frame ``i``'s declarations on the replay page: ``--f`` (the drawing restyles itself) and the head and
+        narration the page shows (``--h``, ``--t``: CSS strings shown with ``content``)."""
+        fr = self.frames[i]
         lang = self.lang
-        n = len(self.frames) - 1
-        out = []
-        for i, fr in enumerate(self.frames):
-            node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
-            decl = (f"--f:{i};--h:{css_str(t('stepper.ui.step', lang, i=i, n=n, node=node))};"
-                    f"--t:{css_str(fr.text)}")
-            if i == 0:
-                out.append(f"{sc}{{{decl}}}")
-            out.append(f"{sc}:has(.agv-pick :nth-child({i + 1}):checked){{{decl}}}")
+        node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
+        head = t("stepper.ui.step", lang, i=i, n=len(self.frames) - 1, node=node)
+        return f"--f:{i};--h:{css_str(head)};--t:{css_str(fr.text)}"
+
+    def page_rules(self):
+        """The per-frame rules of the replay page: the frame whose option the hidden Dropdown has selected sets
+        its declarations on the stepper. Frame 0's are also the defaults, for browsers without ``:has()``."""
+        sc = "." + self.scope
+        out = [f"{sc}{{{self.page_decl(0)}}}"]
+        for i in range(len(self.frames)):
+            out.append(f"{sc}:has(.agv-pick :nth-child({i + 1}):checked){{{self.page_decl(i)}}}")
         out.append(f"{sc} .agv-now .agv-head::before{{content:var(--h)}}"
                    f"{sc} .agv-now .agv-text::before{{content:var(--t)}}")
         return "\n".join(out)
+
+    def live_rule(self, i):
+        """With a kernel, the widget also states the frame shown directly (a second way, for browsers without
+        ``:has()``; both give the same values)."""
+        return f"<style>.{self.scope}{{{self.page_decl(i)}}}</style>"
 
     def page_html(self):
         return ("<div class='agv-frame agv-now'><div class='agv-head'></div><p class='agv-text'></p></div>")
