@@ -1276,3 +1276,29 @@ def _ops_from_nodes(roots, nm):
         elif not SRC.is_leaf_node(r) and id(r) in verts:
             sinks.append(verts[id(r)])
     return sinks, ops_by_out
+
+
+# -- the source in use: the builders ask the one that knows their roots (real PyTorch: viz/sources/torch.py) -------
+def _with_source(builder):
+    import functools
+    from . import sources as _sources
+
+    @functools.wraps(builder)
+    def build(*roots, trace=None, **kw):
+        objs = _flatten_roots(roots) + ([trace] if trace is not None else [])
+        with _sources.using(_sources.source_for(objs, builder.__name__)) as src:
+            m = builder(*roots, trace=trace, **kw)
+        m.source = src
+        return m
+    return build
+
+
+def _register():
+    import sys
+    from . import sources as _sources
+    _sources.register(sys.modules[__name__])
+
+
+_register()
+backward_graph = _with_source(backward_graph)
+forward_graph = _with_source(forward_graph)

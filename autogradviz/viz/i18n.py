@@ -283,3 +283,22 @@ STRINGS.update({
         "zh": "这张图较大（{n}步）：为了让页面保持小巧，每一步只显示图和讲解，不显示侧边表格。"
               "按钮、滑块和播放仍在浏览器中运行。"},
 })
+
+# -- real PyTorch as a graph source (viz/sources/torch.py, viz/torch_trace.py) ------------------------------------
+STRINGS.update({
+    "error.torch_cuda": {"en": "{what}: CUDA and other non-CPU tensors are not supported (device "
+                               "{device}); move the graph to the CPU (.cpu()) to draw it",
+                         "zh": "{what}：不支持CUDA等非CPU张量（设备{device}）；请先把计算图移到CPU（.cpu()）再画"},
+    "error.torch_compile": {"en": "{what}: graphs made by torch.compile are not supported ({node}); draw the "
+                                  "uncompiled model",
+                            "zh": "{what}：不支持torch.compile生成的计算图（{node}）；请画未编译的模型"},
+    "error.torch_mixed": {"en": "{what}: a drawing takes tensors of one library, not autogradviz and torch tensors "
+                                "together",
+                          "zh": "{what}：一张图只能画同一个库的张量，不能把autogradviz张量和torch张量混在一起"},
+    "stepper.narr.generic": {
+        "en": "{node} runs: it receives {grads_in} and sends {grads_out} along its next_functions.",
+        "zh": "{node}运行：它收到{grads_in}，沿next_functions发出{grads_out}。"},
+    "stepper.narr.shape": {"en": "a grad of shape {shape}", "zh": "形状为{shape}的梯度"},
+    "stepper.narr.none": {"en": "None", "zh": "None"},
+    "label.failed": {"en": "failed", "zh": "失败"},
+})

@@ -18,9 +18,23 @@ reach any output.
 import sys
 
 from .._tensor import Tensor
-from .sources import source_for
+from .sources import register as _register_source, source_for
 
 SRC = source_for()  # facts about tensors come from the graph source (viz/sources)
+
+
+def _is_tensor(v):
+    """An autogradviz Tensor, or a real torch tensor when torch is loaded (never imported here)."""
+    if isinstance(v, Tensor):
+        return True
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(v, torch.Tensor)
+
+
+def _torch_nn(attr):
+    torch = sys.modules.get("torch")
+    nn = getattr(torch, "nn", None) if torch is not None else None
+    return getattr(nn, attr, None) if nn is not None else None
 
 __all__ = ["Names", "user_frame"]
 
@@ -54,7 +68,8 @@ def _is_module(v):
     M = _module_class()
     if M is not None and isinstance(v, M):
         return True
-    return False
+    M = _torch_nn("Module")
+    return M is not None and isinstance(v, M)
 
 
 def _named_params(module):
@@ -85,11 +100,13 @@ class Names:
         self._kinds = {}        # module path -> its class name (``layer1`` -> ``Linear``)
         if names is not None:
             for name, value in _pairs(names):
-                if isinstance(value, Tensor):
+                if _is_tensor(value):
                     # dict(model.named_parameters()): dotted names of leaves give the module path
                     P = _parameter_class()
+                    TP = _torch_nn("Parameter")
                     param = SRC.is_leaf(value) and SRC.requires_grad(value) and (
-                        "." in str(name) or (P is not None and isinstance(value, P)))
+                        "." in str(name) or (P is not None and isinstance(value, P))
+                        or (TP is not None and isinstance(value, TP)))
                     self._set(value, str(name), "explicit", param=param)
                 elif _is_module(value):
                     for pn, p in _named_params(value):
@@ -128,7 +145,7 @@ class Names:
                     for k, v in list(d.items()):
                         if not isinstance(k, str) or k.startswith("_"):
                             continue
-                        if isinstance(v, Tensor):
+                        if _is_tensor(v):
                             self._set(v, k, "frame")
                         elif _is_module(v):
                             modules.append(v)
@@ -147,7 +164,7 @@ class Names:
     def add_known(self, tensors):
         """Tensors met while walking a graph (roots, saved tensors): they tell which node produced which tensor."""
         for t in tensors:
-            if isinstance(t, Tensor):
+            if _is_tensor(t):
                 self._extra.append(t)
         self._outputs = None
 
@@ -199,6 +216,9 @@ class Names:
         if e is not None and e[0] is t:
             return True
         P = _parameter_class()
+        if P is not None and isinstance(t, P):
+            return True
+        P = _torch_nn("Parameter")
         return P is not None and isinstance(t, P)
 
     def _build_outputs(self):
@@ -238,3 +258,6 @@ def _pairs(names):
     if hasattr(names, "named_parameters") and _is_module(names):
         return [(k, v) for k, v in _named_params(names)]
     return [tuple(p) for p in names]
+
+
+_register_source(sys.modules[__name__])

@@ -15,6 +15,8 @@ Recording is an append to a log: each engine event becomes one tuple. A run's ``
 when they are first read (and extended if more events came in since), so an attached recorder costs the engine
 little.
 """
+import sys
+
 import numpy as np
 
 from .._tensor import Tensor
@@ -217,6 +219,8 @@ class Recorder:
         self._log = None      # the current run's log.append
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
         self._active = False
+        self.failed = []      # ops that raised (viz/torch_trace.FailedOp), with their inputs and error
+        self._torch_mode = None  # real PyTorch's ops, when torch is loaded (viz/torch_trace.py)
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -227,6 +231,9 @@ class Recorder:
             self._prev_fwd = _core.FWD.fn
             _core.FWD.fn = self._on_op
         self._active = True
+        if sys.modules.get("torch") is not None:
+            from .torch_trace import mode_for
+            self._torch_mode = mode_for(self).__enter__()
         return self
 
     def stop(self):
@@ -236,7 +243,20 @@ class Recorder:
         if self._forward:
             _core.FWD.fn = self._prev_fwd
         self._active = False
+        if self._torch_mode is not None:
+            mode, self._torch_mode = self._torch_mode, None
+            mode.__exit__(None, None, None)
         return self
+
+    @property
+    def is_torch(self):
+        """It recorded real PyTorch ops or passes (then the views draw it with the torch source)."""
+        if sys.modules.get("torch") is None:
+            return False
+        from .sources.torch import is_torch_obj
+        return any(getattr(r, "is_torch", False) for r in self.backwards) or any(
+            is_torch_obj(op[2]) for op in self._oplog[:1]) or any(
+            any(is_torch_obj(x) for x in f.inputs) for f in self.failed[:1])
 
     def __enter__(self):
         return self.start()
@@ -259,6 +279,7 @@ class Recorder:
         self._oplog.clear()
         self._ops.clear()
         self.backwards.clear()
+        self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
         self._oplog.append((name, inputs, out, node))

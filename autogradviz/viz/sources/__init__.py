@@ -20,13 +20,60 @@ tensors
     ``grad_fn(t)``, ``requires_grad(t)``, ``is_leaf(t)``, ``retains_grad(t)``, ``output_nr(t)``, ``grad(t)`` (read
     without warnings), ``array(t)`` (a numpy array of its values), ``leaf_node(t, create)`` its AccumulateGrad.
 """
+import contextlib
+import sys
+
 from .autogradviz import AutogradvizSource, GraphSource
 
-__all__ = ["GraphSource", "AutogradvizSource", "source_for"]
+__all__ = ["GraphSource", "AutogradvizSource", "source_for", "using"]
 
 _AUTOGRADVIZ = AutogradvizSource()
+_TORCH = []
 
 
-def source_for(objs=()):
-    """The source that knows ``objs`` (tensors, nodes). Only autogradviz's own objects are known today."""
-    return _AUTOGRADVIZ
+def torch_source():
+    """The real-PyTorch source (``sources/torch.py``), made on first use; torch must already be loaded."""
+    if not _TORCH:
+        from .torch import TorchSource
+        _TORCH.append(TorchSource())
+    return _TORCH[0]
+
+
+def source_for(objs=(), what="draw"):
+    """The source that knows ``objs`` (tensors, nodes, traces): autogradviz's own, or real PyTorch's when one of
+    them is a torch object (torch is never imported here: a torch object handed in means it is loaded). Unsupported
+    PyTorch features (CUDA tensors, torch.compile'd graphs) raise ValueError naming the feature."""
+    if sys.modules.get("torch") is None:
+        return _AUTOGRADVIZ
+    from .torch import is_torch_obj, check_supported
+    found = None
+    for o in objs:
+        if getattr(o, "is_torch", False) or is_torch_obj(o):
+            found = True
+            check_supported(o, what)
+        elif found is None and _AUTOGRADVIZ.owns(o):
+            found = False
+    return torch_source() if found else _AUTOGRADVIZ
+
+
+_SLOTS = []   # (module, attribute) that hold the source in use: graph.SRC, names.SRC
+
+
+def register(module, attr="SRC"):
+    _SLOTS.append((module, attr))
+
+
+@contextlib.contextmanager
+def using(src):
+    """Make ``src`` the source of the views (graph.py, names.py) for the duration (graph building is synchronous)."""
+    prev = [getattr(m, a) for m, a in _SLOTS]
+    if all(p is src for p in prev):
+        yield src
+        return
+    for m, a in _SLOTS:
+        setattr(m, a, src)
+    try:
+        yield src
+    finally:
+        for (m, a), p in zip(_SLOTS, prev):
+            setattr(m, a, p)

@@ -1,0 +1,351 @@
+"""Recording real PyTorch: its forward ops (a ``torch.overrides.TorchFunctionMode``) and its backward passes (node
+hooks), into the same records as autogradviz's own trace (``trace.ForwardOp``, ``trace.BackwardRun``/``Step``).
+
+autogradviz never imports torch: this module is imported only when torch is already in ``sys.modules``.
+
+Forward: ``with viz.trace() as tr:`` also enters :class:`TorchOps`, which sees every torch call the user's code
+makes (also on tensors that need no grad). Each call that returns tensors becomes one record ``(name, inputs,
+output, node)``; ``name`` is PyTorch's node name (``MulBackward0``) read from the output's ``grad_fn``. A call that
+raises is recorded as a failed op (``trace.failed``), and the exception propagates unchanged.
+
+Backward: :func:`record_backward` runs one backward pass with hooks on every reachable node (pre-hooks: grads in;
+hooks: grads out), ``register_post_accumulate_grad_hook`` on the leaves, tensor hooks on the retained tensors, in
+PyTorch's real execution order; every handle is removed afterwards. Whether a node's saved tensors were freed is
+read from the node itself after it ran (reading a freed one raises).
+"""
+import sys
+
+import numpy as np
+
+from .sources.torch import ACC_NAME, tensor_array
+from .trace import BackwardRun, Step
+
+_new = object.__new__
+
+# calls that return tensors but are no op of the graph (attribute reads, hooks, backward itself)
+_SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__repr__", "__format__", "__str__",
+                   "retain_grad", "register_hook", "register_post_accumulate_grad_hook", "requires_grad_",
+                   "size", "dim", "numel", "item", "tolist", "numpy", "data_ptr", "__len__", "__bool__",
+                   "__iter__", "__hash__", "__index__", "__reduce_ex__", "__deepcopy__",
+                   "_is_view", "is_floating_point", "is_complex", "stride", "storage_offset", "element_size",
+                   "type", "get_device", "has_names", "is_contiguous", "__array__", "cpu", "to", "detach_"))
+_BACKWARD = frozenset(("backward",))
+_BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
+                     "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__"))
+_NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
+                 "__rsub__": "Rsub", "__mul__": "Mul", "__rmul__": "Mul", "__imul__": "Mul", "__truediv__": "Div",
+                 "__rtruediv__": "Div", "__matmul__": "Mm", "__rmatmul__": "Mm", "__pow__": "Pow", "__rpow__": "Pow",
+                 "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
+                 "matmul": "Mm", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
+                 "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
+
+
+def _torch():
+    return sys.modules["torch"]
+
+
+def _fname(func):
+    return getattr(func, "__name__", None) or str(func)
+
+
+def _nograd_name(fname):
+    """The node name an op would record if it needed a grad: ``__mul__`` -> ``MulBackward0``."""
+    base = _NOGRAD_NAMES.get(fname)
+    if base is None:
+        n = fname.strip("_")
+        base = "".join(p[:1].upper() + p[1:] for p in n.split("_") if p)
+    return base + "Backward0"
+
+
+def _flat_args(args, kwargs):
+    out = list(args)
+    for v in (kwargs or {}).values():
+        out.append(v)
+    flat = []
+    work = list(reversed(out))
+    while work:
+        a = work.pop()
+        if isinstance(a, (list, tuple)):
+            work.extend(reversed(a))
+        else:
+            flat.append(a)
+    return flat
+
+
+class FailedOp:
+    """An op that raised inside a trace: its name, its inputs (tensors, None for a Python number), the exception
+    type and message, and where it stands among the recorded ops (``index``: the number of ops before it)."""
+
+    __slots__ = ("index", "name", "inputs", "error", "error_type")
+
+    def __init__(self, index, name, inputs, error, error_type):
+        self.index = index
+        self.name = name
+        self.inputs = inputs
+        self.error = error
+        self.error_type = error_type
+
+    @property
+    def op(self):
+        n = self.name
+        for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
+            if n.endswith(suffix):
+                n = n[: -len(suffix)]
+                break
+        return n.lower()
+
+    def __repr__(self):
+        return f"FailedOp({self.index}, {self.name}: {self.error_type})"
+
+
+def _make_mode_class():
+    torch = _torch()
+
+    class TorchOps(torch.overrides.TorchFunctionMode):
+        """Records the torch calls made while it is active into a Recorder's op log."""
+
+        def __init__(self, recorder):
+            super().__init__()
+            self.rec = recorder
+
+        def __enter__(self):
+            # a custom autograd.Function is one op, as in autogradviz: its forward's own ops are not recorded
+            F = torch.autograd.function.Function
+            self._apply = F.__dict__["apply"]
+            orig = self._apply.__func__
+            mode = self
+
+            def apply(cls, *args, **kwargs):
+                mode._depth += 1
+                try:
+                    out = orig(cls, *args, **kwargs)
+                finally:
+                    mode._depth -= 1
+                if mode._depth == 0:
+                    outs = [out] if isinstance(out, torch.Tensor) else [o for o in out if isinstance(o, torch.Tensor)] \
+                        if isinstance(out, (tuple, list)) else []
+                    inputs = tuple(a if isinstance(a, torch.Tensor) else None for a in args)
+                    node = outs[0].grad_fn if outs else None
+                    for o in outs:
+                        if node is None or o.grad_fn is node:
+                            mode.rec._oplog.append((node.name() if node is not None else cls.__name__ + "Backward",
+                                                    inputs, o, node))
+                return out
+            F.apply = classmethod(apply)
+            self._depth = 0
+            return super().__enter__()
+
+        def __exit__(self, *exc):
+            torch.autograd.function.Function.apply = self._apply
+            return super().__exit__(*exc)
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            if self._depth:
+                return func(*args, **kwargs)
+            fname = _fname(func)
+            if fname in _BACKWARD:
+                return record_backward_call(self.rec, func, args, kwargs)
+            if fname in _SKIP:
+                return func(*args, **kwargs)
+            T = torch.Tensor
+            flat = _flat_args(args, kwargs)
+            tensors = [a for a in flat if isinstance(a, T)]
+            if not tensors:
+                return func(*args, **kwargs)
+            try:
+                out = func(*args, **kwargs)
+            except Exception as e:
+                inputs = tuple(a if isinstance(a, T) else None for a in flat
+                               if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))))
+                self.rec.failed.append(FailedOp(len(self.rec._oplog), _nograd_name(fname), inputs, str(e),
+                                                type(e).__name__))
+                raise
+            outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
+                if isinstance(out, (tuple, list)) else []
+            if not outs:
+                return out
+            node = outs[0].grad_fn
+            if node is not None and not any(node is t.grad_fn for t in tensors):
+                name = node.name()
+                n_in = len(node.next_functions)
+                items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
+                         and not isinstance(a, bool)]
+                inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
+                if len(inputs) < n_in:
+                    inputs = tuple(tensors)
+                for o in outs:
+                    if o.grad_fn is node:
+                        self.rec._oplog.append((name, inputs, o, node))
+            else:
+                inputs = tuple(a if isinstance(a, T) else None for a in flat
+                               if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))
+                                                       and not isinstance(a, bool)))
+                if node is not None:   # an in-place op on a tensor that already had this grad_fn: none new
+                    return out
+                self.rec._oplog.append((_nograd_name(fname), inputs, outs[0], None))
+            return out
+
+    return TorchOps
+
+
+_MODE = []
+
+
+def mode_for(recorder):
+    """A TorchFunctionMode that records into ``recorder``."""
+    if not _MODE:
+        _MODE.append(_make_mode_class())
+    return _MODE[0](recorder)
+
+
+# =============================================================================================================
+# backward
+# =============================================================================================================
+def _arr(g):
+    if g is None:
+        return None
+    return np.array(tensor_array(_torch(), g), copy=True)
+
+
+def _reachable(roots):
+    nodes = []
+    seen = set()
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n is None or n in seen:
+            continue
+        seen.add(n)
+        nodes.append(n)
+        for c, _ in n.next_functions:
+            if c is not None and c not in seen:
+                stack.append(c)
+    return nodes
+
+
+def _has_saved_freed(node):
+    for a in dir(node):
+        if a.startswith("_saved_"):
+            try:
+                getattr(node, a)
+            except RuntimeError:
+                return True
+    if node.name() != ACC_NAME and isinstance(node, _torch().autograd.function.BackwardCFunction):
+        try:
+            node.saved_tensors
+        except RuntimeError:
+            return True
+    return False
+
+
+class TorchBackwardRun(BackwardRun):
+    """A backward pass of real PyTorch, as its hooks reported it (same fields as trace.BackwardRun)."""
+
+    def __init__(self, index, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
+        BackwardRun.__init__(self, index, outputs, [], retain_graph, create_graph, inputs, accumulate_grad)
+        self.root_grads = list(grads)
+
+    @property
+    def steps(self):
+        return self._steps
+
+    @property
+    def is_torch(self):
+        return True
+
+
+def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=None):
+    """Run ``run_fn()`` (a real backward over ``roots``) with hooks on every reachable node, and return
+    ``(TorchBackwardRun, run_fn's result)``. ``retained``: tensors whose retained grads are recorded."""
+    torch = _torch()
+    starts = [t.grad_fn for t in roots if t.grad_fn is not None]
+    leaf_roots = [t for t in roots if t.grad_fn is None]
+    nodes = _reachable(starts)
+    root_grads = []
+    for t, g in zip(roots, grads if grads is not None else [None] * len(roots)):
+        root_grads.append(_arr(g) if g is not None else (np.ones(tuple(t.shape), dtype=tensor_array(torch, t)
+                                                                   .dtype) if t.numel() == 1 else None))
+    run = TorchBackwardRun(index, roots, root_grads, bool(retain_graph), False, inputs,
+                           accumulate_grad=inputs is None)
+    steps = run._steps
+    waiting = {"retained": []}
+    handles = []
+    leaves = []
+
+    def pre(node):
+        def prehook(grad_outputs):
+            st = _new(Step)
+            st.index = len(steps)
+            st.node = node
+            st.grads_in = [_arr(g) for g in grad_outputs]
+            if waiting["retained"]:
+                st.retained = waiting["retained"]
+                waiting["retained"] = []
+            steps.append(st)
+        return prehook
+
+    def post(node):
+        def hook(grad_inputs, grad_outputs):
+            for st in reversed(steps):
+                if st.node is node:
+                    st.grads_out = [_arr(g) for g in grad_inputs]
+                    if not retain_graph and _has_saved_freed(node):
+                        st.released = True
+                    break
+        return hook
+
+    def acc_hook(leaf):
+        def hook(t):
+            for st in reversed(steps):
+                if st.node.name() == ACC_NAME and st.node.variable is leaf:
+                    added = st.grads_in[0] if st.grads_in else None
+                    after = _arr(t.grad)
+                    st.accumulated = list(st.accumulated) + [(leaf, added, after)]
+                    break
+        return hook
+
+    def ret_hook(t):
+        def hook(g):
+            waiting["retained"].append((t, _arr(g)))
+        return hook
+
+    try:
+        for n in nodes:
+            handles.append(n.register_prehook(pre(n)))
+            if n.name() == ACC_NAME:
+                leaf = n.variable
+                leaves.append(leaf)
+                if inputs is None:
+                    handles.append(leaf.register_post_accumulate_grad_hook(acc_hook(leaf)))
+            else:
+                handles.append(n.register_hook(post(n)))
+        for t in leaf_roots:
+            if t.requires_grad and inputs is None:
+                handles.append(t.register_post_accumulate_grad_hook(acc_hook(t)))
+        seen = set()
+        for t in retained:
+            if t.grad_fn is not None and t.retains_grad and id(t) not in seen:
+                seen.add(id(t))
+                handles.append(t.register_hook(ret_hook(t)))
+        result = run_fn()
+    finally:
+        for h in handles:
+            h.remove()
+    run.finished = True
+    return run, result
+
+
+def record_backward_call(rec, func, args, kwargs):
+    """``Tensor.backward`` called inside a trace: run it with hooks and keep the run in ``rec.backwards``."""
+    self_t = args[0]
+    gradient = kwargs.get("gradient", args[1] if len(args) > 1 else None)
+    retain_graph = kwargs.get("retain_graph", args[2] if len(args) > 2 else None)
+    create_graph = kwargs.get("create_graph", args[3] if len(args) > 3 else False)
+    if retain_graph is None:
+        retain_graph = create_graph
+    known = [op[2] for op in rec._oplog]
+    run, _ = run_recorded(len(rec.backwards), [self_t], [gradient] if gradient is not None else None,
+                          retain_graph, lambda: func(*args, **kwargs), retained=known)
+    rec.backwards.append(run)
+    return None

@@ -1,0 +1,134 @@
+"""The seeds' and lessons' programs, written once and run twice: with ``lib`` = autogradviz and ``lib`` = real torch
+(``import autogradviz as torch`` or ``import torch``). Each returns ``{name: DOT source}``; the identity test
+(tests/test_viz_torch.py) compares the two runs byte for byte, and the golden test pins autogradviz's."""
+from autogradviz import viz
+from conftest import build_lesson_graph
+
+
+def seed_l1_loss(lib):
+    out = {}
+    tr = viz.trace()
+    g = build_lesson_graph(lib, trace=tr)
+    loss = g["loss"]
+    out["seed_forward"] = viz.draw_forward(loss, names=g, lang="en").source
+    out["seed_forward_trace"] = viz.draw_forward(tr, names=g, lang="en").source
+    out["seed_backward"] = viz.draw_backward(loss, names=g, lang="en").source
+    g["l2"].retain_grad()
+    loss.backward()
+    out["seed_backward_after"] = viz.draw_backward(loss, names=g, lang="en").source
+    out["seed_backward_after_zh"] = viz.draw_backward(loss, names=g, lang="zh").source
+    return out
+
+
+def seed_retain_graph(lib):
+    g = build_lesson_graph(lib)
+    with viz.trace() as tr:
+        g["loss"].backward(retain_graph=True)
+    return {"seed_backward_retain_graph": viz.draw_backward(g["loss"], tr, names=g, lang="en").source}
+
+
+def retain_all(lib):
+    """retain_grad on every non-leaf, drawn before and after backward (retain_graph and not)."""
+    out = {}
+    for rg in (False, True):
+        g = build_lesson_graph(lib, retain=True)
+        out[f"retain_all_before_{rg}"] = viz.draw_backward(g["loss"], names=g, lang="en").source
+        with viz.trace() as tr:
+            g["loss"].backward(retain_graph=rg)
+        out[f"retain_all_after_{rg}"] = viz.draw_backward(g["loss"], tr, names=g, lang="en").source
+        out[f"retain_all_after_zh_{rg}"] = viz.draw_backward(g["loss"], names=g, lang="zh").source
+    return out
+
+
+def exp_example(lib):
+    a = lib.tensor(2.0, requires_grad=True)
+    b = a.exp()
+    out = {"exp_forward": viz.draw_forward(b, lang="en").source,
+           "exp_backward": viz.draw_backward(b, lang="en").source}
+    b.backward()
+    out["exp_backward_after"] = viz.draw_backward(b, lang="en").source
+    return out
+
+
+def _multiply_add_cls(lib):
+    class MultiplyAdd(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x, b):
+            ctx.save_for_backward(w, x)
+            output = w * x + b
+            return output
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            w, x = ctx.saved_tensors
+            grad_w = grad_output * x
+            grad_x = grad_output * w
+            grad_b = grad_output * 1
+            return grad_w, grad_x, grad_b
+    return MultiplyAdd
+
+
+def multiply_add(lib):
+    MultiplyAdd = _multiply_add_cls(lib)
+    Variable = lib.autograd.Variable
+    x = Variable(lib.ones(1))
+    w = Variable(lib.tensor([0.5]), requires_grad=True)
+    b = Variable(lib.tensor([0.25]), requires_grad=True)
+    with viz.trace() as tr:
+        z = MultiplyAdd.apply(w, x, b)
+    out = {"multiply_add_forward": viz.draw_forward(tr, lang="en").source,
+           "multiply_add_backward": viz.draw_backward(z, lang="en").source}
+    z.backward()
+    out["multiply_add_backward_after"] = viz.draw_backward(z, lang="en").source
+    return out
+
+
+def wx_b(lib):
+    Variable = lib.autograd.Variable
+    x = Variable(lib.ones(1))
+    b = Variable(lib.tensor([0.25]), requires_grad=True)
+    w = Variable(lib.tensor([0.75]), requires_grad=True)
+    with viz.trace() as tr:
+        y = w * x
+        z = y + b
+    return {"wx_b_forward": viz.draw_forward(tr, lang="en").source,
+            "wx_b_backward": viz.draw_backward(z, lang="en").source}
+
+
+def simple_net(lib):
+    nn = lib.nn
+
+    class simpleNet(nn.Module):
+        def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
+            super().__init__()
+            self.layer1 = nn.Linear(in_dim, n_hidden_1)
+            self.layer2 = nn.Linear(n_hidden_1, n_hidden_2)
+            self.layer3 = nn.Linear(n_hidden_2, out_dim)
+
+        def forward(self, x):
+            x = self.layer1(x)
+            x = self.layer2(x)
+            x = self.layer3(x)
+            return x
+    lib.manual_seed(0)
+    net = simpleNet(4, 5, 3, 2)
+    x = lib.ones(2, 4)
+    with viz.trace() as tr:
+        out = net(x)
+    return {"simplenet_forward": viz.draw_forward(tr, show_values=0, lang="en").source,
+            "simplenet_backward": viz.draw_backward(out, model=net, show_values=0, lang="en").source}
+
+
+def no_grad_ops(lib):
+    """A trace of ops on tensors that need no grad, mixed with ones that do."""
+    x = lib.ones(2, 2)
+    w = lib.tensor(3.0, requires_grad=True)
+    with viz.trace() as tr:
+        a = x + 1
+        b = a * w
+        c = b.sum()
+    return {"no_grad_forward": viz.draw_forward(tr, lang="en").source,
+            "no_grad_backward": viz.draw_backward(c, lang="en").source}
+
+
+PROGRAMS = [seed_l1_loss, seed_retain_graph, retain_all, exp_example, multiply_add, wx_b, simple_net, no_grad_ops]
