@@ -131,4 +131,20 @@ def no_grad_ops(lib):
             "no_grad_backward": viz.draw_backward(c, lang="en").source}
 
 
-PROGRAMS = [seed_l1_loss, seed_retain_graph, retain_all, exp_example, multiply_add, wx_b, simple_net, no_grad_ops]
+def scalar_ops(lib):
+    """Python numbers as operands (PyTorch wraps them as tensors to save them), a broadcast, a reduction."""
+    a = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    m = lib.ones(2, 3)
+    b = a.exp() * 3
+    c = (m * b - 2 * a).pow(2)
+    d = c.sum(dim=1)
+    e = d.mean()
+    out = {"scalar_before": viz.draw_backward(e, lang="en").source}
+    with viz.trace() as tr:
+        e.backward()
+    out["scalar_after"] = viz.draw_backward(e, tr, lang="en").source
+    out["scalar_forward"] = viz.draw_forward(e, lang="en").source
+    return out
+
+
+PROGRAMS = [scalar_ops, seed_l1_loss, seed_retain_graph, retain_all, exp_example, multiply_add, wx_b, simple_net, no_grad_ops]

@@ -18,7 +18,7 @@ reach any output.
 import sys
 
 from .._tensor import Tensor
-from .sources import register as _register_source, source_for
+from .sources import source_for
 
 SRC = source_for()  # facts about tensors come from the graph source (viz/sources)
 
@@ -29,6 +29,17 @@ def _is_tensor(v):
         return True
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(v, torch.Tensor)
+
+
+def _src(t):
+    """The graph source that knows tensor ``t`` (autogradviz's, or real PyTorch's)."""
+    if isinstance(t, Tensor):
+        return SRC
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(t, torch.Tensor):
+        from .sources import torch_source
+        return torch_source()
+    return SRC
 
 
 def _torch_nn(attr):
@@ -104,7 +115,7 @@ class Names:
                     # dict(model.named_parameters()): dotted names of leaves give the module path
                     P = _parameter_class()
                     TP = _torch_nn("Parameter")
-                    param = SRC.is_leaf(value) and SRC.requires_grad(value) and (
+                    param = _src(value).is_leaf(value) and _src(value).requires_grad(value) and (
                         "." in str(name) or (P is not None and isinstance(value, P))
                         or (TP is not None and isinstance(value, TP)))
                     self._set(value, str(name), "explicit", param=param)
@@ -224,13 +235,13 @@ class Names:
     def _build_outputs(self):
         out = {}    # id(node) -> {output_nr: (tensor, name)}
         for t, name, _ in self._by_id.values():
-            fn = SRC.grad_fn(t)
+            fn = _src(t).grad_fn(t)
             if fn is not None:
-                out.setdefault(id(fn), {}).setdefault(SRC.output_nr(t), (t, name))
+                out.setdefault(id(fn), {}).setdefault(_src(t).output_nr(t), (t, name))
         for t in self._extra:
-            fn = SRC.grad_fn(t)
+            fn = _src(t).grad_fn(t)
             if fn is not None:
-                out.setdefault(id(fn), {}).setdefault(SRC.output_nr(t), (t, None))
+                out.setdefault(id(fn), {}).setdefault(_src(t).output_nr(t), (t, None))
         self._outputs = out
 
     def output(self, node, nr=0):
@@ -259,5 +270,3 @@ def _pairs(names):
         return [(k, v) for k, v in _named_params(names)]
     return [tuple(p) for p in names]
 
-
-_register_source(sys.modules[__name__])

@@ -114,6 +114,9 @@ class _Info:
 
 def _keeps(ns):
     """The node's non-tensor saved attributes that are numbers (``alpha``, ``exponent``, a scalar ``other``, ...)."""
+    numbers = getattr(ns, "numbers", None)
+    if numbers is not None:      # read from the node itself (a real torch node: viz/torch_replay.py)
+        return numbers
     node = getattr(ns, "node", None)
     keeps = getattr(type(node), "_keeps", None) if node is not None else None
     if not keeps:

@@ -129,6 +129,13 @@ class GraphFacts:
         self._snap_saved()
         self._exprs()
 
+    def root_node(self, t):
+        """The NodeFacts where root ``t``'s grad arrives: its grad_fn, or a leaf's AccumulateGrad (or None)."""
+        return self.of(t.grad_fn) if t.grad_fn is not None else self.of(accumulator(t))
+
+    def root_nr(self, t):
+        return t._output_nr if t.grad_fn is not None else 0
+
     def of(self, node):
         """The NodeFacts of an engine node, or None."""
         f = self.by_obj.get(id(node))
@@ -553,8 +560,8 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         ti = facts.by_tensor.get(id(t))
         nm = ti.name if ti is not None else facts.names.label(t)
         root_names.append(nm)
-        ni = facts.of(t.grad_fn) if t.grad_fn is not None else facts.of(accumulator(t))
-        nr = t._output_nr if t.grad_fn is not None else 0
+        ni = facts.root_node(t)
+        nr = facts.root_nr(t)
         if ni is not None and g is not None:
             key = (ni.id, nr)
             buffers[key] = g if key not in buffers else buffers[key] + g

@@ -387,8 +387,10 @@ class BackwardStepper(_StepperBase):
                max_layout_cost, frame):
         self._start(lang, max_layout_cost)
         roots = _as_list(root)
+        from .torch_replay import is_torch_roots
+        real = is_torch_roots(roots)   # real PyTorch tensors: viz/torch_replay.py
         for r in roots:
-            if not isinstance(r, Tensor):
+            if not isinstance(r, Tensor) and not real:
                 raise TypeError(f"BackwardStepper takes tensors, not {type(r).__name__}")
         grads = _as_list(gradient)
         if grads is not None and len(grads) != len(roots):
@@ -399,7 +401,11 @@ class BackwardStepper(_StepperBase):
         # backward will free
         structure = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
                                    max_nodes=None, collapse=0)
-        facts = GraphFacts(roots, Names(names=names, frame=frame), structure)
+        if real:
+            from .torch_replay import TorchGraphFacts
+            facts = TorchGraphFacts(roots, Names(names=names, frame=frame), structure)
+        else:
+            facts = GraphFacts(roots, Names(names=names, frame=frame), structure)
         # the drawing's model, before backward frees anything, with the panel's names (same ids: the same walk)
         drawing = None
         if self._wants_graphviz(structure):
@@ -419,18 +425,24 @@ class BackwardStepper(_StepperBase):
         capture = None
         self.result = None
         from .. import autograd as _ag
-        with Recorder(forward=False) as rec:
-            if inputs_l is None:
-                _ag.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
-            else:
-                capture = {}
-                for k, tt in enumerate(inputs_l):
-                    node = tt.grad_fn if tt.grad_fn is not None else accumulator(tt)
-                    nr = tt._output_nr if tt.grad_fn is not None else 0
-                    capture.setdefault(id(node), []).append((nr, k))
-                self.result = _ag.grad(roots, inputs_l, grad_outputs=grads, retain_graph=retain_graph,
-                                       allow_unused=True)
-        self.run = rec.backwards[-1]
+        if real:
+            from .torch_replay import run_backward
+            self.run, self.result, capture = run_backward(roots, grads, retain_graph, inputs_l, facts)
+            rec = None
+        else:
+            rec = Recorder(forward=False)
+            with rec:
+                if inputs_l is None:
+                    _ag.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
+                else:
+                    capture = {}
+                    for k, tt in enumerate(inputs_l):
+                        node = tt.grad_fn if tt.grad_fn is not None else accumulator(tt)
+                        nr = tt._output_nr if tt.grad_fn is not None else 0
+                        capture.setdefault(id(node), []).append((nr, k))
+                    self.result = _ag.grad(roots, inputs_l, grad_outputs=grads, retain_graph=retain_graph,
+                                           allow_unused=True)
+            self.run = rec.backwards[-1]
         self.facts = facts
         self.graph_model = drawing if drawing is not None else structure
         self.retain_graph = bool(retain_graph)

@@ -197,10 +197,10 @@ class BackwardView:
             if rid is None:
                 continue
             self.root_gids.append(rid)
-            ni = facts.of(tr.grad_fn) if tr.grad_fn is not None else facts.of(_accumulator(tr))
+            ni = facts.root_node(tr)
             if ni is not None:
                 self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{ni.id}",
-                                                            facts.out_name(ni, tr._output_nr)))
+                                                            facts.out_name(ni, facts.root_nr(tr))))
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):

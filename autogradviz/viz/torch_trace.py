@@ -290,8 +290,6 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             for st in reversed(steps):
                 if st.node is node:
                     st.grads_out = [_arr(g) for g in grad_inputs]
-                    if not retain_graph and _has_saved_freed(node):
-                        st.released = True
                     break
         return hook
 
@@ -332,6 +330,12 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
     finally:
         for h in handles:
             h.remove()
+    # PyTorch frees a node's saved tensors right after its function ran (after its hooks): read it from each node
+    # that ran, once the pass is over (reading a freed one raises)
+    if not retain_graph:
+        for st in steps:
+            if st.node.name() != ACC_NAME and _has_saved_freed(st.node):
+                st.released = True
     run.finished = True
     return run, result
 

@@ -73,6 +73,15 @@ def _read(node, attr):
         return _FREED
 
 
+def _wrapped_number(torch, t):
+    """A Python number PyTorch wrapped as a tensor to save it (``x * 3`` saves ``other`` = tensor(3)): 0-dim, in the
+    dtype a Python number gets (int64, float64, complex128, bool), needing no grad. autogradviz keeps such numbers
+    out of its saved tensors (they are the node's numbers), so both list the same saved tensors. (A 0-dim float64
+    tensor of the user's own, saved by an op, is taken for a number too.)"""
+    return t.dim() == 0 and not t.requires_grad and t.grad_fn is None and t.dtype in (
+        torch.int64, torch.float64, torch.complex128, torch.bool)
+
+
 class TorchSource(GraphSource):
     """Facts about real PyTorch tensors and nodes."""
 
@@ -130,6 +139,8 @@ class TorchSource(GraphSource):
         attrs = sorted(_saved_attrs(node), key=lambda a: order.get(a[len("_saved_"):], len(order)))
         for attr in attrs:
             v = _read(node, attr)
+            if isinstance(v, T) and _wrapped_number(self._torch, v):
+                continue
             if v is _FREED or isinstance(v, T):
                 out.append((attr[len("_saved_"):], v))
             elif isinstance(v, (list, tuple)) and v and all(isinstance(x, T) or x is None for x in v):
