@@ -250,3 +250,26 @@ def test_stepper_real_grads_and_handles_removed():
     g["loss"].backward()
     assert len(st.run.steps) == n_steps
     assert st.frames[-1].node == "AccumulateGrad"
+
+
+def _fwd_program(lib):
+    def f(x, w):
+        a = x * w
+        b = a.exp()
+        c = (a + b + 1).sum()
+        return c
+    x = lib.ones(2, 2)
+    w = lib.tensor(0.5, requires_grad=True)
+    return f, x, w
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_identical_forward_stepper(lang):
+    out = []
+    for lib in (autogradviz, torch):
+        f, x, w = _fwd_program(lib)
+        st = viz.ForwardStepper(f, x, w, lang=lang)
+        out.append([(fr.node, fr.node_id, fr.label, fr.text, fr.grads_in, fr.grads_out) for fr in st.frames])
+        out.append(viz.draw_forward(st.trace, lang=lang).source)
+    assert out[2] == out[0]
+    assert_same_dot(out[3], out[1], "forward stepper trace")

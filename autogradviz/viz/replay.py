@@ -34,6 +34,10 @@ def _copy(a):
         return None
     if isinstance(a, Tensor):
         a = a._data
+    elif not isinstance(a, np.ndarray) and hasattr(a, "detach"):   # a real torch tensor (viz/sources/torch.py)
+        import sys
+        from .sources.torch import tensor_array
+        a = tensor_array(sys.modules["torch"], a)
     return np.array(a, copy=True)
 
 
@@ -713,7 +717,7 @@ def forward_replay(ops, label, lang):
         else:
             expr = f"{out} = {op.op}({', '.join(args)})"
         text = _i18n.t("stepper.narr.fwd_op", lang, op=op.op, expr=expr,
-                       v=_narr.fmt_value(op.output._data, lang=lang))
+                       v=_narr.fmt_value(_copy(op.output), lang=lang))
         sep = "" if lang == "zh" else " "
         if op.node is not None:
             text += sep + _i18n.t("stepper.narr.fwd_node", lang, node=op.name, t=out)

@@ -46,7 +46,7 @@ from .._tensor import Tensor
 from ..autograd.graph import accumulator
 from . import i18n as _i18n
 from . import layout as _layout
-from .names import Names, user_frame, _pairs as _name_pairs
+from .names import Names, user_frame, _is_tensor, _pairs as _name_pairs
 from .replay import Frame, GraphFacts, _copy, backward_replay, forward_replay
 from .stepper_html import BackwardView, ForwardView, annotate_svg, esc, header_html, nav_html, t
 from .trace import Recorder
@@ -532,8 +532,8 @@ class ForwardStepper(_StepperBase):
         else:
             raise TypeError(f"ForwardStepper takes a function or a trace, not {type(fn_or_trace).__name__}")
         self.trace = tr
-        pairs = [(k, v) for k, v in local_names.items() if isinstance(v, Tensor) and not k.startswith("_")]
-        if isinstance(self.result, Tensor):
+        pairs = [(k, v) for k, v in local_names.items() if _is_tensor(v) and not k.startswith("_")]
+        if _is_tensor(self.result):
             pairs.append(("result", self.result))
         if names is not None:
             pairs = list(_name_pairs(names)) + pairs
@@ -546,7 +546,7 @@ class ForwardStepper(_StepperBase):
             for tt in list(op.inputs) + [op.output]:
                 if tt is not None and id(tt) not in seen:
                     seen.add(id(tt))
-                    tensors.append((nm.label(tt), tt, _copy(tt), bool(tt._requires_grad), tt.grad_fn))
+                    tensors.append((nm.label(tt), tt, _copy(tt), bool(tt.requires_grad), tt.grad_fn))
         graph_model = None
         try:
             from .graph import forward_graph
