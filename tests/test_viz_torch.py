@@ -273,3 +273,77 @@ def test_identical_forward_stepper(lang):
         out.append(viz.draw_forward(st.trace, lang=lang).source)
     assert out[2] == out[0]
     assert_same_dot(out[3], out[1], "forward stepper trace")
+
+
+# -- failed ops, both engines ----------------------------------------------------------------------------------------
+def _failing(lib):
+    x = lib.ones(2, 3)
+    w = lib.ones(4, 5, requires_grad=True)
+
+    class Bad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            raise ValueError('<b>bold</b> <script>alert(1)</script> & "quoted" \\N {x}')
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    return {"matmul": lambda: (x * 2) @ w,
+            "dtype": lambda: x.long() @ lib.ones(3, 2),
+            "view": lambda: (x + 1).view(4, 5),
+            "markup": lambda: Bad.apply(x * w.sum())}
+
+
+FAILING = ["matmul", "dtype", "view", "markup"]
+
+
+def _run_failing(lib, name):
+    fn = _failing(lib)[name]
+    try:
+        fn()
+    except Exception as e:
+        plain = (type(e), str(e))
+    else:
+        raise AssertionError("the program must fail")
+    tr = viz.trace()
+    with pytest.raises(plain[0]) as ei:
+        with tr:
+            _failing(lib)[name]()
+    assert str(ei.value) == plain[1]          # the exception propagates as usual
+    return tr, plain
+
+
+@pytest.mark.parametrize("name", FAILING)
+@pytest.mark.parametrize("lib", [autogradviz, torch], ids=["autogradviz", "torch"])
+def test_failed_op_recorded_and_drawn(lib, name):
+    tr, (etype, msg) = _run_failing(lib, name)
+    assert len(tr.failed) == 1
+    f = tr.failed[0]
+    assert f.error == msg and f.error_type == etype.__name__
+    assert all(t is None or isinstance(t, (autogradviz.Tensor, torch.Tensor)) for t in f.inputs) and f.inputs
+    m = viz.forward_graph(tr)
+    red = [v for v in m.nodes if v.role == "failed"]
+    assert len(red) == 1
+    assert {e.src for e in m.edges if e.dst == red[0].id}        # its inputs are drawn into it
+    src = viz.draw_forward(tr, lang="en").source
+    assert "#C0392B" in src
+    shapes = ", ".join("[" + ", ".join(str(d) for d in t.shape) + "]" for t in f.inputs if t is not None)
+    assert f"inputs: {shapes}" in src
+
+
+@pytest.mark.parametrize("name", FAILING)
+def test_failed_op_identical_dot(name):
+    a = viz.draw_forward(_run_failing(autogradviz, name)[0], lang="en").source
+    b = viz.draw_forward(_run_failing(torch, name)[0], lang="zh").source
+    a_zh = viz.draw_forward(_run_failing(autogradviz, name)[0], lang="zh").source
+    assert_same_dot(b, a_zh, name)
+    assert a != a_zh
+
+
+@pytest.mark.parametrize("lib", [autogradviz, torch], ids=["autogradviz", "torch"])
+def test_failed_op_markup_escaped_in_svg(lib):
+    from autogradviz.viz.render import render
+    tr, _ = _run_failing(lib, "markup")
+    svg = render(viz.draw_forward(tr, lang="en").source, "svg", renderer="wasm").decode("utf-8")
+    assert "<script" not in svg and "<b>" not in svg
+    assert "&lt;script&gt;" in svg and "&lt;b&gt;bold&lt;/b&gt;" in svg

@@ -134,6 +134,7 @@ STYLE = {
     "output": dict(shape="box", style="rounded,filled,bold", fillcolor=ORANGE_FILL, color=ORANGE),
     "op": dict(shape="ellipse", style="filled", fillcolor="#FFFFFF", color=INK),
     "op_nograd": dict(shape="ellipse", style="filled,dashed", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+    "failed": dict(shape="box", style="filled,bold", fillcolor="#FBE3E3", color="#C0392B", fontcolor="#8B1A1A"),
     "scalar": dict(shape="plaintext", fontcolor=GREY_TEXT, fontsize="9"),
     "fn": dict(shape="record", style="filled", fillcolor="#FFFFFF", color=INK),
     "acc": dict(shape="Mrecord", style="filled", fillcolor=BLUE_FILL, color=BLUE),
@@ -212,6 +213,9 @@ def _left(lines, e=esc):
 
 def _node_label(v, lang, show_saved):
     k = v.kind
+    if k == "op" and v.role == "failed":   # an op that raised inside a trace (viz/failed.py)
+        shapes = ", ".join("[" + ", ".join(str(d) for d in sh) + "]" if sh is not None else "?" for sh in v.shape)
+        return _center([f"{v.title}: {t('label.failed', lang)}", v.sub, t("label.failed_inputs", lang, s=shapes)])
     if k == "op":
         sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
         return _center([v.title] + ([f"({sub})"] if sub else []))

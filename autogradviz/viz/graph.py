@@ -191,7 +191,7 @@ class GraphModel:
         return out
 
 
-_ROLE_ORDER = ("output", "op", "op_nograd", "fn", "leaf", "param", "acc", "acc_param", "input", "intermediate",
+_ROLE_ORDER = ("output", "op", "op_nograd", "failed", "fn", "leaf", "param", "acc", "acc_param", "input", "intermediate",
                "scalar", "none", "saved", "kept", "freed", "alias", "collapsed", "more")
 
 
@@ -1288,6 +1288,12 @@ def _with_source(builder):
         objs = _flatten_roots(roots) + ([trace] if trace is not None else [])
         with _sources.using(_sources.source_for(objs, builder.__name__)) as src:
             m = builder(*roots, trace=trace, **kw)
+            tr = trace if trace is not None else next((o for o in objs if _is_trace(o)), None)
+            if builder.__name__ == "forward_graph" and tr is not None and getattr(tr, "failed", None):
+                from .failed import add_failed
+                fr = kw.get("frame")
+                add_failed(m, tr, kw.get("names"), kw.get("model"),
+                           fr if fr is not None else (user_frame(2) if kw.get("auto_names", True) else None))
         m.source = src
         return m
     return build

@@ -301,4 +301,7 @@ STRINGS.update({
     "stepper.narr.shape": {"en": "a grad of shape {shape}", "zh": "形状为{shape}的梯度"},
     "stepper.narr.none": {"en": "None", "zh": "None"},
     "label.failed": {"en": "failed", "zh": "失败"},
+    "label.failed_inputs": {"en": "inputs: {s}", "zh": "输入：{s}"},
+    "legend.failed": {"en": "operation that raised an error", "zh": "出错的操作"},
+    "note.failed": {"en": "{op} raised {error}: the graph stops there.", "zh": "{op}抛出{error}：计算图到此为止。"},
 })

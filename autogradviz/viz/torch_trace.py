@@ -28,7 +28,7 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
                    "size", "dim", "numel", "item", "tolist", "numpy", "data_ptr", "__len__", "__bool__",
                    "__iter__", "__hash__", "__index__", "__reduce_ex__", "__deepcopy__",
                    "_is_view", "is_floating_point", "is_complex", "stride", "storage_offset", "element_size",
-                   "type", "get_device", "has_names", "is_contiguous", "__array__", "cpu", "to", "detach_"))
+                   "get_device", "has_names", "is_contiguous", "__array__", "detach_"))
 _BACKWARD = frozenset(("backward",))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
                      "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__"))
@@ -38,6 +38,8 @@ _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub_
                  "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
                  "matmul": "Mm", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
                  "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
+_NOGRAD_NAMES.update(dict.fromkeys(("long", "int", "float", "double", "half", "bfloat16", "bool", "to", "type",
+                                    "cpu", "short", "byte", "char"), "ToCopy"))
 
 
 def _torch():
@@ -88,6 +90,8 @@ class FailedOp:
     @property
     def op(self):
         n = self.name
+        if n.endswith("Backward") and not n[-len("Backward") - 1:-len("Backward")].isdigit():
+            return n[:-len("Backward")]     # a custom Function keeps its class name, as in the forward graph
         for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
             if n.endswith(suffix):
                 n = n[: -len(suffix)]
@@ -119,6 +123,12 @@ def _make_mode_class():
                 mode._depth += 1
                 try:
                     out = orig(cls, *args, **kwargs)
+                except Exception as e:
+                    if mode._depth == 1:
+                        mode.rec.failed.append(FailedOp(len(mode.rec._oplog), cls.__name__ + "Backward",
+                                                        tuple(a if isinstance(a, torch.Tensor) else None
+                                                              for a in args), str(e), type(e).__name__))
+                    raise
                 finally:
                     mode._depth -= 1
                 if mode._depth == 0:
@@ -163,8 +173,8 @@ def _make_mode_class():
                 raise
             outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
                 if isinstance(out, (tuple, list)) else []
-            if not outs:
-                return out
+            if not outs or any(o is t for o in outs for t in tensors):
+                return out     # no new tensor (x.cpu() on the CPU, an in-place op returning its input)
             node = outs[0].grad_fn
             if node is not None and not any(node is t.grad_fn for t in tensors):
                 name = node.name()

@@ -263,6 +263,12 @@ class Recorder:
 
     def __exit__(self, *exc):
         self.stop()
+        if exc[1] is not None and self._forward:
+            # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
+            from .failed import failed_from_traceback
+            f = failed_from_traceback(self, exc[1], exc[2])
+            if f is not None and not any(x.error == f.error for x in self.failed):
+                self.failed.append(f)
         return False
 
     # -- forward ---------------------------------------------------------------------------------------------
