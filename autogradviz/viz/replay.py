@@ -19,6 +19,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.function import BackwardCFunction
 from ..autograd.graph import AccumulateGrad, RELEASED, accumulator
+from ..autograd.node import op_facts
 from . import i18n as _i18n
 from . import narrate as _narr
 from .graph import _none_input
@@ -308,19 +309,23 @@ class GraphFacts:
 
 
 def _input_from_saved(ni, k):
-    """The name of input ``k`` of a node when it needs no grad (no edge): from what the node saved."""
-    if ni.name in ("MulBackward0", "DivBackward0", "MaximumBackward0", "MinimumBackward0", "PowBackward1"):
-        key = ("self", "other")[k] if ni.name != "PowBackward1" else ("self", "exponent")[k]
-        v = ni.saved.get(key)
-        if v is not None and v[0]:
-            return v[0]
-        if k == 1 and ni.info is not None and len(ni.info) > 2 and ni.info[2] is not None:
-            return _narr.fmt_num(ni.info[2])
+    """The name of input ``k`` of a node when it needs no grad (no edge): the op's facts name its inputs (MulBackward0:
+    ``self``, ``other``); the tensor saved under that name, or the number the node keeps (``x * 3``: ``other`` = 3)."""
+    facts = op_facts(ni.name)
+    if facts is None or k >= len(facts.grads) or ni.kind != "op":
         return None
-    if ni.name == "AddmmBackward0":
-        v = ni.saved.get(("bias", "mat1", "mat2")[k]) if k else None
-        return v[0] if v is not None else None
-    return None
+    key = list(facts.grads)[k]
+    v = ni.saved.get(key)
+    if v is not None:
+        return v[0] or None
+    try:
+        kept = getattr(ni.node, "_saved_" + key)
+    except Exception:
+        return None
+    kept = getattr(kept, "_data", kept)
+    if kept is None or isinstance(kept, (bool, np.bool_, str, tuple, list)) or np.ndim(kept) != 0:
+        return None
+    return _narr.fmt_num(float(kept))
 
 
 # =============================================================================================================
