@@ -11,23 +11,12 @@ import autogradviz as agv
 from autogradviz import nn
 from autogradviz.autograd import Function
 from autogradviz.viz import BackwardStepper, ForwardStepper, set_lang, get_lang
+from conftest import build_lesson_graph
 
 
 # -- the seeds' example -------------------------------------------------------------------------------------------
 def seed_graph(lib, retain=False):
-    input = lib.ones([2, 2], requires_grad=False)
-    w1 = lib.tensor(2.0, requires_grad=True)
-    w2 = lib.tensor(3.0, requires_grad=True)
-    w3 = lib.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    if retain:
-        for t in (l1, l2, l3, l4):
-            t.retain_grad()
-    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+    return build_lesson_graph(lib, retain=bool(retain))  # the lessons' example graph, from conftest.py
 
 
 def seed_stepper(retain=False, **kw):
