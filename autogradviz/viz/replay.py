@@ -7,7 +7,8 @@
 Node ids are the graph model's (``viz/graph.py``: ``n0``, ``n1``, ... in the order of its walk), so a frame's
 ``node_id`` is the id the drawing uses for that node.
 
-What every frame shows is computed in one pass over the engine's steps. What grows frame by frame (the grads kept,
+What every frame shows is computed in one pass over the engine's steps, from what the engine recorded: the grads in
+and out, the buffers' totals as they fill (``pending`` events), autograd.grad's captures, freed saved tensors. What grows frame by frame (the grads kept,
 the buffers freed, the nodes done, each tensor's status) is stored once, as a timeline shared by all frames, and a
 frame reads its own state from it when asked: a frame keeps only what happened at its own step, and each grad or
 value is one shared array, never a copy per frame. So building the frames is linear in the number of nodes.
@@ -514,9 +515,9 @@ class Replay:
         self.facts = facts
 
 
-def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, capture_map=None):
+def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph):
     """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
-    step by step. ``capture_map``: {id(node): [(output_nr, k)]} of the ``inputs=`` of an autograd.grad call."""
+    step by step: the buffers' totals and autograd.grad's captures are the engine's own events."""
     lang = _i18n._check(lang)
     steps = run.steps
     by_obj = facts.by_obj
@@ -543,7 +544,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         else:
             tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
 
-    buffers = {}             # (node id, nr) -> summed grad so far
+    buffers = {}             # (node id, nr) -> the engine's pending total so far
     by_name = {ti.name: ti for ti in facts.tensors}
 
     def set_pending(tgt, nr):
@@ -551,26 +552,25 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         if name in by_name and not (tgt.kind == "acc" and tl.status_now(name, ("",))[0] == "kept"):
             tl.set_status(name, ("pending", buffers.get((tgt.id, nr))))
 
-    # start frame: the root grads sit in the roots' buffers
+    # start frame: the root grads sit in the roots' buffers (the engine's pending events say how much)
     f0 = Frame(0, tl)
     root_names = []
-    for t, g in zip(facts.roots, run.root_grads):
+    for t in facts.roots:
         ti = facts.by_tensor.get(id(t))
-        nm = ti.name if ti is not None else facts.names.label(t)
-        root_names.append(nm)
-        ni = facts.of(t.grad_fn) if t.grad_fn is not None else facts.of(accumulator(t))
-        nr = t._output_nr if t.grad_fn is not None else 0
-        if ni is not None and g is not None:
-            key = (ni.id, nr)
-            buffers[key] = g if key not in buffers else buffers[key] + g
-            tl.wait(ni.id, False)
-            if nm in by_name and tl.status_now(nm)[0] != "kept":
-                tl.set_status(nm, ("pending", buffers[key]))
+        root_names.append(ti.name if ti is not None else facts.names.label(t))
+    for node, nr, total in run.root_pending:
+        ni = facts.of(node)
+        if ni is None:
+            continue
+        buffers[(ni.id, nr)] = total
+        tl.wait(ni.id, False)
+        nm = facts.out_name(ni, nr)
+        if nm in by_name and tl.status_now(nm)[0] != "kept":
+            tl.set_status(nm, ("pending", total))
     f0.text = _narr.start_text(root_names, [g for g in run.root_grads if g is not None], explicit_gradient,
                                mode_grad, lang, retain_graph)
     frames = [f0]
     tl.close_frame()
-    capture_map = capture_map or {}
 
     for st, ni in zip(steps, step_nodes):
         fr = Frame(len(frames), tl)
@@ -586,8 +586,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         tl.ran(ni.id)
 
         captured = []
-        for nr, k in capture_map.get(id(st.node), ()):
-            g = st.grads_in[nr] if nr < len(st.grads_in) else None
+        for _k, nr, g in st.captured:
             name = facts.out_name(ni, nr)
             captured.append((name, g))
             if name in by_name:
@@ -653,7 +652,11 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 tl.saved_freed.append(ni.id)
         fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
 
-        # grads sent along the edges land in the next nodes' buffers
+        # grads sent along the edges land in the next nodes' buffers: the engine reports each buffer's new total
+        for node, nr, total in st.pending:
+            tgt = facts.of(node)
+            if tgt is not None:
+                buffers[(tgt.id, nr)] = total
         for k, (tgt, nr) in enumerate(ni.edges):
             g = st.grads_out[k] if k < len(st.grads_out) else None
             if tgt is None or not tgt.ran:
@@ -661,9 +664,6 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 continue
             fr.edges_out.append((ni.id, k, g is not None))
             tl.wait(tgt.id, True)
-            if g is not None:
-                key = (tgt.id, nr)
-                buffers[key] = g if key not in buffers else buffers[key] + g
             set_pending(tgt, nr)
 
         tl.done.append(ni.id)
