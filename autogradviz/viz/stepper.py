@@ -47,6 +47,7 @@ from . import i18n as _i18n
 from . import layout as _layout
 from .names import Names, user_frame, _pairs as _name_pairs
 from .replay import Frame, GraphFacts, _copy, backward_replay, forward_replay
+from .sources import source_for
 from .stepper_html import BackwardView, ForwardView, annotate_svg, esc, header_html, nav_html, t
 from .trace import Recorder
 
@@ -521,13 +522,14 @@ class ForwardStepper(_StepperBase):
         frame = user_frame(1)
         nm = Names(names=pairs, frame=frame)
         # tensors in first-seen order
+        src = source_for()
         tensors = []
         seen = set()
         for op in tr.ops:
             for tt in list(op.inputs) + [op.output]:
                 if tt is not None and id(tt) not in seen:
                     seen.add(id(tt))
-                    tensors.append((nm.label(tt), tt, _copy(tt), bool(tt._requires_grad), tt.grad_fn))
+                    tensors.append((nm.label(tt), tt, _copy(tt), bool(src.requires_grad(tt)), src.grad_fn(tt)))
         graph_model = None
         try:
             from .graph import forward_graph
