@@ -17,7 +17,6 @@ back to the input's shape and the sentence adds that step.
 """
 import ast
 import functools
-import sys
 
 import numpy as np
 
@@ -118,9 +117,8 @@ def _keeps(ns):
     node = getattr(ns, "node", None)
     keeps = getattr(type(node), "_keeps", None) if node is not None else None
     if not keeps:
-        if node is not None and "torch" in sys.modules:   # a real torch node says it itself (viz/torch_replay.py)
-            from .torch_replay import node_numbers
-            return node_numbers(node)
+        if isinstance(ns.info, dict):      # a real torch node's numbers, read before backward (viz/torch_replay.py)
+            return ns.info
         return {}
     shim = _Info(ns.info)
     out = {}

@@ -49,6 +49,9 @@ def run_backward(roots, grads, retain_graph, inputs, facts):
     for r in roots:
         check_supported(r, "BackwardStepper")
     retained = [ti.tensor for ti in facts.tensors if ti.kind == "nonleaf"]
+    for ni in facts.nodes:   # the numbers the narration's formulas use, read before backward frees them
+        if ni.kind != "acc":
+            ni.info = node_numbers(ni.node)
     if inputs is None:
         def fn():
             return torch.autograd.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
