@@ -194,6 +194,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile-recorder", action="store_true")
     ap.add_argument("--new-process", action="store_true", help="only the import and first-drawing rows")
+    ap.add_argument("--torch", action="store_true", help="also the real-PyTorch rows (bench_viz_torch.py)")
     args = ap.parse_args()
     repeat = 3 if args.quick else 5
     svg_limit = 1000 if args.quick else 5000
@@ -205,6 +206,10 @@ def main():
     bench_recorder(7 if args.quick else 15)
     if args.profile_recorder:
         profile_recorder()
+    if args.torch:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import bench_viz_torch
+        bench_viz_torch.main(["--quick"] if args.quick else [])
 
 
 if __name__ == "__main__":

@@ -218,6 +218,17 @@ def _arr(g):
     return np.array(tensor_array(_torch(), g), copy=True)
 
 
+def _arr_ref(g):
+    """The numpy view of a grad PyTorch handed a hook (it is not changed afterwards: the log holds it, so autograd
+    never adds into it in place)."""
+    if g is None:
+        return None
+    try:
+        return g.detach().numpy()
+    except (TypeError, RuntimeError):
+        return tensor_array(_torch(), g)
+
+
 def _reachable(roots):
     nodes = []
     seen = set()
@@ -234,16 +245,21 @@ def _reachable(roots):
     return nodes
 
 
+_SAVED_ATTRS = {}
+
+
 def _has_saved_freed(node):
-    for a in dir(node):
-        if a.startswith("_saved_"):
-            try:
-                getattr(node, a)
-            except RuntimeError:
-                return True
-    if node.name() != ACC_NAME and isinstance(node, _torch().autograd.function.BackwardCFunction):
+    """Reading one of the node's saved tensors raises once backward freed them (the attribute names are listed once
+    per node class)."""
+    T = type(node)
+    attrs = _SAVED_ATTRS.get(T)
+    if attrs is None:
+        attrs = _SAVED_ATTRS[T] = tuple(a for a in dir(node) if a.startswith("_saved_"))
+        if isinstance(node, _torch().autograd.function.BackwardCFunction):
+            attrs += ("saved_tensors",)
+    for a in attrs:
         try:
-            node.saved_tensors
+            getattr(node, a)
         except RuntimeError:
             return True
     return False
@@ -279,53 +295,36 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
     run = TorchBackwardRun(index, roots, root_grads, bool(retain_graph), False, inputs,
                            accumulate_grad=inputs is None)
     steps = run._steps
-    waiting = {"retained": []}
+    log = []              # the hooks' reports as they came: a bare append each (converted after the pass)
+    append = log.append
     handles = []
-    leaves = []
 
     def pre(node):
         def prehook(grad_outputs):
-            st = _new(Step)
-            st.index = len(steps)
-            st.node = node
-            st.grads_in = [_arr(g) for g in grad_outputs]
-            if waiting["retained"]:
-                st.retained = waiting["retained"]
-                waiting["retained"] = []
-            steps.append(st)
+            append((0, node, grad_outputs))
         return prehook
 
     def post(node):
         def hook(grad_inputs, grad_outputs):
-            for st in reversed(steps):
-                if st.node is node:
-                    st.grads_out = [_arr(g) for g in grad_inputs]
-                    break
+            append((1, node, grad_inputs))
         return hook
 
     def acc_hook(leaf):
-        def hook(t):
-            for st in reversed(steps):
-                if st.node.name() == ACC_NAME and st.node.variable is leaf:
-                    added = st.grads_in[0] if st.grads_in else None
-                    after = _arr(t.grad)
-                    st.accumulated = list(st.accumulated) + [(leaf, added, after)]
-                    break
+        def hook(t):   # .grad is copied: a later pass may add to it in place
+            append((2, leaf, t.grad.detach().clone() if t.grad is not None else None))
         return hook
 
     def ret_hook(t):
         def hook(g):
-            waiting["retained"].append((t, _arr(g)))
+            append((3, t, g))
         return hook
 
     try:
         for n in nodes:
             handles.append(n.register_prehook(pre(n)))
             if n.name() == ACC_NAME:
-                leaf = n.variable
-                leaves.append(leaf)
                 if inputs is None:
-                    handles.append(leaf.register_post_accumulate_grad_hook(acc_hook(leaf)))
+                    handles.append(n.variable.register_post_accumulate_grad_hook(acc_hook(n.variable)))
             else:
                 handles.append(n.register_hook(post(n)))
         for t in leaf_roots:
@@ -340,6 +339,32 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
     finally:
         for h in handles:
             h.remove()
+    # the steps, from the log: a node's grads in (pre-hook), out (hook); a leaf's .grad after it accumulated;
+    # retained grads (tensor hooks run before the node they feed begins)
+    waiting = []
+    open_steps = {}
+    for kind, obj, val in log:
+        if kind == 0:
+            st = _new(Step)
+            st.index = len(steps)
+            st.node = obj
+            st.grads_in = [_arr_ref(g) for g in val]
+            if waiting:
+                st.retained, waiting = waiting, []
+            steps.append(st)
+            open_steps[obj] = st
+        elif kind == 1:
+            st = open_steps.get(obj)
+            if st is not None:
+                st.grads_out = [_arr_ref(g) for g in val]
+        elif kind == 2:
+            for st in reversed(steps):
+                if st.node.name() == ACC_NAME and st.node.variable is obj:
+                    added = st.grads_in[0] if st.grads_in else None
+                    st.accumulated = list(st.accumulated) + [(obj, added, _arr_ref(val))]
+                    break
+        else:
+            waiting.append((obj, _arr_ref(val)))
     # PyTorch frees a node's saved tensors right after its function ran (after its hooks): read it from each node
     # that ran, once the pass is over (reading a freed one raises)
     if not retain_graph:
