@@ -347,3 +347,83 @@ def test_failed_op_markup_escaped_in_svg(lib):
     svg = render(viz.draw_forward(tr, lang="en").source, "svg", renderer="wasm").decode("utf-8")
     assert "<script" not in svg and "<b>" not in svg
     assert "&lt;script&gt;" in svg and "&lt;b&gt;bold&lt;/b&gt;" in svg
+
+
+# -- real models ---------------------------------------------------------------------------------------------------
+def test_transformer_layer_to_svg_fast_with_clusters():
+    import time
+    from autogradviz.viz.render import render
+    torch.manual_seed(0)
+    layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dropout=0.0, batch_first=True)
+    loss = layer(torch.randn(2, 5, 32)).sum()
+    t0 = time.perf_counter()
+    src = viz.draw_backward(loss, model=layer).source
+    svg = render(src, "svg", renderer="wasm")
+    assert time.perf_counter() - t0 < 3.0
+    assert svg.startswith(b"<?xml") or b"<svg" in svg[:400]
+    for label in ("self_attn (MultiheadAttention)", "linear1 (Linear)", "linear2 (Linear)", "norm1 (LayerNorm)"):
+        assert f'label="{label}"' in src
+
+
+def test_resnet_block_clusters_and_saved_shapes():
+    class Block(torch.nn.Module):
+        def __init__(self, c):
+            super().__init__()
+            self.conv1 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = torch.nn.BatchNorm2d(c)
+            self.conv2 = torch.nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = torch.nn.BatchNorm2d(c)
+            self.relu = torch.nn.ReLU()
+
+        def forward(self, x):
+            out = self.relu(self.bn1(self.conv1(x)))
+            out = self.bn2(self.conv2(out))
+            return self.relu(out + x)
+    torch.manual_seed(0)
+    blk = Block(4)
+    x = torch.randn(1, 4, 6, 6)
+    y = blk(x).sum()
+    m = viz.backward_graph(y, model=blk)
+    assert m.cluster_kinds == {"conv1": "Conv2d", "bn1": "BatchNorm2d", "conv2": "Conv2d", "bn2": "BatchNorm2d"} \
+        or set(m.cluster_kinds.items()) == {("conv2", "Conv2d"), ("bn2", "BatchNorm2d"), ("conv1", "Conv2d"),
+                                            ("bn1", "BatchNorm2d")}
+    conv = [v for v in m.nodes if v.title == "ConvolutionBackward0"]
+    assert len(conv) == 2
+    # saved tensors: shapes always, values only when small (a 1x4x6x6 input is not)
+    for v in conv:
+        shapes = {slot: shape for slot, _, shape, _ in v.saved}
+        assert shapes["weight"] == (4, 4, 3, 3)
+        assert all(val is None for *_, val in v.saved)
+    src = viz.draw_backward(y, model=blk).source
+    assert 'label="conv1 (Conv2d)"' in src and 'label="bn2 (BatchNorm2d)"' in src
+
+
+def test_max_nodes_and_collapse_on_real_graph():
+    torch.manual_seed(0)
+    a = torch.rand(3, requires_grad=True)
+    y = a
+    for _ in range(60):
+        y = y.tanh()
+    m = viz.backward_graph(y.sum(), max_nodes=30)
+    assert len(m.nodes) <= 31 and any(v.kind in ("more", "collapsed") for v in m.nodes)
+    m = viz.backward_graph(y.sum(), collapse=5)
+    assert any(v.kind == "collapsed" for v in m.nodes)
+
+
+def test_stepper_steps_a_real_module():
+    """A small real nn.Module: one frame per node PyTorch ran, grads equal to a plain backward; a node with no
+    autogradviz op facts (ConvolutionBackward0) still steps, narrated with the node and its grads' shapes."""
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.ReLU(), torch.nn.Flatten(), torch.nn.Linear(18, 1))
+    x = torch.randn(1, 1, 5, 5)
+    st = viz.BackwardStepper(net(x).sum(), names={"net": net}, lang="en")
+    conv = [f for f in st.frames if f.node == "ConvolutionBackward0"]
+    assert len(conv) == 1 and "ConvolutionBackward0" in conv[0].text and "(2×1×3×3)" in conv[0].text
+    assert "chain rule" not in conv[0].text          # no local derivative is known: none is claimed
+    grads = {n: p.grad.clone() for n, p in net.named_parameters()}
+    net.zero_grad()
+    net(x).sum().backward()
+    for n, p in net.named_parameters():
+        assert torch.equal(p.grad, grads[n])
+    zh = viz.BackwardStepper(net(x).sum(), names={"net": net}, lang="zh")
+    assert any("ConvolutionBackward0" in f.text for f in zh.frames)

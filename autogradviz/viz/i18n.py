@@ -295,11 +295,6 @@ STRINGS.update({
     "error.torch_mixed": {"en": "{what}: a drawing takes tensors of one library, not autogradviz and torch tensors "
                                 "together",
                           "zh": "{what}：一张图只能画同一个库的张量，不能把autogradviz张量和torch张量混在一起"},
-    "stepper.narr.generic": {
-        "en": "{node} runs: it receives {grads_in} and sends {grads_out} along its next_functions.",
-        "zh": "{node}运行：它收到{grads_in}，沿next_functions发出{grads_out}。"},
-    "stepper.narr.shape": {"en": "a grad of shape {shape}", "zh": "形状为{shape}的梯度"},
-    "stepper.narr.none": {"en": "None", "zh": "None"},
     "label.failed": {"en": "failed", "zh": "失败"},
     "label.failed_inputs": {"en": "inputs: {s}", "zh": "输入：{s}"},
     "legend.failed": {"en": "operation that raised an error", "zh": "出错的操作"},

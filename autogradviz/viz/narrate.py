@@ -356,6 +356,7 @@ def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=
 
     eqs = []
     sent_any = False
+    chained = False      # a local derivative was shown (a "×" in a shape such as 2×3 is not one)
     for k, go in enumerate(grads_out):
         if go is None:
             continue
@@ -370,6 +371,7 @@ def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=
         if eq is None:
             eqs.append(_t("stepper.narr.sends", lang, g=fmt_value(go, lang=lang), t=tname))
         else:
+            chained = True
             eqs.append(f"{eq} → {tname}")
     items = _t("stepper.narr.sep", lang).join(eqs)
     if skipped:
@@ -378,7 +380,7 @@ def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=
         tail = _t("stepper.narr.nothing_sent", lang)
     elif ns.kind == "custom":
         tail = _t("stepper.narr.custom", lang, items=items)
-    elif any("×" in e for e in eqs):
+    elif chained:
         tail = _t("stepper.narr.chain", lang, items=items)
     else:
         tail = _t("stepper.narr.passes", lang, items=items)
