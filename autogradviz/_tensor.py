@@ -57,6 +57,37 @@ class Size(tuple):
         return (_make_size, (tuple(self),))
 
 
+class _GradState:
+    """Grad mode and inference mode: ``autograd.grad_mode.STATE`` (kept here so that ``_wrap`` can read it)."""
+    __slots__ = ("enabled", "inference", "grad_flag", "inference_seen")
+
+
+GRAD_STATE = _GradState()
+GRAD_STATE.enabled = True           # ops record a graph (False under no_grad and inference_mode)
+GRAD_STATE.inference = False        # inside inference_mode(True)
+GRAD_STATE.grad_flag = True         # what is_grad_enabled() reports inside inference_mode
+GRAD_STATE.inference_seen = False   # an inference tensor may exist: ops check what they save
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor (one made under inference_mode): its type marks the tensor.
+    Outside inference mode an in-place write fails when it bumps the version, after the data changed (PyTorch
+    checks at the same moment)."""
+    __slots__ = ()
+
+    def __setitem__(self, i, v):
+        if not GRAD_STATE.inference:
+            raise RuntimeError(INFERENCE_INPLACE_MSG)
+
+
+INFERENCE_INPLACE_MSG = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+INFERENCE_VERSION_MSG = "Inference tensors do not track version counter."
+
+
 def _make_size(t):
     return Size(t)
 
@@ -72,7 +103,7 @@ def _wrap(data, requires_grad=False, grad_fn=None):
     t._grad = None
     t._output_nr = 0
     t._retains_grad = False
-    t._vc = [0]
+    t._vc = [0] if not GRAD_STATE.inference else InferenceVersion((0,))
     t._base = None
     t._hooks = None
     t._acc = None
@@ -174,7 +205,12 @@ class Tensor:
 
     @property
     def _version(self):
+        if type(self._vc) is InferenceVersion:
+            raise RuntimeError(INFERENCE_VERSION_MSG)
         return self._vc[0]
+
+    def is_inference(self):
+        return type(self._vc) is InferenceVersion
 
     @property
     def output_nr(self):

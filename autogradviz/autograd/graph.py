@@ -197,6 +197,14 @@ NO_GRAD_VIEW = _no_accumulator
 ``requires_grad=True``, but nothing accumulates into it: ops that use it get a None edge for it."""
 
 
+def _no_accumulator_inference():
+    return None
+
+
+INFERENCE_VIEW = _no_accumulator_inference
+"""As ``NO_GRAD_VIEW``, for a view made under inference_mode (only the in-place error's words differ)."""
+
+
 def accumulator(t):
     """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch.
     None for a view made under no_grad (``NO_GRAD_VIEW``)."""
@@ -205,7 +213,7 @@ def accumulator(t):
         node = ref()
         if node is not None:
             return node
-        if ref is NO_GRAD_VIEW:
+        if ref is NO_GRAD_VIEW or ref is INFERENCE_VIEW:
             return None
     node = AccumulateGrad.__new__(AccumulateGrad)
     node.next_functions = ()

@@ -3,9 +3,9 @@ from weakref import ref as _weakref
 
 import numpy as np
 
-from .._tensor import Tensor, _new
+from .._tensor import InferenceVersion, Tensor, _new
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import NO_GRAD_VIEW, Node, accumulator, _next_seq
+from ..autograd.graph import INFERENCE_VIEW, NO_GRAD_VIEW, Node, accumulator, _next_seq
 
 ndarray = np.ndarray
 
@@ -87,6 +87,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                     edges = tuple(edges)
                     break
         if edges is not None:
+            if saved and _GM.inference_seen:
+                check_saved(saved)
             node = _new(cls)
             node._seq = _next_seq()
             node._x = None
@@ -101,6 +103,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
+    if _GM.inference:
+        out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
     return out
@@ -131,6 +135,8 @@ def make2(data, cls, a, b, saved=(), info=None):
             node.next_functions = (e, e1)
             if saved:
                 s, s1 = saved
+                if _GM.inference_seen:
+                    check_saved(saved)
                 node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
                                _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
             else:
@@ -142,9 +148,24 @@ def make2(data, cls, a, b, saved=(), info=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
+    if _GM.inference:
+        out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
     return out
+
+
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def check_saved(saved):
+    """An op about to record a node: none of the tensors it saves may be an inference tensor (as PyTorch)."""
+    for s in saved:
+        if s is not None and s is not OUT and type(s._vc) is InferenceVersion:
+            raise RuntimeError(INFERENCE_SAVE_MSG)
 
 
 _NONE_EDGE = (None, 0)
@@ -167,7 +188,7 @@ def view_of(base, data, cls, info=None, op=None):
             vc[1:] = [r for r in vc[1:] if r() is not None]
     elif base._requires_grad:
         out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
-        out._acc = NO_GRAD_VIEW
+        out._acc = NO_GRAD_VIEW if not _GM.inference else INFERENCE_VIEW
     return out
 
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import NO_GRAD_VIEW
+from ..autograd.graph import INFERENCE_VIEW, NO_GRAD_VIEW
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_INPLACE_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -18,9 +18,18 @@ NO_GRAD_VIEW_INPLACE_MSG = (
     "you want the inplace to be tracked).")
 
 
+INFERENCE_VIEW_INPLACE_MSG = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the inference_mode block (if you don't want the inplace to be tracked) or both "
+    "outside (if you want the inplace to be tracked).")
+
+
 def check_inplace(a):
     if _GM.enabled and a._acc is NO_GRAD_VIEW:
         raise RuntimeError(NO_GRAD_VIEW_INPLACE_MSG)
+    if _GM.enabled and a._acc is INFERENCE_VIEW:
+        raise RuntimeError(INFERENCE_VIEW_INPLACE_MSG)
     if _GM.enabled and a._requires_grad:
         if a.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MSG)
