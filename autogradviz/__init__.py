@@ -91,6 +91,10 @@ def clamp_(t, min=None, max=None):
 
 
 from . import nn, optim  # noqa: E402
+from . import utils  # noqa: E402
+from ._creation import normal  # noqa: E402
+from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402
+                        IntTensor, LongTensor, ShortTensor)
 from .autograd.grad_mode import no_grad as _ng  # noqa: E402,F401
 
 __version__ = "0.1.0"

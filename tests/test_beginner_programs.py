@@ -75,11 +75,7 @@ PROGRAMS = []
 
 # programs that still print something else than PyTorch (strict xfail: each must start failing when fixed)
 DIFFERS = {
-    "d2l_control_flow", "linreg_synthetic", "linreg_data_iter", "linreg_init_params", "linreg_model_and_loss",
-    "linreg_train_loop", "linreg_concise", "linreg_dataloader", "softmax_from_scratch", "softmax_pick_labels",
-    "softmax_accuracy", "softmax_accumulator", "softmax_train_scratch", "softmax_concise",
-    "mech_post_accumulate_hook", "mech_multi_backward", "micrograd_neuron_tanh", "micrograd_neuron_scalar_chain",
-    "micrograd_mlp_float64", "mistake_dtype_mismatch_matmul", "mistake_item_on_vector", "mistake_copy_construct",
+    "mech_post_accumulate_hook", "micrograd_neuron_tanh", "micrograd_neuron_scalar_chain", "micrograd_mlp_float64",
     "functional_jacobian", "functional_hessian", "functional_vjp_jvp", "functional_hvp_vhp",
     "functional_create_graph", "functional_strict",
 }

@@ -57,6 +57,11 @@ class SqueezeBackward4(_sh.ViewBackward0):
     __slots__ = ()
 
 
+def _cppname(t):
+    from .._tensor import _CPP_NAMES
+    return _CPP_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+
+
 def linear(input, weight, bias=None):
     """``y = x W^T + b``, with the nodes PyTorch records (``AddmmBackward0`` for 2-D input with a bias)."""
     nd = input._data.ndim
@@ -64,6 +69,9 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
                            f"{weight._data.ndim}D")
     if input._data.dtype != weight._data.dtype:
+        if bias is None:  # PyTorch's matmul path, not addmm
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_cppname(input)} != "
+                               f"{_cppname(weight)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtname(input)} and {_dtname(weight)}")
     in_f = input._data.shape[-1]
     wt = weight.t()

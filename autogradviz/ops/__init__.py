@@ -113,8 +113,11 @@ Tensor.__hash__ = lambda self: id(self)
 
 
 def _new_tensor(a, data, dtype=None, requires_grad=False):
-    from .._creation import tensor
-    return tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad)
+    from .._creation import COPY_CONSTRUCT_WARNING, _tensor
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn(COPY_CONSTRUCT_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2)
+    return _tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
@@ -130,7 +133,23 @@ def _new_ones(a, *size, dtype=None, requires_grad=False):
 Tensor.new_tensor = _new_tensor
 Tensor.new_zeros = _new_zeros
 Tensor.new_ones = _new_ones
-Tensor.type = lambda a, dtype=None: ({"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor",
-                                       "int64": "torch.LongTensor", "int32": "torch.IntTensor",
-                                       "bool": "torch.BoolTensor", "float16": "torch.HalfTensor",
-                                       "uint8": "torch.ByteTensor"}.get(a.dtype.name) if dtype is None else to(a, dtype))
+def _type(a, dtype=None, non_blocking=False, **kwargs):
+    """``t.type()`` names the legacy type; ``t.type(dtype)``, ``t.type(torch.LongTensor)`` and
+    ``t.type('torch.LongTensor')`` convert."""
+    if dtype is None:
+        return _LEGACY_NAMES.get(a.dtype.name)
+    if isinstance(dtype, str):
+        names = {v: k for k, v in _LEGACY_NAMES.items()}
+        if dtype not in names:
+            raise ValueError(f"invalid type: '{dtype}'")
+        from .. import _dtype as _dt
+        dtype = getattr(_dt, {"bool": "bool_"}.get(names[dtype], names[dtype]))
+    elif isinstance(getattr(dtype, "_dtype", None), type(a.dtype)):
+        dtype = dtype._dtype
+    return to(a, dtype)
+
+
+_LEGACY_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
+                 "int32": "torch.IntTensor", "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
+                 "bool": "torch.BoolTensor", "float16": "torch.HalfTensor", "uint8": "torch.ByteTensor"}
+Tensor.type = _type

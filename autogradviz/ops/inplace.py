@@ -33,12 +33,20 @@ def check_inplace(a):
     if _GM.enabled and a._requires_grad:
         if a.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MSG)
+        if a._base is not None and getattr(a.grad_fn, "_multi_view", False):
+            raise RuntimeError(f"Output {a._output_nr} of {type(a.grad_fn).__name__[:-9]} is a view and is being "
+                               "modified inplace. This view is the output of a function that returns multiple "
+                               "views. Such functions do not allow the output views to be modified inplace. You "
+                               "should replace the inplace operation by an out-of-place one.")
         b = a._base
         if b is not None:
             while b._base is not None:
                 b = b._base
             if b.grad_fn is None and b._requires_grad:
                 raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
+    if not a._data.flags.writeable:  # an expanded tensor (numpy's broadcast view is read-only)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
 
 
 def _cast_check(a, r):

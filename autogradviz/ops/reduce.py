@@ -253,14 +253,18 @@ def minimum(a, b):
     return make(np.minimum(a._data, b._data), MinimumBackward0, (a, b), (a, b), False)
 
 
-def argmax(a, dim=None, keepdim=False):
+def argmax(a, dim=None, keepdim=False, *, axis=None):
+    if axis is not None:
+        dim = axis
     d = a._data
     if dim is None:
         return _wrap(np.asarray(np.argmax(d), dtype=np.int64))
     return _wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
-def argmin(a, dim=None, keepdim=False):
+def argmin(a, dim=None, keepdim=False, *, axis=None):
+    if axis is not None:
+        dim = axis
     d = a._data
     if dim is None:
         return _wrap(np.asarray(np.argmin(d), dtype=np.int64))

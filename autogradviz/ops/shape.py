@@ -333,7 +333,7 @@ def _norm_index(a, key):
             k = k._data
             if k.ndim == 0 and k.dtype.kind in "iu":
                 k = int(k)
-        elif isinstance(k, list):
+        elif isinstance(k, (list, range)):
             k = np.asarray(k)
         out.append(k)
     return tuple(out)

@@ -1,0 +1,131 @@
+"""Errors and warnings in PyTorch's words: copy construction, legacy constructors, in-place writes through views,
+multi-tensor backward and autograd.grad, matmul dtype mismatches, scalar conversion. Each expression runs on both
+libraries; the outcome (repr of the result, or exception type and message) and every warning must be the same.
+"""
+import re
+import warnings
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autogradviz as A  # noqa: E402
+
+ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
+TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
+
+
+def norm_text(s):
+    return TRIGGERED.sub("", ADDR.sub(" at 0xADDR", s))
+
+EXPRESSIONS = [
+    'T.autograd.backward([T.ones(2, requires_grad=True) * 2, T.ones(2, requires_grad=True) * 3], grad_tensors=[T.ones(2)])',
+    'T.autograd.backward([T.ones(2, requires_grad=True) * 2], grad_tensors=[T.ones(2), T.ones(2)])',
+    'T.autograd.backward([T.ones(2, requires_grad=True) * 2], grad_tensors=[None])',
+    'T.autograd.backward([(T.ones(2, requires_grad=True) * 2).sum()], grad_tensors=[None])',
+    'T.autograd.backward([T.ones(2) * 2])',
+    'T.autograd.backward([])',
+    'T.autograd.backward(T.ones(2, requires_grad=True) * 2, T.ones(3))',
+    'T.autograd.backward(T.ones(2, requires_grad=True) * 2, T.ones(2, dtype=T.float64))',
+    'T.autograd.backward(T.ones(2, requires_grad=True) * 2, T.ones(2, dtype=T.int64))',
+    'T.autograd.backward(T.ones(2, requires_grad=True) * 2, T.ones(2, requires_grad=True))',
+    'T.autograd.backward((T.ones(2, requires_grad=True) * 2).sum(), T.tensor(1.0))',
+    'T.autograd.backward((T.ones(2, requires_grad=True) * 2).sum(), 1.0)',
+    'T.autograd.backward([(T.ones(2, requires_grad=True) * 2).sum(), T.ones(1)])',
+    'T.autograd.backward((T.ones(2, requires_grad=True) * 2).sum(), inputs=[])',
+    'T.autograd.backward((T.ones(2, requires_grad=True) * 2).sum(), inputs=[T.ones(2)])',
+    'T.autograd.backward((T.ones(2, requires_grad=True) * 2).sum(), inputs=T.ones(2, requires_grad=True))',
+    'T.autograd.grad([T.ones(2, requires_grad=True) * 2], [T.ones(2, requires_grad=True)], grad_outputs=[T.ones(2), T.ones(2)])',
+    'T.autograd.grad([(T.ones(2, requires_grad=True) * 2).sum()], [])',
+    'T.autograd.grad([(T.ones(2, requires_grad=True) * 2).sum()], [T.ones(2)])',
+    'T.autograd.grad((T.ones(2, requires_grad=True) * 2).sum(), T.ones(2, requires_grad=True))',
+    'T.autograd.grad((T.ones(2, requires_grad=True) * 2), T.ones(2, requires_grad=True))',
+    'T.autograd.grad(T.ones(2) * 2, T.ones(2, requires_grad=True))',
+    '(T.ones(2, requires_grad=True) * 2).backward(T.ones(2), inputs=[])',
+    '(T.ones(2, requires_grad=True) * 2).backward(gradient=T.ones(1))',
+    '(T.ones(2, requires_grad=True) * 2).sum().backward(T.ones(1))',
+    '(T.ones(2, requires_grad=True) * 2).sum().backward(T.ones(()))',
+    '(T.ones(2, requires_grad=True) * 2).sum().backward(2.0)',
+    'T.tensor(T.ones(2))',
+    'T.tensor(T.ones(2, requires_grad=True), requires_grad=True)',
+    'T.tensor([T.ones(()), T.ones(())])',
+    'T.tensor([T.ones(2), T.ones(2)])',
+    'T.tensor(T.ones(2), dtype=T.float64)',
+    'T.as_tensor(T.ones(2), dtype=T.float64)',
+    'T.Tensor(T.ones(2))',
+    'T.Tensor(T.ones(2, requires_grad=True))',
+    'T.Tensor([1, 2]).dtype',
+    'T.FloatTensor([1, 2])',
+    'T.LongTensor([1, 2])',
+    'T.from_numpy(T.ones(2).numpy()).dtype',
+    'T.tensor(3).requires_grad_()',
+    'T.ones(2).new_tensor(T.ones(2))',
+    'T.ones(2).new_tensor([1, 2])',
+    'T.ones(2).clone().detach().requires_grad_(True)',
+    'T.nn.Parameter(T.ones(2))',
+    'T.nn.Parameter(T.ones(2) * 2)',
+    'T.nn.Parameter(T.arange(2))',
+    'T.ones(2, requires_grad=True).numpy()',
+    'float(T.ones(2))',
+    'int(T.ones(2))',
+    'T.ones(2).item()',
+    'T.ones(2, requires_grad=True).tolist()',
+    'T.ones(2, 2) @ T.ones(2, dtype=T.float64)',
+    'T.ones(2, dtype=T.float64) @ T.ones(2, 2)',
+    'T.mv(T.ones(2, 2), T.ones(2, dtype=T.float64))',
+    'T.dot(T.ones(2), T.ones(2, dtype=T.float64))',
+    'T.ones(2, 2, 2) @ T.ones(2, 2, dtype=T.float64)',
+    'T.bmm(T.ones(1, 2, 2), T.ones(1, 2, 2, dtype=T.float64))',
+    'T.mm(T.ones(2, 2), T.ones(2, 2, dtype=T.float64))',
+    'T.ones(2, dtype=T.int64) @ T.ones(2)',
+    'T.nn.functional.linear(T.ones(2, 2), T.ones(2, 2, dtype=T.float64))',
+    'T.nn.Linear(2, 2)(T.ones(2, 2, dtype=T.float64))',
+    'T.nn.Linear(2, 2)(T.ones(2, 2, dtype=T.int64))',
+    'T.FloatTensor(2, 3).shape',
+    'T.DoubleTensor([1, 2])',
+    'isinstance(T.ones(2), T.FloatTensor)',
+    'isinstance(T.ones(2), T.LongTensor)',
+    'T.ones(2).type()',
+    'T.ones(2).type(T.LongTensor)',
+    "T.ones(2).type('torch.DoubleTensor')",
+    'T.ByteTensor([1, 2])',
+    'T.ones(3, requires_grad=True)[:2].mul_(2)',
+    'T.ones(3, requires_grad=True)[0].add_(1)',
+    'T.ones(3, requires_grad=True).view(3).zero_()',
+    'T.ones(3, requires_grad=True).detach()[:2].mul_(2)',
+    '(T.ones(3, requires_grad=True) * 1)[:2].mul_(2).grad_fn.name()',
+    '(T.ones(3, requires_grad=True) * 1).unbind(0)[0].mul_(2)',
+    '(T.ones(4, requires_grad=True) * 1).split(2)[0].mul_(2)',
+    '(T.ones(4, requires_grad=True) * 1).chunk(2)[1].add_(1)',
+    'T.ones(2, 2, requires_grad=True).t().add_(1)',
+    '(T.ones(2, 2, requires_grad=True) * 1).t().add_(1).grad_fn.name()',
+    '(T.ones(3) * 1).expand(2, 3).add_(1)',
+    'T.ones(3).expand(2, 3).add_(1)',
+    'T.ones(1, 3).expand(2, 3).mul_(2)',
+    'T.ones(3).unsqueeze(0).expand(2, 3).sub_(1)',
+    'T.ones(3).add_(T.ones(2, 3))',
+    'T.ones(3, dtype=T.int64).add_(1.5)',
+    'T.ones(3, dtype=T.int64).mul_(T.ones(3))',
+    'T.ones(3, dtype=T.int64).div_(2)',
+    'T.ones(3).exp_().grad_fn',
+    'T.ones(3, requires_grad=True).exp().exp_().grad_fn.name()',
+    'T.ones(3, requires_grad=True).sigmoid().exp_().sum().backward()',
+]
+
+
+def outcome(code, T):
+    out = []
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz(\.|$)")
+        try:
+            out.append("ok " + norm_text(repr(eval(code, {"T": T}))))
+        except Exception as e:  # noqa: BLE001
+            out.append(f"{type(e).__name__}: {norm_text(str(e))}")
+    out += [f"[{x.category.__name__}] {norm_text(str(x.message))}" for x in w]
+    return out
+
+
+@pytest.mark.parametrize("code", EXPRESSIONS)
+def test_same_outcome_as_torch(code):
+    assert outcome(code, A) == outcome(code, torch)
