@@ -88,6 +88,19 @@ INFERENCE_INPLACE_MSG = (
 INFERENCE_VERSION_MSG = "Inference tensors do not track version counter."
 
 
+class TensorHooks(list):
+    """A leaf's hooks: the list holds the gradient hooks (``register_hook``), ``post`` the post-accumulate-grad
+    hooks. True when either is non-empty (the engine's fast path checks it)."""
+    __slots__ = ("post",)
+
+    def __init__(self):
+        super().__init__()
+        self.post = []
+
+    def __bool__(self):
+        return len(self) > 0 or len(self.post) > 0
+
+
 def _make_size(t):
     return Size(t)
 
@@ -359,12 +372,24 @@ class Tensor:
         from .autograd.graph import RemovableHandle
         if self.grad_fn is None:
             if self._hooks is None:
-                self._hooks = []
+                self._hooks = TensorHooks()
             lst = self._hooks
         else:
             lst = self.grad_fn._cold().tensor_prehooks.setdefault(self._output_nr, [])
         lst.append(hook)
         return RemovableHandle(lst, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after backward has accumulated this leaf's ``.grad`` (not under autograd.grad)."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        if self._hooks is None:
+            self._hooks = TensorHooks()
+        self._hooks.post.append(hook)
+        return RemovableHandle(self._hooks.post, hook)
 
     # -- printing -----------------------------------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):

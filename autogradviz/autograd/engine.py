@@ -297,6 +297,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 _store_grad(var, g, create_graph)
             if obs is not None:
                 obs.accumulate(node, var, g)
+            hooks = var._hooks
+            if hooks and hooks.post:
+                for h in list(hooks.post):
+                    h(var)
         if x is not None and x.hooks:
             for h in list(x.hooks):
                 h((), (_to_tensor(g),))
