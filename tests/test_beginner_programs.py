@@ -75,9 +75,7 @@ PROGRAMS = []
 
 # programs that still print something else than PyTorch (strict xfail: each must start failing when fixed)
 DIFFERS = {
-    "micrograd_neuron_tanh", "micrograd_neuron_scalar_chain", "micrograd_mlp_float64", "functional_jacobian",
-    "functional_hessian", "functional_vjp_jvp", "functional_hvp_vhp", "functional_create_graph",
-    "functional_strict",
+    "micrograd_neuron_tanh", "micrograd_neuron_scalar_chain", "micrograd_mlp_float64",
 }
 
 
