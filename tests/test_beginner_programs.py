@@ -75,7 +75,6 @@ PROGRAMS = []
 
 # programs that still print something else than PyTorch (strict xfail: each must start failing when fixed)
 DIFFERS = {
-    "micrograd_neuron_tanh", "micrograd_neuron_scalar_chain", "micrograd_mlp_float64",
 }
 
 

@@ -60,7 +60,13 @@ def _zero_node(name):
     return type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward})
 
 
-_LN2, _LN10 = math.log(2.0), math.log(10.0)
+def _pw_pow(x, e):
+    """``x.pow(e)`` as PyTorch evaluates it inside a derivative formula (see pointwise.pow_scalar_np)."""
+    return x ** e if isinstance(x, Tensor) else _pw.pow_scalar_np(x, e)
+
+
+_LN2 = math.log(2.0)
+_LN10 = 2.3025850929940456  # the constant of PyTorch's log10 derivative (math.log(10.0) is one ulp above it)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 _erf_np = np.frompyfunc(math.erf, 1, 1)
 
@@ -69,12 +75,12 @@ def _np_erf(x):
     return _erf_np(x).astype(x.dtype) if x.ndim else np.asarray(math.erf(float(x)), dtype=x.dtype)
 
 
-_exp = _f(np.exp, lambda x: _pw.exp(x))
-_cosh = _f(np.cosh, lambda x: cosh(x))
-_sinh = _f(np.sinh, lambda x: sinh(x))
+_exp = _f(_pw.np_exp, lambda x: _pw.exp(x))
+_cosh = _f(_pw._f32_via_f64(np.cosh), lambda x: cosh(x))
+_sinh = _f(_pw._f32_via_f64(np.sinh), lambda x: sinh(x))
 _erf = _f(_np_erf, lambda x: erf(x))
 _sigmoid = _f(_pw._np_sigmoid, lambda x: _pw.sigmoid(x))
-_tanh = _f(np.tanh, lambda x: _pw.tanh(x))
+_tanh = _f(_pw.np_tanh, lambda x: _pw.tanh(x))
 
 # -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
 Log1PBackward0 = _node("Log1PBackward0", "self", lambda g, x: g / (x + 1))
@@ -83,13 +89,13 @@ SinhBackward0 = _node("SinhBackward0", "self", lambda g, x: g * _cosh(x))
 CoshBackward0 = _node("CoshBackward0", "self", lambda g, x: g * _sinh(x))
 TanBackward0 = _node("TanBackward0", "result", lambda g, r: g * (r * r + 1))
 AtanBackward0 = _node("AtanBackward0", "self", lambda g, x: g / (x * x + 1))
-AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * (-x * x + 1) ** -0.5)
-AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -((-x * x + 1) ** -0.5))
+AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * _pw_pow(-x * x + 1, -0.5))
+AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -_pw_pow(-x * x + 1, -0.5))
 ErfBackward0 = _node("ErfBackward0", "self", lambda g, x: _2_SQRTPI * _exp(-(x * x)) * g)
 Exp2Backward0 = _node("Exp2Backward0", "result", lambda g, r: g * r * _LN2)
 Log2Backward0 = _node("Log2Backward0", "self", lambda g, x: g / (x * _LN2))
 Log10Backward0 = _node("Log10Backward0", "self", lambda g, x: g / (x * _LN10))
-RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * r ** 3)
+RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * _pw_pow(r, 3))
 FracBackward0 = type("FracBackward0", (BackwardNode,), {"__slots__": (), "_saved_names": (),
                                                         "backward": lambda self, g, s: (g,)})
 FloorBackward0 = _zero_node("FloorBackward0")
@@ -97,18 +103,18 @@ CeilBackward0 = _zero_node("CeilBackward0")
 RoundBackward0 = _zero_node("RoundBackward0")
 TruncBackward0 = _zero_node("TruncBackward0")
 
-log1p = _unary(np.log1p, Log1PBackward0)
-expm1 = _unary(np.expm1, Expm1Backward0, save_out=True)
-sinh = _unary(np.sinh, SinhBackward0)
-cosh = _unary(np.cosh, CoshBackward0)
+log1p = _unary(_pw._f32_via_f64(np.log1p), Log1PBackward0)
+expm1 = _unary(_pw._f32_via_f64(np.expm1), Expm1Backward0, save_out=True)
+sinh = _unary(_pw._f32_via_f64(np.sinh), SinhBackward0)
+cosh = _unary(_pw._f32_via_f64(np.cosh), CoshBackward0)
 tan = _unary(np.tan, TanBackward0, save_out=True)
 atan = _unary(np.arctan, AtanBackward0)
 asin = _unary(np.arcsin, AsinBackward0)
 acos = _unary(np.arccos, AcosBackward0)
 erf = _unary(_np_erf, ErfBackward0)
 exp2 = _unary(np.exp2, Exp2Backward0, save_out=True)
-log2 = _unary(np.log2, Log2Backward0)
-log10 = _unary(np.log10, Log10Backward0)
+log2 = _unary(_pw._f32_via_f64(np.log2), Log2Backward0)
+log10 = _unary(_pw._f32_via_f64(np.log10), Log10Backward0)
 rsqrt = _unary(lambda d: (1 / np.sqrt(d)).astype(d.dtype, copy=False), RsqrtBackward0, save_out=True)
 
 

