@@ -9,6 +9,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..ops._core import BackwardNode, OUT, make, sum_to
+from ..ops._sumorder import full_sum
 from ..ops import linalg as _la, pointwise as _pw, reduce as _red, shape as _sh
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
@@ -277,10 +278,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         except ValueError:
             raise _pw._broadcast_error(input._data.shape, target._data.shape) from None
         sq = diff * diff
-        if reduction == "mean":
-            data = np.asarray(sq.mean(dtype=sq.dtype))
+        if reduction == "mean":  # PyTorch's order of adds (ops._sumorder), then / numel
+            data = np.asarray(full_sum(sq) / sq.size) if sq.dtype.kind == "f" else np.asarray(sq.mean(dtype=sq.dtype))
         elif reduction == "sum":
-            data = np.asarray(sq.sum(dtype=sq.dtype))
+            data = np.asarray(full_sum(sq))
         else:
             data = sq
     return make(data, MseLossBackward0, (input, target), (input, target),

@@ -217,6 +217,13 @@ def sum_to(g, shape):
         from . import reduce as _r
         r = _r.sum(g, list(axes), True) if axes else g
         return r.reshape(tuple(shape)) if tuple(r.shape) != tuple(shape) else r
+    if type(g) is ndarray and g.dtype.kind == "f":
+        # PyTorch's sum_to: one sum over all the broadcast dims, in its order of adds
+        from ._sumorder import dim_sum
+        red = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+        r = dim_sum(g, red, True) if red else None
+        if r is not None:
+            return r.reshape(shape)
     if lead:
         g = np.add.reduce(g, axis=tuple(range(lead)))
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)

@@ -4,6 +4,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import Tensor, _wrap, _wrap_dim
 from ._core import BackwardNode, OUT, make
+from ._sumorder import dim_sum, full_sum
 
 
 def _dims(dim, ndim):
@@ -58,10 +59,12 @@ def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
     d = a._data
     out_dtype = _sum_dtype(a, dtype)
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        r = np.sum(d, dtype=out_dtype)
+        r = full_sum(d) if out_dtype == d.dtype else np.sum(d, dtype=out_dtype)  # PyTorch's order of adds
         return make(r, SumBackward0, (a,), (), d.shape)
     dims = _dims(dim, d.ndim) if d.ndim else ()
-    r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
+    r = dim_sum(d, dims, keepdim) if out_dtype == d.dtype and dims else None  # PyTorch's order of adds
+    if r is None:
+        r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
     return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
 
 
@@ -96,7 +99,7 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
     dt = d.dtype
     if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
         # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
-        return make(_add_reduce(d, None) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
+        return make(full_sum(d) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     if axis is not None:
         dim = axis
     if dtype is not None:
@@ -106,15 +109,19 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(d.dtype).name.capitalize().replace('Int64', 'Long')}")
     if dim is None:
         if d.dtype.kind == "f" and d.dtype.itemsize >= 4 and d.size:
-            r = np.add.reduce(d, axis=None) / d.size   # what np.mean computes, without its Python overhead
+            r = full_sum(d) / d.size   # PyTorch's mean: the sum (in its order of adds) divided by the count
         else:
             r = np.mean(d, dtype=d.dtype)
         return make(r, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     dims = _dims(dim, d.ndim) if d.ndim else ()
-    r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
     n = 1
     for k in dims:
         n *= d.shape[k]
+    r = dim_sum(d, dims, keepdim) if dims else None  # PyTorch's mean: the sum in its order, divided by the count
+    if r is not None and n:
+        r = r / d.dtype.type(n)
+    else:
+        r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
     return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n)))
 
 
