@@ -305,6 +305,27 @@ def linreg_train_loop(T):
 
 
 @program("d2l-linreg")
+def linreg_60_epochs_loss_6f(T):
+    # full-batch gradient descent for 60 epochs, the loss printed with 6 decimals every epoch; the model is
+    # written with broadcasting and sum (no matmul), so every float32 add happens in PyTorch's order
+    T.manual_seed(7)
+    X = T.normal(0, 1, (1000, 2))
+    y = (X * T.tensor([2, -3.4])).sum(1, keepdim=True) + 4.2 + T.normal(0, 0.01, (1000, 1))
+    w = T.zeros(2, requires_grad=True)
+    b = T.zeros(1, requires_grad=True)
+    for epoch in range(60):
+        loss = (((X * w).sum(1, keepdim=True) + b - y) ** 2).mean()
+        loss.backward()
+        with T.no_grad():
+            w -= 0.05 * w.grad
+            b -= 0.05 * b.grad
+            w.grad.zero_()
+            b.grad.zero_()
+        print(f"epoch {epoch + 1}, loss {loss:.6f}")
+    print(w, b)
+
+
+@program("d2l-linreg")
 def linreg_error_print(T):
     true_w = T.tensor([2, -3.4])
     w = T.tensor([[1.75], [-3.25]], requires_grad=True)
