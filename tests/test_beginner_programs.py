@@ -195,6 +195,93 @@ def d2l_vector_function_grad(T):
     print(y)
 
 
+@program("d2l-prelim")
+def prelim_ndarray(T):
+    x = T.arange(12, dtype=T.float32)
+    print(x, x.numel(), x.shape)
+    X = x.reshape(3, 4)
+    print(X, X.reshape(-1, 4).shape)
+    print(T.zeros((2, 3, 4)).shape, T.ones((2, 3, 4)).sum())
+    Y = T.tensor([[2.0, 1, 4, 3], [1, 2, 3, 4], [4, 3, 2, 1]])
+    print(T.cat((X, Y), dim=0).shape, T.cat((X, Y), dim=1))
+    print(X == Y, X.sum())
+    print(X[-1], X[1:3])
+    X[1, 2] = 17
+    X[:2, :] = 12
+    print(X)
+
+
+@program("d2l-prelim")
+def prelim_broadcast_and_memory(T):
+    a = T.arange(3).reshape((3, 1))
+    b = T.arange(2).reshape((1, 2))
+    print(a + b)
+    X = T.arange(12, dtype=T.float32).reshape(3, 4)
+    Y = T.ones(3, 4)
+    Z = T.zeros_like(Y)
+    Z[:] = X + Y
+    print(Z)
+    before = Y.data_ptr()
+    Y += X
+    print(Y.data_ptr() == before)
+    A = X.numpy()
+    B = T.from_numpy(A)
+    print(type(A).__name__, type(B), B.dtype)
+    a = T.tensor([3.5])
+    print(a, a.item(), float(a), int(a))
+
+
+@program("d2l-prelim")
+def prelim_linear_algebra(T):
+    A = T.arange(20, dtype=T.float32).reshape(5, 4)
+    print(A.T, (A.T).T == A)
+    B = A.clone()
+    print(A * B, (A * 2 + B).shape)
+    print(A.sum(axis=0), A.sum(axis=[0, 1]), A.mean(), A.sum() / A.numel())
+    print(A.mean(axis=0), A.sum(axis=0) / A.shape[0])
+    sum_A = A.sum(axis=1, keepdims=True)
+    print(sum_A, A / sum_A)
+    print(A.cumsum(axis=0))
+    x = T.arange(4, dtype=T.float32)
+    y = T.ones(4, dtype=T.float32)
+    print(T.dot(x, y), T.sum(x * y))
+    print(A.shape, x.shape, T.mv(A, x), A @ x)
+    Bm = T.ones(4, 3)
+    print(T.mm(A, Bm), A @ Bm)
+    u = T.tensor([3.0, -4.0])
+    print(T.norm(u), T.abs(u).sum(), T.norm(T.ones((4, 9))))
+
+
+@program("d2l-prelim")
+def prelim_autograd_exercises(T):
+    x = T.arange(4.0, requires_grad=True)
+    y = x.sum()
+    y.backward()
+    g1 = x.grad.clone()
+    y = (x * x).sum()
+    y.backward()
+    print(g1, x.grad)
+    a = T.tensor(2.0, requires_grad=True)
+    f = a.exp() * a.sin()
+    (df,) = T.autograd.grad(f, a, create_graph=True)
+    (d2f,) = T.autograd.grad(df, a)
+    print(f"{df.item():.5f} {d2f.item():.5f}")
+    print(df.grad_fn.name(), d2f.requires_grad)
+
+
+@program("pt-mechanics")
+def mech_anomaly_and_detect(T):
+    x = T.tensor([1.0, 2.0], requires_grad=True)
+    with T.autograd.set_detect_anomaly(False):
+        y = (x * 2).sum()
+    y.backward()
+    print(x.grad, T.is_anomaly_enabled())
+    with T.autograd.detect_anomaly(check_nan=False):
+        z = (x ** 2).sum()
+        z.backward()
+    print(x.grad)
+
+
 # ===============================================================================================================
 # d2l: linear regression from scratch
 # ===============================================================================================================

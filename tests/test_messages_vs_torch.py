@@ -1,4 +1,4 @@
-"""Errors and warnings in PyTorch's words: copy construction, legacy constructors, in-place writes through views,
+"""Errors and warnings in PyTorch's words, and accepted argument spellings: copy construction, legacy constructors, in-place writes through views,
 multi-tensor backward and autograd.grad, matmul dtype mismatches, scalar conversion. Each expression runs on both
 libraries; the outcome (repr of the result, or exception type and message) and every warning must be the same.
 """
@@ -110,6 +110,31 @@ EXPRESSIONS = [
     'T.ones(3).exp_().grad_fn',
     'T.ones(3, requires_grad=True).exp().exp_().grad_fn.name()',
     'T.ones(3, requires_grad=True).sigmoid().exp_().sum().backward()',
+    # numpy's keyword names (axis=, keepdims=, dims=), which PyTorch accepts
+    'T.ones(2, 3).max(axis=1)',
+    'T.ones(2, 3).min(axis=0, keepdims=True)',
+    'T.ones(2, 3).prod(axis=1)',
+    'T.ones(2, 3).var(axis=1)',
+    'T.ones(2, 3).std(axis=0)',
+    'T.ones(2, 3).cumsum(axis=1)',
+    'T.ones(2, 3).cumsum()',
+    'T.ones(2, 3).argmin(axis=1)',
+    'T.ones(2, 3).mean(axis=1, keepdims=True)',
+    'T.ones(2, 3).sum(axis=(0, 1))',
+    'T.ones(2, 3).amax(axis=1)',
+    'T.ones(2, 3).logsumexp(axis=1)',
+    'T.softmax(T.ones(2, 3), axis=1)',
+    'T.cat([T.ones(2), T.ones(2)], axis=0)',
+    'T.stack([T.ones(2), T.ones(2)], axis=1)',
+    'T.ones(2, 3).norm(dim=1)',
+    'T.ones(2, 3).all(axis=1)',
+    'T.ones(2, 3).squeeze(axis=0)',
+    'T.ones(2, 3).unsqueeze(axis=0).shape',
+    'T.ones(2, 3).flip(dims=(0,))',
+    'T.ones(2, 3).transpose(0, 1).shape',
+    'T.ones(2, 3).size(dim=1)',
+    'T.ones(2, 3).split(1, dim=0)',
+    'T.ones(2, 3).chunk(3, axis=1)',
 ]
 
 

@@ -66,3 +66,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from . import functional  # noqa: E402
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402

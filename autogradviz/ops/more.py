@@ -107,12 +107,12 @@ log1p = _unary(_pw._f32_via_f64(np.log1p), Log1PBackward0)
 expm1 = _unary(_pw._f32_via_f64(np.expm1), Expm1Backward0, save_out=True)
 sinh = _unary(_pw._f32_via_f64(np.sinh), SinhBackward0)
 cosh = _unary(_pw._f32_via_f64(np.cosh), CoshBackward0)
-tan = _unary(np.tan, TanBackward0, save_out=True)
-atan = _unary(np.arctan, AtanBackward0)
-asin = _unary(np.arcsin, AsinBackward0)
-acos = _unary(np.arccos, AcosBackward0)
+tan = _unary(_pw._f32_via_f64(np.tan), TanBackward0, save_out=True)
+atan = _unary(_pw._f32_via_f64(np.arctan), AtanBackward0)
+asin = _unary(_pw._f32_via_f64(np.arcsin), AsinBackward0)
+acos = _unary(_pw._f32_via_f64(np.arccos), AcosBackward0)
 erf = _unary(_np_erf, ErfBackward0)
-exp2 = _unary(np.exp2, Exp2Backward0, save_out=True)
+exp2 = _unary(_pw._f32_via_f64(np.exp2), Exp2Backward0, save_out=True)
 log2 = _unary(_pw._f32_via_f64(np.log2), Log2Backward0)
 log10 = _unary(_pw._f32_via_f64(np.log10), Log10Backward0)
 rsqrt = _unary(lambda d: (1 / np.sqrt(d)).astype(d.dtype, copy=False), RsqrtBackward0, save_out=True)
@@ -607,7 +607,11 @@ class CumsumBackward0(BackwardNode):
         return (np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy(),)
 
 
-def cumsum(a, dim, dtype=None):
+def cumsum(a, dim=None, dtype=None, *, axis=None):
+    if axis is not None:
+        dim = axis
+    if dim is None:
+        raise TypeError("cumsum() missing 1 required positional arguments: \"dim\"")
     d = _float_data(a) if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
     dim = _wrap_dim(dim, d.ndim)
     if a._data.dtype.kind in "biu" and dtype is None:

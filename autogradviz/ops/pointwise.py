@@ -471,6 +471,10 @@ def _rounded_from_wider(fn):
 
 np_exp = _rounded_from_wider(np.exp)
 np_tanh = _rounded_from_wider(np.tanh)
+# float32 only (in float64 numpy's results already agree with PyTorch's for 99.8% of inputs or more)
+np_sin = _f32_via_f64(np.sin)
+np_cos = _f32_via_f64(np.cos)
+np_log = _f32_via_f64(np.log)
 
 
 def pow_scalar_np(x, e):
@@ -565,7 +569,7 @@ class LogBackward0(BackwardNode):
 
 def log(a):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return make(np.log(_float_data(a)), LogBackward0, (a,), (a,))
+        return make(np_log(_float_data(a)), LogBackward0, (a,), (a,))
 
 
 class SqrtBackward0(BackwardNode):
@@ -602,7 +606,7 @@ class SinBackward0(BackwardNode):
 
 
 def sin(a):
-    return make(np.sin(_float_data(a)), SinBackward0, (a,), (a,))
+    return make(np_sin(_float_data(a)), SinBackward0, (a,), (a,))
 
 
 class CosBackward0(BackwardNode):
@@ -614,7 +618,7 @@ class CosBackward0(BackwardNode):
 
 
 def cos(a):
-    return make(np.cos(_float_data(a)), CosBackward0, (a,), (a,))
+    return make(np_cos(_float_data(a)), CosBackward0, (a,), (a,))
 
 
 class TanhBackward0(BackwardNode):
@@ -865,8 +869,8 @@ def _sign(x):
     return np.sign(x)
 
 
-_cos = _np_or(np.cos, cos)
-_sin = _np_or(np.sin, sin)
+_cos = _np_or(np_cos, cos)
+_sin = _np_or(np_sin, sin)
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------

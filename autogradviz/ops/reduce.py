@@ -53,9 +53,11 @@ def _sum_dtype(a, dtype):
     return np.dtype(np.int64) if k in "biu" else a._data.dtype
 
 
-def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
+def sum(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
+    if keepdims is not None:  # numpy's spelling, which PyTorch accepts too
+        keepdim = keepdims
     d = a._data
     out_dtype = _sum_dtype(a, dtype)
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
@@ -94,7 +96,9 @@ _add_reduce = np.add.reduce
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
-def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
+def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+    if keepdims is not None:
+        keepdim = keepdims
     d = a._data
     dt = d.dtype
     if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
