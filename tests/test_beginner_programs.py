@@ -17,7 +17,6 @@ functions and reductions may differ in the last bit; see docs/differences.md).
 """
 import contextlib
 import io
-import math
 import random
 import re
 import warnings

@@ -135,6 +135,19 @@ EXPRESSIONS = [
     'T.ones(2, 3).size(dim=1)',
     'T.ones(2, 3).split(1, dim=0)',
     'T.ones(2, 3).chunk(3, axis=1)',
+    # torch.utils.data
+    '[list(s) for s in T.utils.data.random_split(range(10), [3, 7], generator=T.Generator().manual_seed(1))]',
+    '[list(s) for s in T.utils.data.random_split(range(10), [0.3, 0.7], generator=T.Generator().manual_seed(2))]',
+    'len(T.utils.data.DataLoader(T.utils.data.TensorDataset(T.arange(10)), batch_size=3))',
+    'len(T.utils.data.DataLoader(T.utils.data.TensorDataset(T.arange(10)), batch_size=3, drop_last=True))',
+    '[b[0].tolist() for b in T.utils.data.DataLoader(T.utils.data.TensorDataset(T.arange(10)), batch_size=3, drop_last=True)]',
+    '[b[0].tolist() for b in T.utils.data.DataLoader(T.utils.data.TensorDataset(T.arange(10)), batch_size=4, shuffle=True, generator=T.Generator().manual_seed(3))]',
+    '[b for b in T.utils.data.DataLoader(T.utils.data.TensorDataset(T.arange(3)), batch_size=None)]',
+    '[b for b in T.utils.data.DataLoader([1.5, 2.5, 3.5], batch_size=2)]',
+    '[b for b in T.utils.data.DataLoader([(1, 2.0), (3, 4.0)], batch_size=2)]',
+    '[b for b in T.utils.data.DataLoader([{"x": T.ones(2), "y": 1}] * 2, batch_size=2)]',
+    'T.utils.data.TensorDataset(T.ones(3), T.ones(4))',
+    '[list(s) for s in T.utils.data.random_split(range(10), [3, 5])]',
 ]
 
 

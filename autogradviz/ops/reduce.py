@@ -92,7 +92,6 @@ class MeanBackward1(BackwardNode):
         return (_expand_back(g / n, shape, dims, keepdim),)
 
 
-_add_reduce = np.add.reduce
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import _random
 from .._tensor import Tensor, _wrap
 
-__all__ = ["Dataset", "TensorDataset", "DataLoader", "default_collate", "random_split", "Subset"]
+__all__ = ["Dataset", "TensorDataset", "DataLoader", "default_collate", "default_convert", "random_split", "Subset"]
 
 
 class Dataset:
@@ -85,6 +85,19 @@ def random_split(dataset, lengths, generator=None):
     return out
 
 
+def default_convert(data):
+    """numpy arrays become tensors, sequences lists and mappings dicts of converted items; the rest stays."""
+    if isinstance(data, np.ndarray) and data.dtype.kind in "biuf":
+        return _wrap(data)
+    if isinstance(data, dict):
+        return {k: default_convert(v) for k, v in data.items()}
+    if isinstance(data, tuple) and hasattr(data, "_fields"):
+        return type(data)(*(default_convert(d) for d in data))
+    if isinstance(data, (list, tuple)):
+        return [default_convert(d) for d in data]
+    return data
+
+
 def default_collate(batch):
     """Stack a list of samples: tensors are stacked, numbers become a tensor, tuples/lists/dicts are collated
     field by field (as PyTorch's default_collate)."""
@@ -144,9 +157,9 @@ class DataLoader:
         _sampler_seed(self.generator)  # PyTorch's iterator draws its workers' base seed first
         idx = self._indices()
         bs = self.batch_size
-        if bs is None:
+        if bs is None:  # no batching: each sample through default_convert, as PyTorch
             for i in idx:
-                yield self.dataset[i]
+                yield default_convert(self.dataset[i])
             return
         for i in range(0, len(idx), bs):
             chunk = idx[i:i + bs]
