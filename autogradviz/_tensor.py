@@ -167,6 +167,8 @@ class Tensor:
             )
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(_msg)
+        if requires_grad and type(self._vc) is InferenceVersion and not GRAD_STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 

@@ -1283,6 +1283,67 @@ def custom_inplace_saved_input(T):
 
 
 @program("custom-fn")
+def custom_inplace_edge_cases(T):
+    class AddOneBoth(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.add_(1)
+            ctx.mark_dirty(x)
+            return x, x * 2
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + 2 * g2
+
+    class DirtyOther(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 3
+            ctx.mark_dirty(y)
+            return y
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 3
+
+    class SaveDirty(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            x.mul_(3)
+            ctx.mark_dirty(x)
+            ctx.save_for_backward(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 3 + 0 * x
+
+    a = T.tensor([1.0, 2.0], requires_grad=True)
+    b = a * 1
+    r, s2 = AddOneBoth.apply(b)
+    print(r is b, r.grad_fn.name(), s2.grad_fn.name(), b._version)
+    (r.sum() + s2.sum()).backward()
+    print(a.grad)
+    v = (a * 1)[:1]
+    show_error(lambda: AddOneBoth.apply(v))
+    c = DirtyOther.apply(a * 1)
+    print(c.grad_fn.name())
+    d = a * 1
+    e = SaveDirty.apply(d)
+    e.sum().backward()
+    print(a.grad, e._version)
+    with T.no_grad():
+        f = a * 1
+        q = SaveDirty.apply(f)
+    print(q is f, q.requires_grad, q.grad_fn)
+    w = T.tensor([1.0, 2.0], requires_grad=True)
+    with T.no_grad():
+        z = SaveDirty.apply(w)
+    print(z is w, z.requires_grad, z.is_leaf, w)
+
+
+@program("custom-fn")
 def custom_function_basic(T):
     class Exp(T.autograd.Function):
         @staticmethod

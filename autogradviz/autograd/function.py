@@ -202,6 +202,10 @@ class Function(metaclass=_FunctionMeta):
         outs = (outputs,) if single else outputs
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}
         dirty_ids = {id(t) for t in ctx._dirty} if ctx._dirty else ()
+        if dirty_ids and not dirty_ids <= input_ids:
+            import warnings
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                          "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=2)
         fixed = []
         for o in outs:
             if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
@@ -254,8 +258,9 @@ def _set_dirty_history(ctx, o, i, n_out, args):
             "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
             "return more than one Tensor. This is not supported by the current autograd engine. You should either "
             "make sure the input is not a view (using .clone() for example) or make your Function only return one "
-            "Tensor (potentially splitting it into two Functions: one doing the inplace that returns the view and "
-            "one doing the other computations).")
+            "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor "
+            "and a second one that does the other operations). You can ask on the forum "
+            "https://discuss.pytorch.org/ if you need help to do this change.")
     from ..ops.inplace import _after, _before, refresh_views
     before = _before(o)
     if before[2] and next(a for a in args if isinstance(a, Tensor)) is not o:
