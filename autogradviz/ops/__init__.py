@@ -130,6 +130,30 @@ def _new_ones(a, *size, dtype=None, requires_grad=False):
     return ones(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
+def _new_full(a, size, fill_value, dtype=None, requires_grad=False):
+    from .._creation import full
+    return full(size, fill_value, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _new_empty(a, *size, dtype=None, requires_grad=False):
+    from .._creation import empty
+    return empty(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _argsort(a, dim=-1, descending=False, stable=False):
+    d = a._data
+    r = np.argsort(-d if descending else d, axis=dim, kind="stable")
+    return _wrap(r.astype(np.int64))
+
+
+Tensor.new_full = _new_full
+Tensor.new_empty = _new_empty
+Tensor.argsort = _argsort
+Tensor.is_cuda = property(lambda a: False)
+Tensor.mT = property(lambda a: a.transpose(-2, -1))   # real tensors: the conjugate is the tensor itself
+Tensor.mH = property(lambda a: a.transpose(-2, -1))
+Tensor.H = property(lambda a: a.t() if a.dim() == 2 else shape.T(a))
+Tensor.masked_fill_ = _ip(more.masked_fill)
 Tensor.new_tensor = _new_tensor
 Tensor.new_zeros = _new_zeros
 Tensor.new_ones = _new_ones
