@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _random
+from . import _tensor as _tensor_module
 from ._tensor import Tensor, _wrap
 
 
@@ -382,3 +383,4 @@ ShortTensor = _legacy_type("ShortTensor", _dtype.int16)
 CharTensor = _legacy_type("CharTensor", _dtype.int8)
 ByteTensor = _legacy_type("ByteTensor", _dtype.uint8)
 BoolTensor = _legacy_type("BoolTensor", _dtype.bool_)
+_tensor_module._LEGACY[0] = legacy_tensor

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
-from autogradviz.ops.pointwise import _tanh_backward  # noqa: E402
+from autogradviz.ops.activation import _tanh_backward  # noqa: E402
 
 SHAPES = [(1,), (3,), (5,), (7,), (8,), (9,), (31,), (64,), (100,), (1000,), (4097,), (3, 9), (40, 33), (256, 10),
           (2, 50, 3), (7, 3, 20), (1, 300), (300, 1)]

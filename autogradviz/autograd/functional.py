@@ -221,7 +221,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                       "isonly implemented for `vectorize=True`.")
         raise NotImplementedError("autogradviz has no forward-mode AD: use strategy=\"reverse-mode\"")
     zeros_like = _ops()[0].zeros_like
-    from ..ops.extra import stack
+    from ..ops.shape import stack
     with _gm.enable_grad():
         in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)

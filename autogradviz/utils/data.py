@@ -103,7 +103,7 @@ def default_collate(batch):
     field by field (as PyTorch's default_collate)."""
     elem = batch[0]
     if isinstance(elem, Tensor):
-        from ..ops.extra import stack
+        from ..ops.shape import stack
         return stack(list(batch), 0)
     if isinstance(elem, bool):
         return _wrap(np.array(batch, dtype=np.bool_))

@@ -1,0 +1,496 @@
+"""Arithmetic with numpy broadcasting: ``+ - * / // % **``, and the comparisons and logic ops (no grad).
+
+Each op records the node PyTorch records, saves what PyTorch saves (``_saved_names``; ``_saved_if`` says which
+saved input only the other input's grad needs), and has its backward formula next to it. The formulas run on numpy
+arrays (plain backward) and on Tensors (``create_graph=True``, where they record a differentiable graph).
+"""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import _wrap, Tensor
+from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data
+from .index import where
+from ._math import pow_scalar_np
+
+
+def _scalar_other(n):
+    """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
+    c = n._info[2]
+    return NOT_KEPT if c is None else _wrap(np.asarray(c))
+
+
+# -- add / sub -----------------------------------------------------------------------------------------------
+@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved={"alpha": lambda n: n._info[2]})
+class AddBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb, alpha = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g if g.shape == sa else sum_to(g, sa)
+        if nf[1][0] is not None:
+            gb = g if alpha == 1 else g * alpha
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved={"alpha": lambda n: n._info[2]})
+class SubBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb, alpha = self._info
+        nf = self.next_functions
+        ga = sum_to(g, sa) if nf[0][0] is not None else None
+        gb = sum_to(-g if alpha == 1 else g * -alpha, sb) if nf[1][0] is not None else None
+        return ga, gb
+
+
+@facts(symbol="−", grads={"self": "-alpha"}, saved={"alpha": lambda n: 1})
+class RsubBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (-g,)
+
+
+def add(a, other, alpha=1):
+    if type(other) is Tensor and alpha == 1:
+        ad = a._data
+        bd = other._data
+        if ad.dtype is bd.dtype:
+            try:
+                data = ad + bd
+            except ValueError:
+                raise _broadcast_error(ad.shape, bd.shape) from None
+            return make2(data, AddBackward0, a, other, (), (ad.shape, bd.shape, 1))
+    b, bs = _operand(other)
+    if alpha != 1:
+        if b is not None:
+            other_data = b._data * alpha
+            data = _binary(np.add, a, _wrap(other_data), None)
+        else:
+            data = _binary(np.add, a, None, bs * alpha)
+    else:
+        data = _binary(np.add, a, b, bs)
+    return make(data, AddBackward0, (a, b), (), (a._data.shape, b._data.shape if b is not None else None, alpha))
+
+
+def radd(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return add(b, a)
+    return add(a, bs)
+
+
+def sub(a, other, alpha=1):
+    b, bs = _operand(other)
+    if a._data.dtype.kind == "b" and (b is None or b._data.dtype.kind == "b"):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+                           "or `logical_xor()` operator instead.")
+    if alpha != 1:
+        if b is not None:
+            data = _binary(np.subtract, a, _wrap(b._data * alpha), None)
+        else:
+            data = _binary(np.subtract, a, None, bs * alpha)
+    else:
+        data = _binary(np.subtract, a, b, bs)
+    return make(data, SubBackward0, (a, b), (), (a._data.shape, b._data.shape if b is not None else None, alpha))
+
+
+def rsub(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return sub(b, a)
+    return make(_rbinary_data(np.subtract, a, bs), RsubBackward1, (a,), (), None)
+
+
+# -- mul / div -----------------------------------------------------------------------------------------------
+@facts(symbol="×", grads={"self": "other", "other": "self"}, saved={"other": _scalar_other})
+class MulBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+    _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb, scalar = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g * (y if y is not None else scalar)
+            if ga.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1][0] is not None:
+            gb = g * x
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+def mul(a, other):
+    if type(other) is Tensor:
+        ad = a._data
+        bd = other._data
+        if ad.dtype is bd.dtype:
+            try:
+                data = ad * bd
+            except ValueError:
+                raise _broadcast_error(ad.shape, bd.shape) from None
+            return make2(data, MulBackward0, a, other, (a, other), (ad.shape, bd.shape, None))
+    b, bs = _operand(other)
+    data = _binary(np.multiply, a, b, bs)
+    if b is None:
+        return make(data, MulBackward0, (a, None), (None, None), (a._data.shape, None, bs))
+    return make(data, MulBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
+
+
+def rmul(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return mul(b, a)
+    return mul(a, bs)
+
+
+@facts(symbol="÷", grads={"self": "1 / other", "other": "-self / other**2"}, saved={"other": _scalar_other})
+class DivBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+    _saved_if = (1, None)  # which edge decides whether each slot is saved (None: always)
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb, scalar = self._info
+        nf = self.next_functions
+        ga = gb = None
+        if nf[0][0] is not None:
+            ga = g / (y if y is not None else scalar)
+            if ga.shape != sa:
+                ga = sum_to(ga, sa)
+        if nf[1][0] is not None:
+            gb = -g * ((x / y) / y)  # PyTorch: -grad * ((self / other) / other)
+            if gb.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
+
+
+def _true_div(x, y):
+    return np.true_divide(x, y)
+
+
+def _trunc_div(x, y):
+    q = np.true_divide(x, y)
+    r = np.trunc(q)
+    rt = np.result_type(x, y)
+    if rt.kind in "iub":  # integer division rounds toward zero and stays integer
+        with np.errstate(all="ignore"):
+            return r.astype(rt)
+    return r.astype(q.dtype, copy=False)
+
+
+class DivBackward2(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        sa, sb = self._info
+        nf = self.next_functions
+        return (g * 0 if nf[0][0] is not None else None,
+                sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
+
+
+def div(a, other, rounding_mode=None):
+    b, bs = _operand(other)
+    if rounding_mode is not None:
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                               f"'{rounding_mode}'")
+        f = np.floor_divide if rounding_mode == "floor" else _trunc_div
+        data = _binary(f, a, b, bs)
+        # the gradient of a rounded quotient is zero (PyTorch: DivBackward2)
+        return make(data, DivBackward2, (a, b), (), ((a._data.shape, b._data.shape if b is not None else None)))
+    # true division always gives a floating result
+    a_ = a if a._data.dtype.kind == "f" or (b is not None and b._data.dtype.kind == "f") or isinstance(bs, float) \
+        else _wrap(a._data.astype(_dtype.get_default_dtype().np))
+    data = _binary(np.true_divide, a_, b, bs)
+    if b is None:
+        return make(data, DivBackward0, (a, None), (None, None), (a._data.shape, None, bs))
+    return make(data, DivBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
+
+
+def rdiv(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return div(b, a)
+    # PyTorch: scalar / tensor is reciprocal(tensor) * scalar
+    return mul(a.reciprocal(), bs)
+
+
+# -- floor division and remainder (``//`` and ``%``) -----------------------------------------------------------
+class _NotImplementedBackward(BackwardNode):
+    """PyTorch's ``NotImplemented`` node: ops without a derivative (``//``, ``scalar % tensor``) raise in backward."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def backward(self, g, s):
+        raise RuntimeError(f"derivative for {self._info} is not implemented")
+_NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
+
+
+def floor_divide(a, other):
+    b, bs = _operand(other)
+    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+
+
+def rfloordiv(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return floor_divide(b, a)
+    return make(_rbinary_data(np.floor_divide, a, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+
+
+@facts(symbol="%", grads={"self": "1"})
+class RemainderBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+class RemainderBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "other")
+    _saved_if = (1, 1)  # which edge decides whether each slot is saved (None: always)
+
+    def backward(self, g, s):
+        x, y = s
+        sa, sb = self._info
+        nf = self.next_functions
+        # PyTorch: self: grad; other: -grad * self.div(other, rounding_mode="floor")
+        ga = sum_to(g, sa) if nf[0][0] is not None else None
+        if nf[1][0] is None:
+            return ga, None
+        q = div(x, y, rounding_mode="floor") if isinstance(x, Tensor) else np.floor_divide(x, y)
+        return ga, sum_to(-g * q, sb)
+
+
+def _np_remainder(x, y):
+    # PyTorch's: fmod, then moved into the divisor's sign unless zero (so a zero keeps the dividend's sign,
+    # where numpy's remainder gives it the divisor's)
+    r = np.fmod(x, y)
+    fix = (r != 0) & ((r < 0) != (np.asarray(y) < 0))
+    return np.where(fix, r + y, r).astype(r.dtype, copy=False)
+
+
+def remainder(a, other):
+    b, bs = _operand(other)
+    data = _binary(_np_remainder, a, b, bs)
+    if b is None:
+        return make(data, RemainderBackward0, (a,))
+    return make(data, RemainderBackward1, (a, b), (a, b), (a._data.shape, b._data.shape))
+
+
+def rremainder(a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        return remainder(b, a)
+    return make(_rbinary_data(_np_remainder, a, bs), _NotImplementedBackward, (a,), (), "aten::remainder")
+
+
+# -- pow ------------------------------------------------------------------------------------------------------
+@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)"}, saved={"exponent": lambda n: n._info})
+class PowBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        (x,) = s
+        e = self._info
+        if e == 0:
+            return (g * 0,)
+        # PyTorch: grad * (exponent * self.pow(exponent - 1))
+        return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
+
+
+@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)", "exponent": "result * log(self)"})
+class PowBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "exponent", "result")
+
+    def backward(self, g, s):
+        x, e, r = s
+        sa, sb = self._info
+        nf = self.next_functions
+        ga = gb = None
+        # PyTorch's pow_backward_self / pow_backward_exponent:
+        #   self:     where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
+        #   exponent: grad * where(self == 0 & exponent >= 0, 0, result * self.log())
+        if isinstance(g, Tensor):  # create_graph: record the same ops
+            if nf[0][0] is not None:
+                ga = sum_to(where(eq(e, 0.0), 0.0, g * (e * pow(x, _ssub(e, 1)))), sa)
+            if nf[1][0] is not None:
+                gb = sum_to(g * where(and_(eq(x, 0), ge(e, 0)), 0.0, r * x.log()), sb)
+            return ga, gb
+        if nf[0][0] is not None:
+            ga = sum_to(np.where(e == 0, 0, g * (e * x ** (e - 1))).astype(g.dtype, copy=False), sa)
+        if nf[1][0] is not None:
+            gb = sum_to((g * np.where((x == 0) & (e >= 0), 0, r * np.log(x))).astype(g.dtype, copy=False), sb)
+        return ga, gb
+
+
+@facts(symbol="**", grads={"exponent": "result * log(self)"}, saved={"self": lambda n: n._info})
+class PowBackward2(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("exponent", "result")
+
+    def backward(self, g, s):
+        e, r = s
+        base = self._info
+        return (g * r * float(np.log(base)) if base != 0 else g * 0,)
+
+
+def _where_log(x):
+    if isinstance(x, Tensor):
+        return x.log()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
+
+
+def pow(a, exponent):
+    if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
+        return rpow(exponent, a)
+    b, bs = _operand(exponent)
+    if b is None:
+        data = _binary(pow_scalar_np, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
+            else None
+        if data is None:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return make(data, PowBackward0, (a,), (a,), bs)
+    data = _binary(np.power, a, b, None)
+    return make(data, PowBackward1, (a, b), (a, b, OUT), (a._data.shape, b._data.shape))
+
+
+def rpow(a, base):
+    b, bs = _operand(base)
+    if b is not None:
+        return pow(b, a)
+    data = _rbinary_data(np.power, a, bs)
+    return make(data, PowBackward2, (a,), (a, OUT), bs)
+
+
+# -- the pieces backward formulas are built from ---------------------------------------------------------------
+# With create_graph=True the formulas run on Tensors and are recorded; these helpers record the same nodes
+# PyTorch's formulas do (MulBackward1 for a C++ ``tensor * scalar``, TanhBackwardBackward0, ...), so a
+# second-order graph looks like PyTorch's. On numpy arrays they are plain arithmetic.
+@facts(symbol="×", grads={"self": "other"}, saved={"other": lambda n: n._info})
+class MulBackward1(BackwardNode):
+    """``tensor * scalar`` inside a backward formula (PyTorch's mul.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (_smul(g, self._info),)
+
+
+def _smul(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.multiply, t, None, c), MulBackward1, (t,), (), c)
+    return t * c
+
+
+@facts(symbol="÷", grads={"self": "1 / other"}, saved={"other": lambda n: n._info})
+class DivBackward1(BackwardNode):
+    """``tensor / scalar`` inside a composite op (PyTorch's div.Scalar called from C++)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g / self._info,)
+
+
+def _sdiv(t, value):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = (t._data / t._data.dtype.type(value)).astype(t._data.dtype)
+    return make(data, DivBackward1, (t,), (), value)
+
+
+class SubBackward1(BackwardNode):
+    """``tensor - scalar`` inside a backward formula (PyTorch's sub.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _ssub(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.subtract, t, None, c), SubBackward1, (t,))
+    return t - c
+
+
+class AddBackward1(BackwardNode):
+    """``tensor + scalar`` inside a backward formula (PyTorch's add.Scalar)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _sadd(t, c):
+    if isinstance(t, Tensor):
+        return make(_binary(np.add, t, None, c), AddBackward1, (t,))
+    return t + c
+
+
+# -- comparisons and logic (no grad) ----------------------------------------------------------------------------
+def _cmp(ufunc):
+    def f(a, other):
+        b, bs = _operand(other)
+        if b is not None:
+            try:
+                return _wrap(ufunc(a._data, b._data))
+            except ValueError:
+                raise _broadcast_error(a._data.shape, b._data.shape) from None
+        return _wrap(ufunc(a._data, bs))
+    return f
+
+
+eq = _cmp(np.equal)
+ne = _cmp(np.not_equal)
+lt = _cmp(np.less)
+le = _cmp(np.less_equal)
+gt = _cmp(np.greater)
+ge = _cmp(np.greater_equal)
+
+
+def logical_not(a):
+    return _wrap(np.logical_not(a._data))
+
+
+def invert(a):
+    if a._data.dtype.kind == "f":
+        raise TypeError("bitwise_not_cpu not implemented for 'Float'")
+    return _wrap(np.invert(a._data))
+
+
+def and_(a, other):
+    b, bs = _operand(other)
+    return _wrap(np.bitwise_and(a._data, b._data if b is not None else bs))
+
+
+def or_(a, other):
+    b, bs = _operand(other)
+    return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
