@@ -1,5 +1,5 @@
 """Bit-for-bit agreement with PyTorch where the arithmetic is the same (issue 12): the order in which sum, mean,
-mse_loss and broadcast gradients add up (ops/_sumorder.py), and derivative formulas evaluated as ATen evaluates
+mse_loss and broadcast gradients add up (autogradviz/_sumorder.py), and derivative formulas evaluated as ATen evaluates
 them (tanh_backward's fused 1 - y*y, pow's special exponents, rsqrt', asin', acos', log10'). Transcendental
 functions (and so pow by other exponents, whose derivative calls pow; on AVX512 even float32 sqrt) and BLAS are
 outside this file: they follow the ulp policy (tests/compare_policy.py). Sums over dims that are neither one block
