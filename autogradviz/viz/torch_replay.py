@@ -68,12 +68,25 @@ def run_backward(roots, grads, retain_graph, inputs, facts):
             ni.nout = len(st.grads_in)
             ni.out_names += [None] * extra
             ni.out_tensors += [None] * extra
-    _buffers(run, roots)
+    _buffers(run, roots, _hooked(facts))
     return run, result
 
 
-def _buffers(run, roots):
-    """Each pending buffer's total as grads arrive: the roots' grads first, then each node's grads along its edges."""
+def _hooked(facts):
+    """{(id(grad_fn), output_nr)} of the non-leaf tensors that carry hooks of the user's own (``register_hook``),
+    read before the pass."""
+    out = set()
+    for ti in facts.tensors:
+        t = ti.tensor
+        if ti.kind == "nonleaf" and t.grad_fn is not None and getattr(t, "_backward_hooks", None):
+            out.add((id(t.grad_fn), t.output_nr))
+    return out
+
+
+def _buffers(run, roots, hooked=frozenset()):
+    """Each pending buffer's total as grads arrive: the roots' grads first, then each node's grads along its edges.
+    A tensor hook of the user's own runs between the buffer and the node: what the buffer held is the grad before
+    it, what the node's pre-hook saw the grad after it (``hooked``: the outputs that have one)."""
     totals = {}
     ran = {id(st.node) for st in run.steps}
 
@@ -94,8 +107,13 @@ def _buffers(run, roots):
             pend.append(add(node, nr, g))
     run.root_pending = pend
     for st in run.steps:
+        hooks = []
         for nr in range(max(1, len(st.grads_in))):
-            totals.pop((id(st.node), nr), None)
+            before = totals.pop((id(st.node), nr), None)
+            if (id(st.node), nr) in hooked and nr < len(st.grads_in):
+                hooks.append((nr, before, st.grads_in[nr]))
+        if hooks:
+            st.hooks = hooks
         out = []
         for (node, nr), g in zip(st.node.next_functions, st.grads_out):
             if node is None or g is None or id(node) not in ran:

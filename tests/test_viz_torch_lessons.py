@@ -1,0 +1,124 @@
+"""The identity test on the lessons themselves: every code cell of notebooks/src/*.lesson is run twice, as written
+(``import autogradviz as torch``) and with real PyTorch (``import torch``), and every drawing (``viz.draw_backward``,
+``viz.draw_forward``) and every stepper's frames the lesson makes must be the same in both runs.
+
+A cell that raises (a lesson shows an error on purpose) must raise the same error in both runs, and the run goes
+on, as a notebook with an expected error does. The self-checks are switched off: they are written for autogradviz's
+own objects.
+"""
+import glob
+import os
+import re
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autogradviz  # noqa: E402
+from autogradviz import viz  # noqa: E402
+from test_viz_torch import assert_same_dot  # noqa: E402
+
+SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "notebooks", "src")
+LESSONS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "*.lesson")))
+_TEMPLATE = re.compile(r"\{\{en:(.*?)\|zh:.*?\}\}", re.S)
+
+
+def code_cells(name):
+    text = open(os.path.join(SRC, name), encoding="utf-8").read()
+    cells = []
+    for block in re.split(r"^=== ", text, flags=re.M):
+        if block.startswith("code"):
+            body = block.split("\n", 1)[1] if "\n" in block else ""
+            body = _TEMPLATE.sub(lambda m: m.group(1), body.replace("{{LANG}}", "en"))
+            cells.append(body)
+    return cells
+
+
+def for_torch(code):
+    """The same cell for real PyTorch: only the imports change."""
+    code = code.replace("import autogradviz as torch", "import torch")
+    code = code.replace("from autogradviz import nn, viz", "from torch import nn\nfrom autogradviz import viz")
+    code = code.replace("from autogradviz.autograd import Function", "from torch.autograd import Function")
+    code = code.replace("from autogradviz.autograd import Variable", "from torch.autograd import Variable")
+    return code
+
+
+class _Log:
+    def __init__(self):
+        self.items = []
+
+
+def _run(name, lib):
+    """Run the lesson's cells; returns (list of recorded outputs, index of the cell that raised or None)."""
+    log = []
+    orig = {k: getattr(viz, k) for k in ("draw_backward", "draw_forward")}
+    BS, FS = viz.BackwardStepper, viz.ForwardStepper
+
+    def wrap(fn, kind):
+        def f(*a, **kw):
+            kw.setdefault("lang", "en")
+            g = fn(*a, **kw)
+            log.append((kind, g.source))
+            return g
+        return f
+
+    def frames(st):
+        return [(fr.node, fr.node_id, fr.kept, fr.freed, fr.text) for fr in st.frames]
+
+    class B(BS):
+        def __init__(self, *a, **kw):
+            kw.setdefault("lang", "en")
+            BS.__init__(self, *a, **kw)
+            log.append(("BackwardStepper", frames(self)))
+
+    class F(FS):
+        def __init__(self, *a, **kw):
+            kw.setdefault("lang", "en")
+            FS.__init__(self, *a, **kw)
+            log.append(("ForwardStepper", frames(self)))
+
+    ns = {"__name__": "__lesson__", "display": lambda *a, **k: None}
+    failed = []
+    viz.draw_backward, viz.draw_forward = wrap(orig["draw_backward"], "backward"), wrap(orig["draw_forward"],
+                                                                                         "forward")
+    viz.BackwardStepper, viz.ForwardStepper = B, F
+    import autogradviz.course as course
+    check = course.check
+    course.check = lambda *a, **k: None
+    try:
+        for i, cell in enumerate(code_cells(name)):
+            code = cell if lib is autogradviz else for_torch(cell)
+            lines = [ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!"))]
+            try:
+                exec(compile("\n".join(lines), f"<{name} cell {i}>", "exec"), ns)  # noqa: S102 (our lessons)
+            except Exception as e:   # a cell that shows an error (the lessons have a few): both must raise it
+                failed.append((i, f"{type(e).__name__}: {e}"))
+            ns["check"] = lambda *a, **k: None
+    finally:
+        viz.draw_backward, viz.draw_forward = orig["draw_backward"], orig["draw_forward"]
+        viz.BackwardStepper, viz.ForwardStepper = BS, FS
+        course.check = check
+        viz.set_lang("en")
+    return log, failed
+
+
+# lessons whose real-torch run differs in the cells that raise, with the reason (should be empty)
+STOPS = {}
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_identical_with_real_torch(name):
+    ours, stop_a = _run(name, autogradviz)
+    real, stop_t = _run(name, torch)
+    n = min(len(ours), len(real))
+    assert len(real) == len(ours)
+    for k in range(n):
+        (ka, a), (kt, t) = ours[k], real[k]
+        assert kt == ka
+        if isinstance(a, str):
+            assert_same_dot(t, a, f"{name} drawing {k}")
+        else:
+            assert t == a, f"{name} {ka} {k}"
+    if name in STOPS:
+        pytest.xfail(STOPS[name])
+    assert stop_t == stop_a, f"{name}: the cells that raised differ"
