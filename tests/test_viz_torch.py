@@ -427,3 +427,16 @@ def test_stepper_steps_a_real_module():
         assert torch.equal(p.grad, grads[n])
     zh = viz.BackwardStepper(net(x).sum(), names={"net": net}, lang="zh")
     assert any("ConvolutionBackward0" in f.text for f in zh.frames)
+
+
+def test_trace_records_autograd_backward_and_grad():
+    w = torch.tensor(2.0, requires_grad=True)
+    with viz.trace() as tr:
+        loss = (torch.ones(3) * w).sum()
+        torch.autograd.backward([loss], retain_graph=True)
+        (g,) = torch.autograd.grad(loss, [w])
+    assert len(tr.backwards) == 2
+    assert float(w.grad) == 3.0 and float(g) == 3.0
+    assert [s.node.name() for s in tr.backwards[0].steps] == ["SumBackward0", "MulBackward0",
+                                                              "torch::autograd::AccumulateGrad"]
+    assert all(op.name != "GradBackward0" for op in tr.ops)

@@ -29,7 +29,7 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
                    "__iter__", "__hash__", "__index__", "__reduce_ex__", "__deepcopy__",
                    "_is_view", "is_floating_point", "is_complex", "stride", "storage_offset", "element_size",
                    "get_device", "has_names", "is_contiguous", "__array__", "detach_"))
-_BACKWARD = frozenset(("backward",))
+_BACKWARD = frozenset(("backward", "grad"))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
                      "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__"))
 _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
@@ -154,7 +154,8 @@ def _make_mode_class():
             if self._depth:
                 return func(*args, **kwargs)
             fname = _fname(func)
-            if fname in _BACKWARD:
+            if fname in _BACKWARD and (func is torch.Tensor.backward or
+                                       getattr(func, "__module__", "") == "torch.autograd"):
                 return record_backward_call(self.rec, func, args, kwargs)
             if fname in _SKIP:
                 return func(*args, **kwargs)
@@ -375,16 +376,40 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
     return run, result
 
 
+def _as_tensors(x):
+    if x is None:
+        return None
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
 def record_backward_call(rec, func, args, kwargs):
-    """``Tensor.backward`` called inside a trace: run it with hooks and keep the run in ``rec.backwards``."""
-    self_t = args[0]
-    gradient = kwargs.get("gradient", args[1] if len(args) > 1 else None)
-    retain_graph = kwargs.get("retain_graph", args[2] if len(args) > 2 else None)
-    create_graph = kwargs.get("create_graph", args[3] if len(args) > 3 else False)
+    """``Tensor.backward``, ``torch.autograd.backward`` or ``torch.autograd.grad`` called inside a trace: run it
+    with hooks and keep the run in ``rec.backwards``."""
+    import inspect
+    torch = _torch()
+    if func is torch.Tensor.backward:
+        names = ("self", "gradient", "retain_graph", "create_graph", "inputs")
+    else:
+        names = tuple(inspect.signature(func).parameters)
+    bound = dict(zip(names, args))
+    bound.update(kwargs)
+    if func is torch.Tensor.backward:
+        roots, grads = [bound["self"]], _as_tensors(bound.get("gradient"))
+        inputs = bound.get("inputs")
+    elif "grad_tensors" in names:      # torch.autograd.backward
+        roots, grads = _as_tensors(bound.get("tensors")), _as_tensors(bound.get("grad_tensors"))
+        inputs = bound.get("inputs")
+    else:                              # torch.autograd.grad
+        roots, grads = _as_tensors(bound.get("outputs")), _as_tensors(bound.get("grad_outputs"))
+        inputs = _as_tensors(bound.get("inputs"))
+    inputs = _as_tensors(inputs)
+    create_graph = bool(bound.get("create_graph", False))
+    retain_graph = bound.get("retain_graph")
     if retain_graph is None:
         retain_graph = create_graph
     known = [op[2] for op in rec._oplog]
-    run, _ = run_recorded(len(rec.backwards), [self_t], [gradient] if gradient is not None else None,
-                          retain_graph, lambda: func(*args, **kwargs), retained=known)
+    run, result = run_recorded(len(rec.backwards), roots, grads, retain_graph,
+                               lambda: func(*args, **kwargs), retained=known,
+                               inputs=inputs if "grad_outputs" in names else None)
     rec.backwards.append(run)
-    return None
+    return result
