@@ -216,9 +216,10 @@ STEPPERS = {
 }
 # stepper frames that differ between the libraries, each with its reason. Should be empty.
 STEPPER_EXCEPTIONS = {
-    # autograd.grad(inputs=...): PyTorch captures an input's grad without running (or hooking) that leaf's
-    # AccumulateGrad; autogradviz's engine reports a step for it. No public hook reports the capture itself.
-    "lesson_grad_inputs": "the capture step of autograd.grad has no PyTorch hook",
+    # autograd.grad(inputs=[w1, l2]): PyTorch computes no grad for an edge that leads to no input (its hook
+    # reports None for w3 and w2); autogradviz's engine computes and reports them (10 -> w3, 8 -> w2). The frames,
+    # their order and the captures are the same.
+    "lesson_grad_inputs": "PyTorch prunes grads towards non-inputs in autograd.grad; autogradviz reports them",
     # a custom Function's grad for an input that needs no grad: autogradviz's engine reports the value the
     # user's backward returned (0.5 -> input 1); PyTorch's node hook reports None there (it drops it).
     "custom_function": "PyTorch's hook reports None for a custom Function's grad on a None edge",

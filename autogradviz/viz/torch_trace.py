@@ -230,6 +230,13 @@ def _arr_ref(g):
         return tensor_array(_torch(), g)
 
 
+def _leaf_node(t):
+    """A leaf's AccumulateGrad (its grad accumulator)."""
+    with _torch().enable_grad():
+        fn = t.view_as(t).grad_fn
+    return fn.next_functions[0][0]
+
+
 def _reachable(roots):
     nodes = []
     seen = set()
@@ -320,6 +327,11 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             append((3, t, g))
         return hook
 
+    def cap_hook(k, t):
+        def hook(g):   # autograd.grad hands the grad reaching input k back to the caller (a "capture")
+            append((4, (k, t), g))
+        return hook
+
     try:
         for n in nodes:
             handles.append(n.register_prehook(pre(n)))
@@ -336,6 +348,8 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             if t.grad_fn is not None and t.retains_grad and id(t) not in seen:
                 seen.add(id(t))
                 handles.append(t.register_hook(ret_hook(t)))
+        for k, t in enumerate(inputs or ()):
+            handles.append(t.register_hook(cap_hook(k, t)))
         result = run_fn()
     finally:
         for h in handles:
@@ -344,7 +358,8 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
     # retained grads (tensor hooks run before the node they feed begins)
     waiting = []
     open_steps = {}
-    for kind, obj, val in log:
+    captures = {}
+    for i, (kind, obj, val) in enumerate(log):
         if kind == 0:
             st = _new(Step)
             st.index = len(steps)
@@ -352,6 +367,8 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             st.grads_in = [_arr_ref(g) for g in val]
             if waiting:
                 st.retained, waiting = waiting, []
+            if obj in captures:
+                st.captured = captures.pop(obj)
             steps.append(st)
             open_steps[obj] = st
         elif kind == 1:
@@ -364,8 +381,25 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
                     added = st.grads_in[0] if st.grads_in else None
                     st.accumulated = list(st.accumulated) + [(obj, added, _arr_ref(val))]
                     break
-        else:
+        elif kind == 3:
             waiting.append((obj, _arr_ref(val)))
+        else:
+            k, t = obj
+            nxt = log[i + 1] if i + 1 < len(log) else None
+            node = t.grad_fn
+            cap = (k, t.output_nr if node is not None else 0, _arr_ref(val))
+            if node is not None and nxt is not None and nxt[0] == 0 and nxt[1] is node:
+                captures.setdefault(node, []).append(cap)     # its node runs next: the capture is its step's
+                continue
+            # the grad was captured where no node runs (a leaf's accumulator is not run by autograd.grad):
+            # one step shows it there
+            st = _new(Step)
+            st.index = len(steps)
+            st.node = node if node is not None else _leaf_node(t)
+            st.grads_in = [cap[2]]
+            st.grads_out = []
+            st.captured = [cap]
+            steps.append(st)
     # PyTorch frees a node's saved tensors right after its function ran (after its hooks): read it from each node
     # that ran, once the pass is over (reading a freed one raises)
     if not retain_graph:
