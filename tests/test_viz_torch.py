@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 
 import autogradviz  # noqa: E402
 from autogradviz import viz  # noqa: E402
+from conftest import build_lesson_graph  # noqa: E402  (at import: tests/ui has a conftest of its own)
 from lesson_programs import PROGRAMS  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
@@ -172,7 +173,6 @@ def _frame_facts(st):
 
 
 def _lesson_stepper(lib, retain=(), retain_graph=False, lang="en", inputs=None):
-    from conftest import build_lesson_graph
     g = build_lesson_graph(lib, retain=retain)
     ins = [g[n] for n in inputs] if inputs else None
     return viz.BackwardStepper(g["loss"], names=g, lang=lang, retain_graph=retain_graph, inputs=ins)
@@ -239,7 +239,6 @@ def test_identical_stepper_frames(name):
 
 def test_stepper_real_grads_and_handles_removed():
     """The stepper ran PyTorch's own backward (grads equal to a plain backward) and left no hook behind."""
-    from conftest import build_lesson_graph
     g = build_lesson_graph(torch)
     st = viz.BackwardStepper(g["loss"], names=g, lang="en", retain_graph=True)
     g2 = build_lesson_graph(torch)

@@ -15,7 +15,8 @@ NOTEBOOK = "stepper_demo_torch.ipynb"
 
 
 def test_lab_live_real_torch(page, lab_server):
-    page.goto(f"{lab_server}/lab/tree/{NOTEBOOK}")
+    # a workspace of its own: the other browser test's notebook (and its stepper) must not be restored next to it
+    page.goto(f"{lab_server}/lab/workspaces/realtorch/tree/{NOTEBOOK}?reset")
     page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.started)", timeout=90_000)
     page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
     page.wait_for_function("""() => {
