@@ -440,3 +440,15 @@ def test_trace_records_autograd_backward_and_grad():
     assert [s.node.name() for s in tr.backwards[0].steps] == ["SumBackward0", "MulBackward0",
                                                               "torch::autograd::AccumulateGrad"]
     assert all(op.name != "GradBackward0" for op in tr.ops)
+
+
+def test_saved_tensors_show_non_default_dtype_in_both():
+    out = []
+    for lib in (autogradviz, torch):
+        d = lib.tensor([1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        f = lib.tensor([1.0, 2.0], requires_grad=True)
+        e = (d * d).sum() + (f * f).sum().double()
+        out.append(viz.draw_backward(e, lang="en").source)
+    assert_same_dot(out[1], out[0], "dtype")
+    assert "self: d [2] float64 = [1., 2.]" in out[0]
+    assert "self: f [2] = [1., 2.]" in out[0]          # float32, the default, is not named

@@ -172,11 +172,11 @@ def _shape_str(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-def _value_lines(name, shape, value):
+def _value_lines(name, shape, value, dtype=None):
     """Lines (unescaped) for ``name [shape]`` and its value: ``w1 = 2.`` for a 0-d tensor, else the value rows
-    below the name."""
+    below the name. ``dtype``: shown after the shape when it is not the default (``[2] int64``)."""
     sh = "" if (shape == () and value is not None) else _shape_str(shape)
-    head = " ".join(x for x in (name, sh) if x)
+    head = " ".join(x for x in (name, sh, dtype) if x)
     if value is None:
         return [head] if head else []
     rows = value.split("\n")
@@ -253,8 +253,9 @@ def _node_label(v, lang, show_saved):
     if show_saved:
         if v.saved_state == "kept" and v.saved:
             lines = [t("label.saved", lang) + ":"]
-            for slot, name, shape, value in v.saved:
-                vl = _value_lines(name, shape, value)
+            dtypes = getattr(v, "saved_dtypes", None) or [None] * len(v.saved)
+            for (slot, name, shape, value), dt in zip(v.saved, dtypes):
+                vl = _value_lines(name, shape, value, dt)
                 if vl:
                     lines.append(f"{slot}: {vl[0]}")
                     lines += ["   " + x for x in vl[1:]]

@@ -63,7 +63,8 @@ class VNode:
     """One drawn node. Text facts only (names, shapes, formatted values); styling happens in dot.py."""
 
     __slots__ = ("id", "kind", "role", "state", "title", "sub", "name", "shape", "value", "grad", "grad_state",
-                 "outputs", "saved", "saved_state", "saved_freed", "cluster", "count", "ref", "alias_of")
+                 "outputs", "saved", "saved_state", "saved_freed", "cluster", "count", "ref", "alias_of",
+                 "saved_dtypes")
 
     def __init__(self, kind, role, title="", ref=None):
         self.id = None
@@ -79,6 +80,7 @@ class VNode:
         self.grad_state = None   # "kept" | "none" | "not_kept" | "will_keep" | None
         self.outputs = []        # fn: [OutInfo] for each known output tensor
         self.saved = []          # fn: [(slot, tensor label or None, shape, value)]
+        self.saved_dtypes = []   # fn: each saved tensor's dtype when it is not the default float32, else None
         self.saved_state = None  # None (nothing saved / not shown) | "kept" | "freed"
         self.saved_freed = ()    # slot names of freed saved tensors
         self.cluster = None      # module path ("layer1") or None
@@ -222,6 +224,16 @@ def format_value(x, limit=DEFAULT_SHOW_VALUES):
         s = s[:cut]
     lines = [ln.strip() for ln in s.split("\n")]
     return "\n".join(ln for ln in lines if ln)
+
+
+def _dtype_name(x):
+    """A tensor's dtype as PyTorch prints it (``int64``, ``float64``), or None for the default float32."""
+    arr = _np(x)
+    if arr is None or arr.dtype == "float32":
+        return None
+    from .. import _dtype
+    dt = _dtype._FROM_NP.get(arr.dtype)
+    return dt.name if dt is not None else str(arr.dtype)
 
 
 def _shape(x):
@@ -807,6 +819,7 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
                     o = [o for o in v.outputs if o.nr == SRC.output_nr(t)]
                     label = o[0].name if o else None
                 v.saved.append((slot, label, _shape(t), format_value(t, show_values)))
+                v.saved_dtypes.append(_dtype_name(t))
             if pairs:
                 v.saved_state = "kept"
     elif SRC.freed(k):
