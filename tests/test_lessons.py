@@ -670,6 +670,84 @@ def _case_09_3():
     return [(right,)], [(one_short,), (lambda fn, x, n: None,)]
 
 
+def _moons_model(seed=0):
+    import autogradviz as ag
+    ag.manual_seed(seed)
+    return ag.nn.Sequential(ag.nn.Linear(2, 8), ag.nn.ReLU(), ag.nn.Linear(8, 2)).double()
+
+
+def _case_10_1():
+    import autogradviz as ag
+    loss_fn = ag.nn.CrossEntropyLoss()
+
+    def right(model, opt, X, y):
+        for p in model.parameters():          # zero by hand instead of opt.zero_grad()
+            p.grad = None
+        loss = ag.nn.functional.cross_entropy(model(X), y)
+        loss.backward()
+        opt.step()
+        return float(loss.detach())
+
+    def no_zero(model, opt, X, y):
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    def no_step(model, opt, X, y):
+        opt.zero_grad()
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        return loss.item()
+
+    def returns_tensor(model, opt, X, y):
+        opt.zero_grad()
+        loss = loss_fn(model(X), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    return [(right,)], [(no_zero,), (no_step,), (returns_tensor,)]
+
+
+def _case_10_2():
+    import numpy as np
+    import torch
+    import autogradviz as ag
+    probe = _moons_model(3)
+    with ag.no_grad():
+        probe[0].bias -= ag.tensor(np.linspace(0.0, 6.0, 8))
+    probe.layer1 = probe[0]
+    rng = np.random.default_rng(0)
+    pts = rng.normal(0, 1, (50, 2))
+    tl = torch.nn.Linear(2, 8).double()
+    with torch.no_grad():
+        tl.weight.copy_(torch.tensor(probe[0].weight.detach().numpy()))
+        tl.bias.copy_(torch.tensor(probe[0].bias.detach().numpy()))
+        dead = int((torch.relu(tl(torch.tensor(pts))) == 0).all(dim=0).sum())
+    X = ag.tensor(pts)
+    assert dead != 8 - dead
+    return [(dead, probe, X)], [(8 - dead, probe, X), (float(dead), probe, X)]
+
+
+def _case_10_3():
+    import autogradviz as ag
+
+    def right(model, X, y):
+        with ag.no_grad():
+            s = model(X)
+        right_count = sum(int(a == b) for a, b in zip(s.argmax(dim=1).tolist(), y.tolist()))
+        return right_count / len(y.tolist())
+
+    def percent(model, X, y):
+        return 100 * right(model, X, y)
+
+    def graph(model, X, y):
+        return (model(X).argmax(dim=1) == y).double().mean() * model(X).sum() / model(X).sum()
+
+    return [(right,)], [(percent,), (graph,), (lambda m, X, y: 1 - right(m, X, y),)]
+
+
 _CASES = {name[6:].replace("_", "."): fn for name, fn in list(globals().items()) if name.startswith("_case_")}
 
 
