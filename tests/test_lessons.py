@@ -266,6 +266,19 @@ def _watch_drawings(stem):
         ran.append(getattr(root, "grad_fn", root))
         return saved["stepper"](root, *a, **k)
 
+    def backpropagated(fn):
+        """True if ``fn`` was reached by a backward pass run in the lesson (its root or a node below it)."""
+        seen, todo = [], [r for r in ran if r is not None]
+        while todo:
+            n = todo.pop()
+            if n is None or any(n is s for s in seen):
+                continue
+            if n is fn:
+                return True
+            seen.append(n)
+            todo.extend(f for f, _ in n.next_functions)
+        return False
+
     def leaves_with_grad(node):
         seen, todo, found = [], [node], False
         while todo:
@@ -281,7 +294,7 @@ def _watch_drawings(stem):
     def draw(*roots, **k):
         for r in roots:
             fn = getattr(r, "grad_fn", None)
-            if fn is not None and not any(fn is x for x in ran) and leaves_with_grad(fn):
+            if fn is not None and leaves_with_grad(fn) and not backpropagated(fn):
                 problems.append(f"draw_backward of a graph that was never backpropagated, while its leaves "
                                 f"hold .grad from another pass ({fn.name()})")
         return saved["draw"](*roots, **k)
@@ -746,6 +759,49 @@ def _case_10_3():
         return (model(X).argmax(dim=1) == y).double().mean() * model(X).sum() / model(X).sum()
 
     return [(right,)], [(percent,), (graph,), (lambda m, X, y: 1 - right(m, X, y),)]
+
+
+def _case_11_1():
+    import autogradviz as ag
+
+    def net():
+        return ag.nn.Sequential(ag.nn.Linear(4, 8), ag.nn.ReLU(), ag.nn.Linear(8, 8), ag.nn.ReLU(),
+                                ag.nn.Linear(8, 2))
+
+    right = net()
+    for name, p in right.named_parameters():
+        if not name.startswith("4."):
+            p.requires_grad = False
+    only_weights = net()
+    only_weights[0].weight.requires_grad_(False)
+    only_weights[2].weight.requires_grad_(False)
+    one = net()
+    for p in one[0].parameters():
+        p.requires_grad_(False)
+    everything = net()
+    for p in everything.parameters():
+        p.requires_grad_(False)
+    return [(right,)], [(net(),), (only_weights,), (one,), (everything,)]
+
+
+def _case_11_2():
+    import autogradviz as ag
+    return [(lambda x: x.detach() ** 2 - x.detach() + x,)], \
+        [(lambda x: x ** 2,), (lambda x: (x ** 2).detach(),), (lambda x: x * x.detach(),)]
+
+
+def _case_11_3():
+    import torch
+    w = torch.ones(3, requires_grad=True)
+    r1 = w * 2
+    with torch.no_grad():
+        r2 = w * 2
+    r3 = w.detach() * 2
+    r4 = w.detach() * w
+    with torch.no_grad():
+        r5 = (w * 2).requires_grad_()
+    right = [t.requires_grad for t in (r1, r2, r3, r4, r5)]
+    return [(right,)], [([True, False, False, False, True],), ([True, False, False, True, False],)]
 
 
 _CASES = {name[6:].replace("_", "."): fn for name, fn in list(globals().items()) if name.startswith("_case_")}
