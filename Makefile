@@ -43,8 +43,9 @@ LAB_TARGET := $(if $(wildcard notebooks/index.ipynb),notebooks/index.ipynb,$(if 
 LAB_ZH_SETTINGS := $(abspath $(VENV))/lab-zh/user-settings
 LAB_ZH_LOCALE_FILE := $(LAB_ZH_SETTINGS)/@jupyterlab/translation-extension/plugin.jupyterlab-settings
 
-NBVAL_ARGS := --nbval --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:cacheprovider \
-              -p tests.conftest
+# The notebooks run exactly as a plain `python -m pytest --nbval notebooks/` does: notebooks/conftest.py pins the
+# renderer the stored drawings were made with, the kernel (this venv) and the sanitizers, whatever the entry point.
+NBVAL_ARGS := --nbval -q -p no:cacheprovider
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
@@ -84,7 +85,7 @@ test: $(STAMP_TEST)
 	elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	if find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null | grep -q .; then \
 	  echo ">>> notebooks: $(VPY) -m pytest $(NBVAL_ARGS) notebooks/"; \
-	  rc=0; AUTOGRADVIZ_RENDERER=wasm $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
 	  if [ $$rc -eq 5 ]; then echo ">>> nbval collected no cells"; \
 	  elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	else \

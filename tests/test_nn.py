@@ -14,6 +14,7 @@ import torch.nn.functional as TF  # noqa: E402
 import autogradviz as A  # noqa: E402
 from autogradviz import nn  # noqa: E402
 from autogradviz.nn import functional as F  # noqa: E402
+from compare_policy import assert_values  # noqa: E402
 
 
 # -- helpers ----------------------------------------------------------------------------------------------------
@@ -54,12 +55,13 @@ def pair(a, requires_grad=True):
             torch.from_numpy(a.copy()).requires_grad_(requires_grad))
 
 
-def close(ours, theirs, rtol=1e-5, atol=1e-6):
+def close(ours, theirs, bound=None):
+    """The comparison policy (tests/compare_policy.py): same shape and dtype, values within the ulp bound."""
     o = ours.detach().numpy() if hasattr(ours, "detach") else np.asarray(ours)
     t = theirs.detach().numpy() if hasattr(theirs, "detach") else np.asarray(theirs)
     assert o.shape == t.shape, (o.shape, t.shape)
     assert o.dtype == t.dtype, (o.dtype, t.dtype)
-    np.testing.assert_allclose(o, t, rtol=rtol, atol=atol)
+    assert_values(o, t, bound=bound)
 
 
 def graph_signature(t):
@@ -507,20 +509,20 @@ def test_eval_mode_identities_keep_grad_fn():
 
 
 # -- functional values and gradients vs torch --------------------------------------------------------------------------
-def _check_fn(fn_ours, fn_torch, *arrays, grad_out=None, const=(), rtol=1e-5, atol=1e-6):
+def _check_fn(fn_ours, fn_torch, *arrays, grad_out=None, const=()):
     ours = [A.from_numpy(a.copy()).requires_grad_(i not in const and a.dtype.kind == "f")
             for i, a in enumerate(arrays)]
     theirs = [torch.from_numpy(a.copy()).requires_grad_(i not in const and a.dtype.kind == "f")
               for i, a in enumerate(arrays)]
     ya, yt = fn_ours(*ours), fn_torch(*theirs)
-    close(ya, yt, rtol, atol)
+    close(ya, yt)
     assert ya.grad_fn.name() == yt.grad_fn.name()
     g = np.ones(ya.shape, np.float32) if grad_out is None else grad_out
     ya.backward(A.from_numpy(np.array(g, dtype=np.float32)))
     yt.backward(torch.from_numpy(np.array(g, dtype=np.float32)))
     for a, t in zip(ours, theirs):
         if t.requires_grad:
-            close(a.grad, t.grad, rtol, atol)
+            close(a.grad, t.grad)
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -696,7 +698,7 @@ def test_double_backward_through_losses_matches_torch():
         lambda lib, a: (lib.nn.functional.leaky_relu(a, 0.3) * a).sum(),
     ]
     for f in fns:
-        close(run(A, f), run(torch, f), rtol=1e-4, atol=1e-5)
+        close(run(A, f), run(torch, f))  # second order: still within the policy's bound
 
 
 # -- dropout --------------------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 from autogradviz import nn, optim  # noqa: E402
+from compare_policy import TRAJECTORY_BOUND, assert_values  # noqa: E402
 
 
 def arr(*shape, seed=0):
@@ -94,27 +95,25 @@ def test_five_steps_match_torch(name, kw, dtype):
     y = arr(8, 4, seed=2).astype(dtype)
     oo = getattr(optim, name)(ours.parameters(), **kw)
     ot = getattr(torch.optim, name)(theirs.parameters(), **kw)
-    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-12, atol=1e-13)
     for _ in range(5):
         oo.zero_grad()
         ot.zero_grad()
         la = nn.functional.mse_loss(ours(A.from_numpy(x)), A.from_numpy(y))
         lt = torch.nn.functional.mse_loss(theirs(torch.from_numpy(x)), torch.from_numpy(y))
-        np.testing.assert_allclose(la.item(), lt.item(), **tol)
+        assert_values(np.asarray(la.item(), x.dtype), np.asarray(lt.item(), x.dtype), "loss")
         la.backward()
         lt.backward()
         oo.step()
         ot.step()
         for p, q in zip(ours.parameters(), theirs.parameters()):
             assert p.dtype.name == str(q.dtype).replace("torch.", "")
-            np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), **tol)
+            assert_values(p.detach().numpy(), q.detach().numpy(), "parameter")
     # the optimizer state has the same keys and values
     for p, q in zip(ours.parameters(), theirs.parameters()):
         so, st = oo.state[p], ot.state[q]
         assert list(so) == list(st)
         for k in so:
-            np.testing.assert_allclose(np.asarray(so[k].detach().numpy(), dtype=np.float64),
-                                       st[k].detach().numpy().astype(np.float64), **tol)
+            assert_values(so[k].detach().numpy(), st[k].detach().numpy(), f"state {k}")
 
 
 def test_step_updates_in_place_and_bumps_version():
@@ -204,10 +203,10 @@ def test_mlp_training_matches_torch_step_by_step(opt_name, kw):
         ot.step()
         lo_list.append(lo.item())
         lt_list.append(lt.item())
-    np.testing.assert_allclose(lo_list, lt_list, rtol=1e-4, atol=1e-5)
+    assert_values(np.asarray(lo_list, np.float32), np.asarray(lt_list, np.float32), "losses", bound=TRAJECTORY_BOUND)
     assert lo_list[-1] < 0.5 * lo_list[0]
     for p, q in zip(ours.parameters(), theirs.parameters()):
-        np.testing.assert_allclose(p.detach().numpy(), q.detach().numpy(), rtol=1e-3, atol=1e-4)
+        assert_values(p.detach().numpy(), q.detach().numpy(), "parameters after 50 steps", bound=TRAJECTORY_BOUND)
 
 
 def test_mlp_mse_50_sgd_steps_match_torch_and_decrease():
@@ -225,7 +224,7 @@ def test_mlp_mse_50_sgd_steps_match_torch_and_decrease():
         ot.zero_grad()
         lo = nn.MSELoss()(ours(A.from_numpy(x)), A.from_numpy(y))
         lt = torch.nn.MSELoss()(theirs(torch.from_numpy(x)), torch.from_numpy(y))
-        np.testing.assert_allclose(lo.item(), lt.item(), rtol=1e-4, atol=1e-6)
+        assert_values(np.float32(lo.item()), np.float32(lt.item()), "loss", bound=TRAJECTORY_BOUND)
         losses.append(lo.item())
         lo.backward()
         lt.backward()
@@ -328,7 +327,7 @@ def test_schedulers_give_pytorchs_learning_rates(name):
     ours, theirs = _scheduled(A, name), _scheduled(torch, name)
     assert ours[0] == theirs[0]            # every lr of every epoch, exactly
     assert ours[1] == theirs[1]
-    np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-6)
+    assert_values(np.asarray(ours[2], np.float32), np.asarray(theirs[2], np.float32), "weights")
     assert ours[3] == theirs[3]            # the optimizer's repr now shows initial_lr
 
 
