@@ -804,6 +804,56 @@ def _case_11_3():
     return [(right,)], [([True, False, False, False, True],), ([True, False, False, True, False],)]
 
 
+def _case_12_1():
+    import torch
+    w = torch.tensor(1.0, requires_grad=True)
+    a = w * 2
+    b = a.detach() * w
+    b.backward(retain_graph=True)
+    b.backward()
+    right = w.grad.item()
+    return [(right,)], [(right / 2,), (2 * right,), (torch.tensor(right),)]
+
+
+def _case_12_2():
+    import torch
+    from autogradviz.course.lesson12 import _PROGRAMS_2
+    failing = []
+    for i, code in enumerate(_PROGRAMS_2, start=1):
+        try:
+            exec(code, {"torch": torch})
+        except RuntimeError:
+            failing.append(i)
+    assert len(failing) == 1
+    return [(failing[0],)], [(i,) for i in range(1, 5) if i != failing[0]] + [("2",)]
+
+
+def test_quiz_answers_are_pytorchs_and_among_the_options():
+    torch = pytest.importorskip("torch")
+    import autogradviz
+    from autogradviz.course.quiz import QUESTIONS, run_program
+    for q in QUESTIONS:
+        ours, theirs = run_program(q["code"], autogradviz), run_program(q["code"], torch)
+        assert ours == theirs, (q["code"], ours, theirs)
+        assert ours in q["options"], (q["code"], ours)
+        assert len(set(q["options"])) == len(q["options"]) >= 2
+        assert _CJK.search(q["zh"]) and not _CJK.search(q["en"])
+
+
+def test_quiz_marks_answers():
+    from autogradviz.course.quiz import Quiz
+    quiz = Quiz(lang="en")
+    for choice, answer in zip(quiz.choices, quiz.answers):
+        choice.value = answer
+    quiz.choices[0].value = next(o for o in quiz.choices[0].options if o != quiz.answers[0])
+    quiz.choices[1].value = None
+    assert quiz.check() == len(quiz.answers) - 2
+    assert quiz.marks[0].value.startswith("✗") and quiz.marks[1].value.startswith("…")
+    assert all(m.value.startswith("✓") for m in quiz.marks[2:])
+    assert quiz.score.value == f"{len(quiz.answers) - 2} of {len(quiz.answers)} right"
+    assert Quiz(lang="zh").button.description == "检查"
+
+
 _CASES = {name[6:].replace("_", "."): fn for name, fn in list(globals().items()) if name.startswith("_case_")}
 
 
@@ -900,6 +950,18 @@ def test_one_errata_box_style():
 _PYTORCH_CELLS = [
     ("01-tensors", "alias = torch.Tensor(ints)"),
     ("05-autograd-and-variable", "pieces = torch.tensor([1.0, 2.0], requires_grad=True).unbind()"),
+    # the recap's one-line demos, rule by rule
+    ("12-recap", "print(torch.Tensor(2, 3).shape"),
+    ("12-recap", "print((p * q).grad_fn, (q * q).grad_fn)"),
+    ("12-recap", "m.retain_grad()"),
+    ("12-recap", "y.backward(retain_graph=True); y.backward()"),
+    ("12-recap", "torch.autograd.Variable(p)"),
+    ("12-recap", "(p * p).backward(torch.tensor([1.0, 10.0]))"),
+    ("12-recap", "h.register_hook(lambda g: g * 0)"),
+    ("12-recap", "class Cube(torch.autograd.Function)"),
+    ("12-recap", "create_graph=True); d2, ="),
+    ("12-recap", "lin = nn.Linear(2, 1)"),
+    ("12-recap", "s = p * p.detach()"),
 ]
 
 
@@ -912,6 +974,6 @@ def test_cell_prints_what_pytorch_prints(stem, marker):
     for lib in (autogradviz, torch):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            exec(compile(code, f"<{stem}>", "exec"), {"torch": lib})
+            exec(compile(code, f"<{stem}>", "exec"), {"torch": lib, "nn": lib.nn})
         outs.append(re.sub(r"at 0x[0-9a-fA-F]+", "at 0xADDR", buf.getvalue()))
     assert outs[0] == outs[1]
