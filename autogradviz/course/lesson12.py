@@ -1,63 +1,51 @@
-"""Self-checks for lesson 12 (recap)."""
+"""Self-checks for lesson 12 (Jacobians, Hessians, forward vs reverse mode)."""
+import numpy as np
+
+from .._tensor import Tensor
 from . import Diagnosis, compare, exercise
-
-_PROGRAM_1 = """w = torch.tensor(1.0, requires_grad=True)
-a = w * 2
-b = a.detach() * w
-b.backward(retain_graph=True)
-b.backward()
-with torch.no_grad():
-    (w * 100).sum()
-result = w.grad.item()
-"""
-
-_PROGRAMS_2 = [
-    "x = torch.ones(2, requires_grad=True); (x * 2).sum().backward(); (x * 2).sum().backward()",
-    "x = torch.ones(2, requires_grad=True); y = (x * x).sum(); y.backward(); y.backward()",
-    "x = torch.ones(2, requires_grad=True); y = x * 2; y.backward(torch.ones(2))",
-    "x = torch.ones(2, requires_grad=True); y = x.detach() * 2; result = y.requires_grad",
-]
-
-
-def _run(code):
-    import autogradviz
-    ns = {"torch": autogradviz}
-    exec(compile(code, "<recap>", "exec"), ns)
-    return ns.get("result")
 
 
 @exercise("12.1",
-          hint_en="a.detach() is the constant 2, so b = 2 * w and each backward adds 2 to w.grad; "
-                  "the no_grad block records and adds nothing.",
-          hint_zh="a.detach()是常数2，所以b = 2 * w，每次backward给w.grad加2；no_grad代码块什么都不记录，也不累加。")
+          hint_en="answer = jacobian(g, torch.tensor([2.0, 3.0])); row i holds the derivatives of output i: "
+                  "[[x1, x0], [1, 2·x1]].",
+          hint_zh="answer = jacobian(g, torch.tensor([2.0, 3.0]))；第i行是第i个输出的导数：[[x1, x0], [1, 2·x1]]。")
 def _check_1201(answer):
-    expected = _run(_PROGRAM_1)
-    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-        if abs(answer - expected / 2) < 1e-9:
-            return Diagnosis("that is one backward pass; the program runs two, and gradients add up.",
-                             "这是一次反向传播的结果；程序执行了两次，梯度会累加。")
-        if abs(answer - 2 * expected) < 1e-9:
-            return Diagnosis("a.detach() is a constant: no gradient flows back through a.",
-                             "a.detach()是常数：没有梯度经过a流回去。")
-    return compare(answer, expected, want="number", atol=1e-9) or True
+    x0, x1 = 2.0, 3.0
+    expected = np.array([[x1, x0], [1.0, 2 * x1]])          # from first principles
+    if isinstance(answer, Tensor) and tuple(answer.shape) == (2, 2) and np.allclose(answer.detach().numpy(), expected.T):
+        return Diagnosis("rows and columns are swapped: row i holds the derivatives of output i.",
+                         "行和列弄反了：第i行应当是第i个输出的导数。")
+    return compare(answer, expected, detached=False) or True
 
 
 @exercise("12.2",
-          hint_en="a graph is freed by its first backward(); which program calls backward() twice on the same "
-                  "graph? (Program 1 builds a new graph for its second call.)",
-          hint_zh="计算图在第一次backward()时被释放；哪段程序在同一张图上调用了两次backward()？"
-                  "（程序1第二次调用前重新搭了一张图。）")
+          hint_en="reverse mode: one backward pass per output (3); forward mode: one jvp per input (5).",
+          hint_zh="反向模式：每个输出一次反向传播（3）；正向模式：每个输入一次jvp（5）。")
 def _check_1202(answer):
-    failing = []
-    for i, code in enumerate(_PROGRAMS_2, start=1):
-        try:
-            _run(code)
-        except RuntimeError:
-            failing.append(i)
-    if len(failing) != 1:
-        return False
-    if not isinstance(answer, int) or isinstance(answer, bool) or not 1 <= answer <= 4:
-        return Diagnosis("the answer should be the program's number, 1 to 4.", "答案应当是程序的编号，1到4。")
-    if answer != failing[0]:
-        return Diagnosis(f"program {answer} runs without an error; try it.", f"程序{answer}运行时不会出错；试试看。")
+    n_in, n_out = 5, 3
+    if not isinstance(answer, (tuple, list)) or len(answer) != 2:
+        return Diagnosis("the answer should be a pair (reverse, forward).", "答案应当是一对数(反向, 正向)。")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in answer):
+        return Diagnosis("both numbers are counts: write them as ints.", "两个数都是次数：请写成整数。")
+    if tuple(answer) == (n_in, n_out):
+        return Diagnosis("swapped: reverse mode needs one pass per output, forward mode one per input.",
+                         "弄反了：反向模式每个输出一次，正向模式每个输入一次。")
+    if answer[0] != n_out:
+        return Diagnosis("the number of backward passes is not right.", "反向传播的次数不对。")
+    if answer[1] != n_in:
+        return Diagnosis("the number of jvp calls is not right.", "jvp调用的次数不对。")
     return True
+
+
+@exercise("12.3",
+          hint_en="answer = hessian(q, torch.tensor([1.0, 2.0])); by hand q = v0³ + v1²·v0, so H = [[6·v0, 2·v1], "
+                  "[2·v1, 2·v0]].",
+          hint_zh="answer = hessian(q, torch.tensor([1.0, 2.0]))；手算q = v0³ + v1²·v0，所以H = [[6·v0, 2·v1], "
+                  "[2·v1, 2·v0]]。")
+def _check_1203(answer):
+    v0, v1 = 1.0, 2.0
+    expected = np.array([[6 * v0, 2 * v1], [2 * v1, 2 * v0]])
+    if isinstance(answer, Tensor) and tuple(answer.shape) == (2,) and \
+            np.allclose(answer.detach().numpy(), [3 * v0 ** 2 + v1 ** 2, 2 * v1 * v0]):
+        return Diagnosis("that is the gradient (first derivatives), not the Hessian.", "这是梯度（一阶导数），不是黑塞矩阵。")
+    return compare(answer, expected, detached=False) or True
