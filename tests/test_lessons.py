@@ -1026,3 +1026,12 @@ def test_cell_prints_what_pytorch_prints(stem, marker):
             exec(compile(code, f"<{stem}>", "exec"), {"torch": lib, "nn": lib.nn})
         outs.append(re.sub(r"at 0x[0-9a-fA-F]+", "at 0xADDR", buf.getvalue()))
     assert outs[0] == outs[1]
+
+
+def test_hints_are_plain_text():
+    """Hints are printed, not rendered: no markdown emphasis (the zh hint of 04.1 once printed a literal **一个**)."""
+    import autogradviz.course as course
+    course._load()
+    for ex_id, (_, hints) in course._REGISTRY.items():
+        for lang, text in hints.items():
+            assert "**" not in text and "__" not in text.replace("__init__", ""), f"{ex_id}/{lang}: {text!r}"
