@@ -20,18 +20,8 @@ from . import autograd
 from . import cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
-from .ops import (abs, add, addmm, argmax, argmin, clamp, clone, cos, div, dot, exp, flatten, log, matmul, max,
-                  maximum, mean, min, minimum, mm, mul, mv, neg, permute, pow, reciprocal, relu, reshape, sigmoid,
-                  sign, sin, sqrt, squeeze, sub, sum, t, tanh, transpose, unsqueeze)
-from .ops.linalg import bmm
-from .ops.more import (acos, amax, amin, asin, atan, ceil, chunk, cosh, cumsum, erf, exp2, expm1, flip, floor, frac,
-                       gather, index_select, log10, log1p, log2, logsumexp, masked_fill, narrow, roll, round, rsqrt,
-                       sinh, split, tan, tril, triu, trunc, unbind)
-arctan, arcsin, arccos, fix = atan, asin, acos, trunc
-from .ops.extra import any, all
 from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state
-from .ops.extra import cat, stack, where, allclose, equal, numel, is_tensor, softmax, log_softmax, clip, \
-    square, prod, var, std, norm, outer, lt, gt, le, ge, eq, ne, isnan, isinf
+globals().update(_ops.FUNCTIONS)  # torch.exp, torch.cat, ...: the catalogue's table (ops/_methods.py)
 
 dtype = _dtype.dtype
 float32 = _dtype.float32

@@ -4,6 +4,7 @@ import numbers
 import numpy as np
 
 from . import _dtype, _random
+from . import _tensor as _tensor_module
 from ._tensor import Tensor, _wrap
 
 
@@ -269,3 +270,6 @@ def legacy_tensor(cls, *args, **kwargs):
                 setattr(t2, s, getattr(t, s))
         return t2
     return t
+
+
+_tensor_module._LEGACY[0] = legacy_tensor

@@ -9,6 +9,7 @@ import weakref
 import numpy as np
 
 from . import _dtype
+from ._hooks import RemovableHandle
 
 __all__ = ["Tensor", "Size"]
 
@@ -88,8 +89,7 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         # the legacy constructor: Tensor(*sizes) is uninitialised float32, Tensor(sequence) copies data
-        from ._creation import legacy_tensor
-        return legacy_tensor(cls, *args, **kwargs)
+        return _LEGACY[0](cls, *args, **kwargs)
 
     # -- core attributes ----------------------------------------------------------------------------------
     @property
@@ -310,13 +310,11 @@ class Tensor:
                 retain_graph = create_graph
             _ENGINE[0]((self,), (None,), retain_graph, create_graph)
             return
-        from .autograd import backward as _backward
-        _backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+        _ENGINE[1](self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        from .autograd.graph import RemovableHandle
         if self.grad_fn is None:
             if self._hooks is None:
                 self._hooks = []
@@ -358,7 +356,41 @@ class Tensor:
         return t
 
 
-_ENGINE = [None]  # set by autograd.engine at import: run_backward
+_TENSOR_TYPENAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+                     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
+                     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+
+
+def typename(obj):
+    """``torch.typename``: ``torch.FloatTensor`` for tensors, else the qualified class name."""
+    if isinstance(obj, Tensor):
+        return _TENSOR_TYPENAMES.get(obj._data.dtype.name, "torch.Tensor")
+    module = getattr(type(obj), "__module__", "") or ""
+    qual = getattr(type(obj), "__qualname__", type(obj).__name__)
+    if module in ("", "builtins"):
+        return qual
+    return module + "." + qual
+
+
+def zero_grads(params, set_to_none=True):
+    """What ``Module.zero_grad`` and ``Optimizer.zero_grad`` do to each parameter's ``.grad``: drop it (the
+    default), or detach it and fill it with zeros in place."""
+    for p in params:
+        g = p._grad
+        if g is not None:
+            if set_to_none:
+                p._grad = None
+            else:
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g.zero_()
+
+
+# Slots filled by the modules above this one when they are imported, so that this module imports none of them:
+_ENGINE = [None, None]  # [0]: autograd.engine.run_backward; [1]: autograd.backward (set by autograd/__init__)
+_LEGACY = [None]        # _creation.legacy_tensor: the legacy constructor Tensor(2, 3), Tensor([1, 2])
 
 
 def _rebuild(data, requires_grad):

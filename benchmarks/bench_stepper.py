@@ -7,6 +7,11 @@ Targets (issue 4): building the stepper for a 300-node graph takes under 10 s; `
 (median) with the kernel. Also printed, in the same run, for scale: the bare ``loss.backward()`` the stepper runs
 (without recorder), and PyTorch's backward on the same graph when torch is installed.
 
+Targets (issue 16), on chains of N multiplications by N weights (``y = y * w_i``, then ``sum``: 2N + 3 frames):
+build time linear (1,000 ops at most 4.5x the time of 300 ops) and at most 1.5 s; stored widget state at most
+1.5 MB at 1,000 ops (the widgets this stepper needs, as JSON in UTF-8, as a notebook stores it); ``goto()`` at most
+50 ms at 1,000 ops; 5,000 ops build in at most 8 s with ``goto()`` at most 100 ms (the kernel draws those frames).
+
 Workloads:
 - chain: ``y = (y * w_i).tanh()`` for 100 layers, one weight each, then ``sum``: 303 nodes.
 - shared: the same with 10 weights used in turn (an RNN-like weight sharing): long edges, the hard case for layout.
@@ -55,6 +60,55 @@ WORKLOADS = {
 }
 
 
+def opchain(lib, n):
+    x = lib.ones(4, requires_grad=True)
+    ws = [lib.tensor(1.0 + 1e-3 * i, requires_grad=True) for i in range(n)]
+    y = x
+    for w in ws:
+        y = y * w
+    return y.sum()
+
+
+def state_bytes(s):
+    import json
+    from ipywidgets.embed import dependency_state
+    return len(json.dumps(dependency_state([s]), ensure_ascii=False).encode("utf-8"))
+
+
+def bench_chains(repeat, sizes=(300, 1000, 5000)):
+    """Build time, stored state and goto() time of BackwardStepper on multiplication chains (issue 16)."""
+    import ipywidgets
+    print(f"{'ops':>5} {'frames':>6} {'mode':6} {'layout':8} {'build s':>8} {'(range)':>13} {'state MB':>8} "
+          f"{'goto ms':>8} {'goto max':>8}")
+    out = {}
+    for n in sizes:
+        builds = []
+        s = None
+        for _ in range(repeat if n < 5000 else max(1, repeat // 2)):
+            if s is not None:
+                s.close()
+            loss = opchain(agv, n)
+            t0 = time.perf_counter()
+            s = BackwardStepper(loss)
+            builds.append(time.perf_counter() - t0)
+        size = state_bytes(s) / 1e6
+        gotos = []
+        for i in range(0, len(s.frames), max(1, len(s.frames) // 200)):
+            t0 = time.perf_counter()
+            s.goto(i)
+            gotos.append(time.perf_counter() - t0)
+        med = statistics.median(builds)
+        out[n] = med
+        print(f"{n:5d} {len(s.frames):6d} {s.mode:6} {s.graph_layout:8} {med:8.2f} "
+              f"{f'{min(builds):.2f}-{max(builds):.2f}':>13} {size:8.2f} {statistics.median(gotos) * 1e3:8.2f} "
+              f"{max(gotos) * 1e3:8.2f}")
+        s.close()
+        ipywidgets.Widget.close_all()
+    if 300 in out and 1000 in out:
+        print(f"build time ratio 1,000 ops / 300 ops = {out[1000] / out[300]:.2f} (linear: 3.3; target <= 4.5)")
+    return out
+
+
 def median_time(fn, repeat):
     ts = []
     for _ in range(repeat):
@@ -67,6 +121,7 @@ def median_time(fn, repeat):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--chains", action="store_true", help="only the multiplication chains (issue 16)")
     args = ap.parse_args()
     repeat = 3 if args.quick else 7
     try:
@@ -74,6 +129,9 @@ def main():
         torch.set_num_threads(1)
     except ImportError:
         torch = None
+    bench_chains(5 if args.quick else 7)
+    if args.chains:
+        return
     renderers = ["wasm"] + (["dot"] if shutil.which("dot") else [])
     t0 = time.perf_counter()
     vdot.render("digraph { a -> b }", "svg", renderer="wasm")

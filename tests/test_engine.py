@@ -1,8 +1,9 @@
 """The backward engine: long chains (no recursion, linear time) and the observer interface.
 
 The observer (``autogradviz.autograd.engine.set_observer``) receives one call per engine step:
-backward_begin(outputs, grads, retain_graph, create_graph), node_begin(node, grads), node_end(node, grads_out),
-accumulate(node, tensor, grad), retain(node, tensor, grad), release(node), backward_end().
+backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled), hook(...),
+retain(node, tensor, grad), capture(node, output_nr, index, grad), node_begin(node, grads),
+accumulate(node, tensor, grad), node_end(node, grads_out, filled), release(node), backward_end().
 """
 import math
 import subprocess
@@ -134,14 +135,17 @@ class Recorder:
     def __init__(self):
         self.events = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph):
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
+                       filled=()):
         self.events.append(("backward_begin", len(outputs), len(grads), retain_graph, create_graph))
+        self.events.extend(("pending", n.name(), nr) for n, nr, _ in filled)
 
     def node_begin(self, node, grads):
         self.events.append(("node_begin", node.name(), len(grads)))
 
-    def node_end(self, node, grads_out):
+    def node_end(self, node, grads_out, filled=()):
         self.events.append(("node_end", node.name(), len(grads_out)))
+        self.events.extend(("pending", n.name(), nr) for n, nr, _ in filled)
 
     def accumulate(self, node, tensor, grad):
         self.events.append(("accumulate", node.name(), np.asarray(grad).copy().tolist(), id(tensor)))
@@ -186,8 +190,7 @@ def test_observer_event_sequence(recorder):
     ev = recorder.events
     assert ev[0] == ("backward_begin", 1, 1, False, False)
     assert ev[-1] == ("backward_end",)
-    core = [e[:2] if e[0] in ("node_begin", "node_end", "release") else e[:2] for e in ev[1:-1]
-            if e[0] != "hook"]
+    core = [e[:2] for e in ev[1:-1] if e[0] not in ("hook", "pending")]
     assert core == [
         ("node_begin", "SumBackward0"), ("node_end", "SumBackward0"),
         ("node_begin", "ExpBackward0"), ("node_end", "ExpBackward0"), ("release", "ExpBackward0"),
@@ -307,3 +310,184 @@ def test_observer_failure_still_ends_backward_and_restores_grad_mode():
         engine.set_observer(prev)
     assert rec.events[-1] == ("backward_end",)
     assert A.is_grad_enabled()
+
+
+# -- the reading edition (run_backward_reference) against the fast engine ------------------------------------------
+# Both run every program of the parity tests (test_vs_torch.CASES) and every property test (test_properties): the
+# same results, printed text and warnings without an observer, and the same event stream (node names, grads bit for
+# bit, order) with one.
+import autogradviz.autograd as _autograd  # noqa: E402
+from autogradviz import _tensor  # noqa: E402
+
+import test_properties as _props  # noqa: E402
+import test_vs_torch as _vs  # noqa: E402
+
+
+def _exact(x):
+    """A comparable, bit-exact form of a value (ndarrays by dtype, shape and bytes)."""
+    if isinstance(x, A.Tensor):
+        x = x._data
+    if isinstance(x, np.ndarray):
+        return ("nd", x.dtype.str, x.shape, np.ascontiguousarray(x).tobytes())
+    if isinstance(x, np.generic):
+        return ("np", x.dtype.str, x.tobytes())
+    if isinstance(x, dict):
+        return ("dict", tuple((k, _exact(v)) for k, v in x.items()))
+    if isinstance(x, (list, tuple)):
+        return tuple(_exact(v) for v in x)
+    if isinstance(x, float) and x != x:
+        return ("nan",)
+    if isinstance(x, _vs.Raised):
+        return ("raised", x.etype, x.msg)
+    return x
+
+
+class _EventLog:
+    """Every engine event, in a form that can be compared across two runs of the same program."""
+
+    def __init__(self):
+        self.ev = []
+
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled):
+        self.ev.append(("run", len(outputs), _exact(grads), retain_graph, create_graph,
+                        None if inputs is None else len(inputs), accumulate_grad, self._filled(filled)))
+
+    def _filled(self, filled):
+        return [(n.name(), nr, _exact(total)) for n, nr, total in filled]
+
+    def hook(self, node, nr, before, after):
+        self.ev.append(("hook", node.name(), nr, _exact(before), _exact(after)))
+
+    def retain(self, node, tensor, grad):
+        self.ev.append(("retain", node.name(), _exact(grad), _exact(tensor.grad)))
+
+    def capture(self, node, nr, index, grad):
+        self.ev.append(("capture", node.name(), nr, index, _exact(grad)))
+
+    def node_begin(self, node, grads):
+        self.ev.append(("begin", node.name(), _exact(grads)))
+
+    def accumulate(self, node, tensor, grad):
+        self.ev.append(("acc", node.name(), _exact(grad), _exact(tensor.grad)))
+
+    def node_end(self, node, grads_out, filled):
+        self.ev.append(("end", node.name(), _exact(grads_out), self._filled(filled)))
+
+    def release(self, node):
+        self.ev.append(("release", node.name()))
+
+    def backward_end(self):
+        self.ev.append(("run_end",))
+
+
+def _with_engine(run, fn, observe):
+    """Call ``fn()`` with ``run`` as the engine (Tensor.backward and autograd.backward/grad), optionally observed."""
+    log = _EventLog() if observe else None
+    prev_engine, prev_ag = _tensor._ENGINE[0], _autograd.run_backward
+    _tensor._ENGINE[0] = _autograd.run_backward = run
+    prev_obs = engine.set_observer(log)
+    try:
+        out = fn()
+    finally:
+        engine.set_observer(prev_obs)
+        _tensor._ENGINE[0], _autograd.run_backward = prev_engine, prev_ag
+    return out, (log.ev if observe else None)
+
+
+def _both_engines(fn):
+    """Run ``fn`` four times: each engine without and with an observer. Return (plain results, event streams)."""
+    out = {}
+    for name, run in (("fast", engine.run_backward), ("reference", engine.run_backward_reference)):
+        for observe in (False, True):
+            out[name, observe] = _with_engine(run, fn, observe)
+    return out
+
+
+@pytest.mark.parametrize("case", [p.values[0] for p in _vs.CASES], ids=[p.id for p in _vs.CASES])
+def test_reference_engine_same_as_fast_on_parity_programs(case):
+    out = _both_engines(lambda: _exact(_vs.run(case, A)))
+    fast, fast_ev = out["fast", True]
+    assert out["fast", False][0] == fast  # an observer changes nothing
+    assert out["reference", False][0] == fast
+    ref, ref_ev = out["reference", True]
+    assert ref == fast
+    assert ref_ev == fast_ev
+
+
+def _property_tests():
+    """Every test function of test_properties with each of its parametrize values."""
+    out = []
+    for name in sorted(dir(_props)):
+        f = getattr(_props, name)
+        if not name.startswith("test_") or not callable(f):
+            continue
+        marks = [m for m in getattr(f, "pytestmark", []) if m.name == "parametrize"]
+        if not marks:
+            out.append(pytest.param(f, {}, id=name))
+            continue
+        (argname, values), = [m.args for m in marks]
+        for i, v in enumerate(values):
+            out.append(pytest.param(f, {argname: v}, id=f"{name}[{i}]"))
+    return out
+
+
+@pytest.mark.parametrize("test,kwargs", _property_tests())
+def test_reference_engine_same_as_fast_on_property_graphs(test, kwargs):
+    # hypothesis runs derandomized there: every call of a test sees the same examples
+    out = _both_engines(lambda: test(**kwargs))
+    fast_ev = out["fast", True][1]
+    assert fast_ev and any(e[0] == "begin" for e in fast_ev)
+    assert out["reference", True][1] == fast_ev
+
+
+def test_reference_engine_is_short_and_complete():
+    """The reading edition stays short, and runs in PyTorch's order (shown by the comparisons above)."""
+    import inspect
+    src = inspect.getsource(engine.run_backward_reference).splitlines()
+    code = [ln for ln in src if ln.strip() and not ln.strip().startswith("#")]
+    assert len(code) <= 60, len(code)  # about 50 lines of code, the docstring and signature included
+    for phrase in ("deps", "pending.pop", "_release()", "heappop"):
+        assert phrase in inspect.getsource(engine.run_backward_reference)
+
+
+# -- events a view needs ---------------------------------------------------------------------------------------------
+def test_pending_buffers_fill_and_empty():
+    from autogradviz import viz
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    z = y * y + y  # y's buffer receives three grads: two from y * y, one from + y
+    with viz.trace() as tr:
+        z.sum().backward()
+    run = tr.backwards[0]
+    assert [(n.name(), nr) for n, nr, _ in run.root_pending] == [("SumBackward0", 0)]
+    fills = [(s.name, tot) for s in run.steps for n, nr, tot in s.pending if n is y.grad_fn]
+    # in the order the engine added them, each total the sum so far; the last is what y's node received
+    assert [name for name, _ in fills] == ["AddBackward0", "MulBackward0", "MulBackward0"]
+    yv = np.array([2.0, 4.0])
+    np.testing.assert_allclose(fills[0][1], [1.0, 1.0])
+    np.testing.assert_allclose(fills[1][1], 1.0 + yv)
+    np.testing.assert_allclose(fills[2][1], 1.0 + 2 * yv)
+    step_y = [s for s in run.steps if s.node is y.grad_fn][0]
+    assert step_y.grads_in[0] is fills[2][1]  # the buffer was popped whole when the node began
+    # a pending grad into a leaf's accumulator
+    acc = [(n.name(), tot) for s in run.steps for n, nr, tot in s.pending if n.name().endswith("AccumulateGrad")]
+    assert len(acc) == 1 and np.allclose(acc[0][1], 2 * (1.0 + 2 * yv))
+
+
+def test_capture_events_of_autograd_grad():
+    class Log(_EventLog):
+        pass
+    log = Log()
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    w = A.tensor([3.0, 4.0], requires_grad=True)
+    y = x * w
+    prev = engine.set_observer(log)
+    try:
+        gx, gy = A.autograd.grad(y.sum(), [x, y])
+    finally:
+        engine.set_observer(prev)
+    assert log.ev[0][-3:-1] == (2, False)  # two inputs, accumulate_grad False
+    caps = [e for e in log.ev if e[0] == "capture"]
+    assert [(e[1], e[3]) for e in caps] == [("MulBackward0", 1), ("torch::autograd::AccumulateGrad", 0)]
+    assert caps[0][4] == _exact(gy) and caps[1][4] == _exact(gx)
+    assert not any(e[0] == "acc" for e in log.ev) and x.grad is None

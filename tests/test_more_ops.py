@@ -1,4 +1,5 @@
-"""ops/more.py and the losses and modules built on it, with real PyTorch as the oracle: the printed result, the node
+"""The ops teachers reach for beyond the basics (math functions, activations, shape and index ops) and the losses
+and modules built on them, with real PyTorch as the oracle: the printed result, the node
 PyTorch records (name, edges, which tensors it saves), the gradients, the error when a saved tensor is changed in
 place, and (by finite differences) the second derivative."""
 import numpy as np

@@ -11,23 +11,12 @@ import autogradviz as agv
 from autogradviz import nn
 from autogradviz.autograd import Function
 from autogradviz.viz import BackwardStepper, ForwardStepper, set_lang, get_lang
+from conftest import build_lesson_graph
 
 
 # -- the seeds' example -------------------------------------------------------------------------------------------
 def seed_graph(lib, retain=False):
-    input = lib.ones([2, 2], requires_grad=False)
-    w1 = lib.tensor(2.0, requires_grad=True)
-    w2 = lib.tensor(3.0, requires_grad=True)
-    w3 = lib.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    if retain:
-        for t in (l1, l2, l3, l4):
-            t.retain_grad()
-    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+    return build_lesson_graph(lib, retain=bool(retain))  # the lessons' example graph, from conftest.py
 
 
 def seed_stepper(retain=False, **kw):
@@ -240,9 +229,7 @@ def test_widget_replays_without_kernel():
         assert key in s.nav.value
     # every node and edge of the drawing has a stable, prefixed id the frames refer to
     for f in s.frames[1:]:
-        gid = s._gid[f.node_id]
-        assert f'id="{s._prefix}{gid}"' in s.graph_html.value
-    assert s.frames[2].node_id in s._gid
+        assert f'id="{s._prefix}{f.node_id}"' in s.graph_html.value
     css = s._frame_css(2)
     for src, k, carries in s.frames[2].edges_out:
         assert carries and s._eid[(src, k)] in css
@@ -438,10 +425,11 @@ def test_requires_grad_false_input_is_not_needed():
 def test_simple_layout_fallback_has_the_same_ids():
     s, _ = seed_stepper(max_layout_cost=-1)
     assert s.graph_layout == "simple"
+    ids = set(re.findall(r"id=[\"']([^\"']+)[\"']", s.graph_html.value))
     for f in s.frames[1:]:
-        assert f'id="{s._prefix}{s._gid[f.node_id]}"' in s.graph_html.value
+        assert s._prefix + f.node_id in ids
     for e in s._eid.values():
-        assert f'id="{e}"' in s.graph_html.value
+        assert e in ids
 
 
 # -- speed ------------------------------------------------------------------------------------------------------
@@ -484,14 +472,19 @@ def test_shared_weights_deep_graph_stays_fast():
     assert sorted(s.frames[-1].kept) == sorted(f"t{i}" for i in range(11)) or len(s.frames[-1].kept) == 11
     # a shared weight's AccumulateGrad may be drawn once per use: the frame restyles every copy
     aliases = getattr(s.graph_model, "aliases", {}) or {}
-    f = next(f for f in s.frames if f.node == "AccumulateGrad" and s._gid[f.node_id] in aliases)
+    f = next(f for f in s.frames if f.node == "AccumulateGrad" and f.node_id in aliases)
     css = s._frame_css(f.index)
-    for a in aliases[s._gid[f.node_id]]:
+    for a in aliases[f.node_id]:
         assert f"#{s._prefix}{a} " in css
+    # on the replay page, the copies carry the frame in which their node runs
+    if s.mode in ("page", "kernel"):
+        for a in aliases[f.node_id]:
+            assert re.search(rf'id="{s._prefix}{a}" class="node" style="--k:{f.index};', s.graph_html.value)
 
 
 # -- forward ----------------------------------------------------------------------------------------------------
 def test_forward_stepper_records_ops_and_requires_grad():
+    assert not issubclass(ForwardStepper, BackwardStepper) and not issubclass(BackwardStepper, ForwardStepper)
     def fn():
         input = agv.ones([2, 2])
         w1 = agv.tensor(2.0, requires_grad=True)
@@ -528,3 +521,135 @@ def test_small_graphs_are_laid_out_by_graphviz():
         return (x * 2).exp().sum()
     f = ForwardStepper(fn)
     assert (f.graph_layout, f._graph_err) == ("graphviz", None)
+
+
+# -- one graph model, shared ids; the replay page of large graphs ------------------------------------------------
+def test_frames_use_the_graph_models_ids():
+    """frame.node_id is the id the graph model (and so the drawing) gives the node that ran."""
+    s, g = seed_stepper()
+    m = s.graph_model
+    for f in s.frames[1:]:
+        ni = s.facts.by_id[f.node_id]
+        assert m.id_of(ni.node) == f.node_id
+        assert m.node(f.node_id).title == f.node
+    assert s.frames[3].pending[m.id_of(g["l1"].grad_fn)] == 1
+
+
+def _vars_of(svg):
+    out = {}
+    for eid, style in re.findall(r"<g id=[\"']([^\"']+)[\"'][^>]* style=[\"']([^\"']+)[\"']", svg):
+        out[eid] = {k: v for k, v in (x.split(":", 1) for x in style.split(";"))}
+    return out
+
+
+def _on(a, b):
+    return int(a == b)
+
+
+@pytest.mark.parametrize("layout", ["graphviz", "simple"])
+def test_page_frame_numbers_match_the_frames(layout):
+    """On the replay page each element carries the frames it is highlighted in; the stylesheet's arithmetic,
+    redone here, must light up exactly what each frame's own data says (Graphviz's drawing annotated, and the
+    plain drawing written with them)."""
+    s = BackwardStepper(chain_graph(60), max_layout_cost=-1 if layout == "simple" else 1500)
+    assert s.mode == "page" and s.embedded and s.stack is None and len(s) > 150 and s.graph_layout == layout
+    links = {(l.source[0].model_id, l.source[1], l.target[0].model_id, l.target[1]) for l in s._links}
+    assert (s.slider.model_id, "value", s.pick.model_id, "index") in links
+    s.goto(5)     # with a kernel, the frame shown is also stated directly
+    assert s.pick.index == 5 and "--f:5;" in s.live.value and s.frames[5].text.replace("'", "\\'") in s.live.value
+    s.slider.value = 7
+    assert "--f:7;" in s.live.value
+    v = _vars_of(s.graph_html.value)
+    p = s._prefix
+    view = s.view
+    for f in s.frames:
+        i = f.index
+        cur = {k for k, x in v.items() if "--k" in x and _on(i, int(x["--k"]))}
+        done = {k for k, x in v.items() if "--k" in x and i > int(x["--k"]) and k[len(p):] not in view.root_gids}
+        dashed = {k for k, x in v.items() if "--x" in x and i >= int(x["--k"])}
+        flow = {k for k, x in v.items() if "--a" in x and x.get("--c") == "1" and i == int(x["--a"])}
+        wait = {k for k, x in v.items() if "--a" in x and int(x["--a"]) < i < int(x["--b"])}
+        used = {k for k, x in v.items() if "--a" in x and i == int(x["--b"])}
+        want_cur = {p + (f.node_id or view.root_gids[0])}
+        want_cur |= {p + a for a in s.graph_model.aliases.get(f.node_id, ())} if f.node_id else set()
+        assert cur == want_cur, i
+        ids = lambda nids: {p + n for n in nids} | {p + a for n in nids for a in s.graph_model.aliases.get(n, ())}
+        assert done == ids(x for x in f.done if x != f.node_id), i
+        assert dashed == ids(f.saved_freed), i
+        assert flow == {view.eid[(src, k)] for src, k, c in f.edges_out if c and (src, k) in view.eid}, i
+        css = view.frame_css(i)          # the explicit rules name the same waiting and consumed edges
+        assert wait == {e for e in view.eid.values() if f"#{e} path {{ stroke: #fb8c00" in css}, i
+        assert used == {e for e, _ in view.incoming.get(f.node_id, ())}, i
+
+
+def test_page_selector_follows_the_dropdown():
+    """The page's rule for frame i applies exactly when the hidden Dropdown's option i is selected (checked with
+    a CSS selector engine; the browser test covers the Stack)."""
+    bs4 = pytest.importorskip("bs4")
+    s = BackwardStepper(chain_graph(60))
+    css = s.page_html.value
+    rules = re.findall(r"\.(agv-s\d+):has\(([^{]+)\)\{--f:(\d+);--h:", css)
+    assert len(rules) == len(s) and {r[0] for r in rules} == {s._scope}
+    n = len(s)
+    for i in (0, 1, n // 2, n - 1):
+        opts = "".join(f"<option{' selected' if k == i else ''}>{k}</option>" for k in range(n))
+        dom = bs4.BeautifulSoup(f'<div class="agv-stepper {s._scope}"><div class="agv-pick"><select>{opts}'
+                                f'</select></div></div>', "html.parser")
+        root = dom.select_one("." + s._scope)
+        # soupsieve takes no complex selector inside :has(): match the argument below the scope instead
+        hit = [int(k) for _, sel, k in rules if root.select(sel.replace(" :", " option:"))]
+        assert hit == [i]
+
+
+def test_page_text_is_escaped_in_css():
+    x = agv.tensor(1.0, requires_grad=True)
+    y = x
+    for _ in range(200):
+        y = y * x
+    s = BackwardStepper(y, names={"a'b</style><b>": x})
+    assert s.mode == "page"
+    body = s.page_html.value
+    assert body.count("</style>") == 1 and "<b>" not in body and "a\\'b\\3c /style>\\3c b>" in body
+
+
+def test_page_state_is_small_and_kernel_fallback_on_huge_graphs():
+    import json
+    from ipywidgets.embed import dependency_state, embed_data
+    x = agv.ones(4, requires_grad=True)
+    y = x
+    for i in range(300):
+        y = y * agv.tensor(1.0, requires_grad=True)
+    s = BackwardStepper(y.sum())
+    state = embed_data(views=[s], state=dependency_state([s]))["manager_state"]
+    size = len(json.dumps(state, ensure_ascii=False).encode())
+    assert s.mode == "page" and size / len(s) < 800, size / len(s)    # the narration plus a few hundred bytes
+    k = BackwardStepper(chain_graph(30), max_embed_bytes=20_000)
+    assert k.mode == "kernel" and not k.embedded and "agv-fallback" in k.note.value
+    k.goto(7)
+    assert f"--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
+
+
+@pytest.mark.parametrize("kind", ["stack", "page", "kernel", "forward"])
+def test_close_frees_widgets_frames_and_trace(kind):
+    """close() leaves no live widget of the stepper (ipywidgets keeps each one until it is closed), and drops
+    the frames, the replay and the recorded run."""
+    import gc
+    import weakref
+    from ipywidgets.widgets.widget import _instances
+    before = set(_instances)
+    if kind == "forward":
+        s = ForwardStepper(lambda: (agv.tensor(2.0, requires_grad=True) * 3).exp())
+    elif kind == "stack":
+        s, _ = seed_stepper()
+    else:
+        s = BackwardStepper(chain_graph(60), **({"max_embed_bytes": 20_000} if kind == "kernel" else {}))
+        assert s.mode == kind
+    made = set(_instances) - before
+    assert len(made) > 5
+    run = weakref.ref(s.replay)
+    s.close()
+    assert set(_instances) - before == set()
+    assert s.frames == [] and s.replay is None
+    del s
+    gc.collect()
+    assert run() is None

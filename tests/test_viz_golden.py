@@ -10,6 +10,7 @@ import pytest
 import autogradviz as torch
 from autogradviz import viz
 from autogradviz.autograd import Function, Variable
+from conftest import build_lesson_graph
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 UPDATE = os.environ.get("AUTOGRADVIZ_UPDATE_GOLDEN") == "1"
@@ -18,38 +19,24 @@ UPDATE = os.environ.get("AUTOGRADVIZ_UPDATE_GOLDEN") == "1"
 def seed_l1_loss():
     """Seed 1: l1 = input*w1 ... loss = l4.mean(), before and after backward."""
     out = {}
-    input = torch.ones([2, 2], requires_grad=False)
-    w1 = torch.tensor(2.0, requires_grad=True)
-    w2 = torch.tensor(3.0, requires_grad=True)
-    w3 = torch.tensor(4.0, requires_grad=True)
-    with viz.trace() as tr:
-        l1 = input * w1
-        l2 = l1 + w2
-        l3 = l1 * w3
-        l4 = l2 * l3
-        loss = l4.mean()
-    out["seed_forward"] = viz.draw_forward(loss, lang="en").source
-    out["seed_forward_trace"] = viz.draw_forward(tr, lang="en").source
-    out["seed_backward"] = viz.draw_backward(loss, lang="en").source
-    l2.retain_grad()
+    tr = viz.trace()
+    g = build_lesson_graph(torch, trace=tr)
+    loss = g["loss"]
+    out["seed_forward"] = viz.draw_forward(loss, names=g, lang="en").source
+    out["seed_forward_trace"] = viz.draw_forward(tr, names=g, lang="en").source
+    out["seed_backward"] = viz.draw_backward(loss, names=g, lang="en").source
+    g["l2"].retain_grad()
     loss.backward()
-    out["seed_backward_after"] = viz.draw_backward(loss, lang="en").source
-    out["seed_backward_after_zh"] = viz.draw_backward(loss, lang="zh").source
+    out["seed_backward_after"] = viz.draw_backward(loss, names=g, lang="en").source
+    out["seed_backward_after_zh"] = viz.draw_backward(loss, names=g, lang="zh").source
     return out
 
 
 def seed_retain_graph():
-    input = torch.ones([2, 2], requires_grad=False)
-    w1 = torch.tensor(2.0, requires_grad=True)
-    w2 = torch.tensor(3.0, requires_grad=True)
-    w3 = torch.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    loss.backward(retain_graph=True)
-    return {"seed_backward_retain_graph": viz.draw_backward(loss, lang="en").source}
+    g = build_lesson_graph(torch)
+    with viz.trace() as tr:  # without a record of it, a drawing cannot know that backward ran
+        g["loss"].backward(retain_graph=True)
+    return {"seed_backward_retain_graph": viz.draw_backward(g["loss"], tr, names=g, lang="en").source}
 
 
 def exp_example():

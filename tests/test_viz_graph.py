@@ -5,19 +5,7 @@ import autogradviz as torch
 from autogradviz import viz
 from autogradviz.autograd import Function
 from autogradviz.viz import dot as vdot
-
-
-def seed_graph():
-    input = torch.ones([2, 2], requires_grad=False)
-    w1 = torch.tensor(2.0, requires_grad=True)
-    w2 = torch.tensor(3.0, requires_grad=True)
-    w3 = torch.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    return dict(input=input, w1=w1, w2=w2, w3=w3, l1=l1, l2=l2, l3=l3, l4=l4, loss=loss)
+from conftest import build_lesson_graph as seed_graph  # the lessons' example graph
 
 
 def test_backward_structure_and_mapping():
@@ -79,10 +67,49 @@ def test_kept_and_freed_before_and_after_backward():
     assert "l1.grad: not kept (non-leaf)" in src_after
 
 
-def test_retain_graph_keeps_saved_tensors():
-    s = seed_graph()
+def _claims_backward(m):
+    """What in a model says that a backward pass ran through the graph."""
+    return ([v.id for v in m.nodes if v.grad_state == "not_kept" or "freed" in v.state
+             or any(o.grad_state == "not_kept" for o in v.outputs)]
+            + [k for k, _ in m.notes if k in ("note.retained", "note.freed", "note.freed_one")])
+
+
+def test_retain_graph_without_a_trace_makes_no_claim(lesson_graph):
+    # nothing was freed and nothing recorded it: the drawing cannot know that backward ran (a leaf's .grad is no
+    # proof), so it says nothing about it
+    s = lesson_graph()
     s["loss"].backward(retain_graph=True)
     m = viz.backward_graph(s["loss"], names=s)
+    assert _claims_backward(m) == []
+    assert m.node(m.id_of(s["w3"])).grad == "10."  # the leaf's .grad itself is a fact, and shown
+
+
+def test_new_graph_on_leaves_with_old_grads_makes_no_backward_claim():
+    # lesson 08: the leaves hold .grad from an earlier graph; the new z was never backpropagated
+    w = torch.tensor([0.5], requires_grad=True)
+    b = torch.tensor([0.25], requires_grad=True)
+    x = torch.tensor([2.0])
+    (w * x + b).backward()
+    z = w * x + b
+    for tr in (None, viz.trace()):
+        m = viz.backward_graph(z, trace=tr)
+        assert _claims_backward(m) == []
+        assert m.node(m.id_of(w)).grad_state == "kept"
+    with viz.trace():  # a recorder that saw no backward of z: still no claim
+        assert _claims_backward(viz.backward_graph(z)) == []
+    # ...and a recorded backward of another graph is not one of z's
+    with viz.trace() as tr:
+        (w * x).sum().backward()
+    assert _claims_backward(viz.backward_graph(z, trace=tr)) == []
+
+
+def test_retain_graph_keeps_saved_tensors():
+    s = seed_graph()
+    with viz.trace() as tr:
+        s["loss"].backward(retain_graph=True)
+    m = viz.backward_graph(s["loss"], names=s, trace=tr)
+    with tr:  # the same, from the recorder that is active
+        assert viz.backward_graph(s["loss"], names=s).notes == m.notes
     assert all(v.saved_state in (None, "kept") for v in m.nodes)
     assert not any("freed" in v.state for v in m.nodes)
     assert m.node(m.id_of(s["w3"])).grad == "10."
@@ -221,3 +248,55 @@ def test_freed_saved_names_are_what_pytorch_saved(case):
     ours = build(agv)
     ours.sum().backward()
     assert _freed_slots(ours.grad_fn) == expected
+
+
+def test_graph_model_reads_nodes_only_through_the_graph_source():
+    """viz/graph.py asks viz/sources for every fact about nodes and tensors: no private field, no engine class."""
+    import os
+    import re
+    from autogradviz.viz import graph as vgraph
+    src = open(os.path.splitext(vgraph.__file__)[0] + ".py", encoding="utf-8").read()
+    code = "\n".join(ln.split("#")[0] for ln in src.splitlines())
+    code = re.sub(r"``[^`]*``", "", code)  # names quoted in docstrings
+    for pat in (r"(get|has)attr\([^)]*[\"']_", r"\.next_functions", r"\._saved", r"\._x\b", r"\._grad\b",
+                r"\._requires_grad", r"\._retains_grad", r"\._output_nr", r"\._data\b", r"\._seq", r"\._acc\b",
+                r"(?<!SRC)\.variable\b", r"is (not )?AccumulateGrad", r"import .*\b(Tensor|Node)\b"):
+        hits = [m.group(0) for m in re.finditer(pat, code)]
+        assert not hits, (pat, hits)
+    m = viz.backward_graph(seed_graph()["loss"])
+    assert m.source is vgraph.SRC
+
+
+def test_autogradviz_source_answers_the_interface():
+    from autogradviz.viz.sources import source_for
+    s = seed_graph()
+    src = source_for([s["loss"]])
+    mul = s["l4"].grad_fn
+    assert src.name(mul) == "MulBackward0" and src.op(mul) == {"name": "mul", "custom": False}
+    assert [src.name(n) for n, _ in src.edges(mul)] == ["AddBackward0", "MulBackward0"]
+    assert [n for n, _ in src.saved_items(mul)] == ["other", "self"] or \
+        [n for n, _ in src.saved_items(mul)] == ["self", "other"]
+    acc = src.leaf_node(s["w1"])
+    assert src.is_leaf_node(acc) and src.variable(acc) is s["w1"] and src.variable(mul) is None
+    s["l2"].retain_grad()
+    assert [(nr, t is s["l2"]) for nr, t in src.retained(s["l2"].grad_fn)] == [(0, True)]
+    assert src.hooks(mul)["prehooks"] == 0
+    s["loss"].backward()
+    assert src.freed(mul) and src.saved_items(mul) == [] and set(src.freed_names(mul)) == {"self", "other"}
+    assert src.grad(s["l2"]) is not None and src.grad(s["l3"]) is None
+
+
+def test_model_says_which_recorded_runs_went_through_it(lesson_graph):
+    g = lesson_graph()
+    other = (g["w1"] * 2).sum()
+    with viz.trace() as tr:
+        other.backward()
+        g["loss"].backward(retain_graph=True)
+    m = viz.backward_graph(g["loss"], trace=tr)
+    assert m.ran and [r.index for r in m.runs] == [1] and m.runs[0].retain_graph
+    assert ("note.retained", {}) in m.notes
+    m0 = viz.backward_graph(g["loss"])
+    assert not m0.ran and m0.runs == []
+    g["loss"].backward()
+    m1 = viz.backward_graph(g["loss"])  # freed saved tensors prove it, without a trace
+    assert m1.ran and m1.runs == [] and any(k.startswith("note.freed") for k, _ in m1.notes)

@@ -6,21 +6,12 @@ import numpy as np
 import autogradviz as agv
 from autogradviz import viz
 from autogradviz.autograd import engine
+from conftest import build_lesson_graph
 
 
 def seed(lib, retain=False):
-    x = lib.ones([2, 2])
-    w1 = lib.tensor(2.0, requires_grad=True)
-    w2 = lib.tensor(3.0, requires_grad=True)
-    w3 = lib.tensor(4.0, requires_grad=True)
-    l1 = x * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    if retain:
-        l1.retain_grad()
-        l4.retain_grad()
-    return l4.mean(), (w1, w2, w3), (l1, l4)
+    g = build_lesson_graph(lib, retain=("l1", "l4") if retain else ())
+    return g["loss"], (g["w1"], g["w2"], g["w3"]), (g["l1"], g["l4"])
 
 
 class Events:
@@ -29,14 +20,19 @@ class Events:
     def __init__(self):
         self.ev = []
 
-    def backward_begin(self, outputs, grads, retain_graph, create_graph):
-        self.ev.append(("begin_run",))
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled):
+        self.ev.append(("begin_run", retain_graph, create_graph, inputs, accumulate_grad))
+        self.ev.extend(("pending", n, nr, np.array(total)) for n, nr, total in filled)
+
+    def capture(self, node, nr, index, grad):
+        self.ev.append(("capture", index, nr, None if grad is None else np.array(grad)))
 
     def node_begin(self, node, grads):
         self.ev.append(("node", node, [None if g is None else np.array(g) for g in grads]))
 
-    def node_end(self, node, grads):
+    def node_end(self, node, grads, filled):
         self.ev.append(("end", node, [None if g is None else np.array(g) for g in grads]))
+        self.ev.extend(("pending", n, nr, np.array(total)) for n, nr, total in filled)
 
     def accumulate(self, node, tensor, grad):
         self.ev.append(("acc", tensor, np.array(grad), tensor.grad._data.copy()))
@@ -56,11 +52,16 @@ class Events:
 
 def steps_from_events(ev):
     """What the steps must say, rebuilt independently from the plain observer's stream."""
-    steps, pending = [], []
+    steps, pending, captured, filled = [], [], [], []
     for e in ev:
         if e[0] == "node":
-            steps.append(dict(node=e[1], grads_in=e[2], grads_out=None, acc=[], retained=pending, released=False))
-            pending = []
+            steps.append(dict(node=e[1], grads_in=e[2], grads_out=None, acc=[], retained=pending, released=False,
+                              captured=captured, pending=[]))
+            pending, captured = [], []
+        elif e[0] == "pending":
+            (steps[-1]["pending"] if steps else filled).append(e[1:])
+        elif e[0] == "capture":
+            captured.append(e[1:])
         elif e[0] == "end":
             steps[-1]["grads_out"] = e[2]
         elif e[0] == "acc":
@@ -91,6 +92,10 @@ def check_steps(run, expected):
         assert [t for t, _ in s.retained] == [t for t, _ in e["retained"]]
         assert all(same(g, g2) for (_, g), (_, g2) in zip(s.retained, e["retained"]))
         assert s.released == e["released"]
+        assert [p[:2] for p in s.pending] == [p[:2] for p in e["pending"]]
+        assert all(same(p[2], q[2]) for p, q in zip(s.pending, e["pending"]))
+        assert [c[:2] for c in s.captured] == [c[:2] for c in e["captured"]]
+        assert all(same(c[2], d[2]) for c, d in zip(s.captured, e["captured"]))
 
 
 def test_steps_match_the_engine_event_stream():

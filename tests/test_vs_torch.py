@@ -25,6 +25,7 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 from compare_policy import PrintLog, assert_printed, assert_values, printed_with_torch_values, reconcile  # noqa: E402
+from conftest import LESSON_NAMES, build_lesson_graph  # noqa: E402
 
 ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 TRIGGERED = re.compile(r" \(Triggered internally at [^)]*\)$")
@@ -270,16 +271,8 @@ def seed0_is_leaf(T):
 
 
 def _seed0_graph(T):
-    input = T.ones([2, 2], requires_grad=False)
-    w1 = T.tensor(2.0, requires_grad=True)
-    w2 = T.tensor(3.0, requires_grad=True)
-    w3 = T.tensor(4.0, requires_grad=True)
-    l1 = input * w1
-    l2 = l1 + w2
-    l3 = l1 * w3
-    l4 = l2 * l3
-    loss = l4.mean()
-    return input, w1, w2, w3, l1, l2, l3, l4, loss
+    g = build_lesson_graph(T)  # the lessons' example graph, from conftest.py
+    return tuple(g[k] for k in LESSON_NAMES)
 
 
 @case

@@ -1,4 +1,5 @@
 """``autogradviz.autograd``: backward, grad, Function, Variable, grad modes, gradcheck (as torch.autograd)."""
+from .. import _tensor
 from .._tensor import Tensor
 from . import graph
 from .engine import run_backward
@@ -56,5 +57,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         res = tuple(zeros_like(i) if r is None else r for r, i in zip(res, inputs))
     return res
 
+
+_tensor._ENGINE[1] = backward
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402

@@ -7,14 +7,51 @@ last one has delivered. Pending grads are popped from their buffer when the node
 released right after the node runs (unless ``retain_graph``), and nothing here recurses, so a 50,000-node chain
 is fine.
 
+Two versions of the same algorithm live here:
+
+* ``run_backward_reference``: about 40 lines to read. Dependency counting, a ready queue ordered newest first,
+  pending grads popped when used, saved tensors freed.
+* ``run_backward``: the one the library runs. Same results, same order and the same observer events (a test runs
+  both on every graph the parity and property tests build), with a few named speed tricks, marked ``[name]``.
+
 Gradients travel as numpy arrays, or as Tensors when ``create_graph=True`` (then the backward formulas are
 themselves recorded and can be differentiated again).
 
-An observer (``set_observer``) gets an event at every step. None is attached by default, and then nothing is
-spent on events.
+The engine reaches ops only through Tensor methods (``+``, ``.to``, ``.copy_``): it imports nothing from ``ops``.
+
+Observer
+--------
+One observer slot (``set_observer``); None by default, and then nothing at all is spent on events. An observer
+gets these calls, in the order things happen:
+
+``backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled)``
+    a pass starts: its roots, their grads, its settings; ``inputs`` is None or the tensors of
+    ``backward(inputs=...)`` / ``autograd.grad`` (``accumulate_grad`` False: autograd.grad, nothing is stored);
+    ``filled``: the pending buffers the roots' grads went into (see ``node_end``).
+``hook(node, output_nr, before, after)`` / ``retain(node, tensor, grad)``
+    a tensor hook ran / ``retain_grad()`` stored a grad, just before the node begins.
+``capture(node, output_nr, index, grad)``
+    ``inputs[index]`` (autograd.grad, backward(inputs=...)) receives ``grad`` (None: nothing reached it).
+``node_begin(node, grads)``
+    the node's pending buffer was popped (it is empty from now on); ``grads`` go in, one per output.
+``accumulate(node, tensor, grad)``
+    AccumulateGrad added ``grad`` into ``tensor.grad`` (already updated when this is called).
+``node_end(node, grads_out, filled)``
+    the node ran; ``grads_out`` has one entry per ``next_functions`` edge (None where nothing flows). ``filled``
+    lists, in order, the pending buffers they were added to: ``(node, output_nr, total)``, ``total`` being what
+    that buffer holds now. (Buffers empty at ``node_begin``.) One event per node, so that recording stays cheap.
+``release(node)``
+    the node's saved tensors were freed (no ``retain_graph``).
+``backward_end()``
+    the pass is over (also when it failed).
+
+The observer receives the engine's own grads (numpy arrays, or Tensors with ``create_graph``); the engine never
+changes one in place once it has passed it on, except a leaf's running ``.grad`` total.
 """
-from operator import attrgetter
+import heapq
+import itertools
 import sys
+from operator import attrgetter
 
 import numpy as np
 
@@ -23,7 +60,7 @@ from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
 from .graph import RELEASED, AccumulateGrad, accumulator
 
-__all__ = ["run_backward", "set_observer", "get_observer"]
+__all__ = ["run_backward", "run_backward_reference", "set_observer", "get_observer"]
 
 _OBS = [None]
 
@@ -55,9 +92,9 @@ def _shape_str(shape):
     return "torch.Size([" + ", ".join(str(s) for s in shape) + "])"
 
 
-_ONES = {}
 _SEQ = attrgetter("_seq")
-_NONES = [(None,) * k for k in range(8)]
+_ONES = {}  # [cached ones] dtype -> np.ones((), dtype): the implicit grad of a scalar loss, copied per pass
+_NONES = [(None,) * k for k in range(8)]  # [no outputs] what a node that did not run "sends", without allocating
 
 
 def make_root_grads(outputs, grad_outputs, create_graph, for_grad=False):
@@ -110,11 +147,21 @@ def _from_tensor(g, create_graph):
     return g._data if isinstance(g, Tensor) else g
 
 
+def _add_in_place(cur, g):
+    """``cur += g`` into a plain ``.grad``, as PyTorch accumulates outside grad mode. [0-d by scalar] A 0-d grad is
+    added through its scalar: the same rounding, without the cost of a ufunc call on 0-d arrays."""
+    cd = cur._data
+    if cd.ndim:
+        cd += g
+    else:
+        cd[()] = cd[()] + g[()]
+    cur._vc[0] += 1
+
+
 def _store_grad(var, g, create_graph):
-    """AccumulateGrad's general path: add ``g`` into ``var.grad`` (in place when not building a graph, as
-    PyTorch). The engine loop handles the common cases (taking an unshared array, in-place add) itself."""
+    """Add ``g`` into ``var.grad``: a new ``.grad`` when there is none (a copy: it never aliases ``g``), in place
+    into a plain one (as PyTorch outside grad mode), else a new sum."""
     cur = var._grad
-    owned = False  # True once g is a copy made here
     if create_graph:
         if not isinstance(g, Tensor):
             g = _wrap(g)
@@ -123,11 +170,11 @@ def _store_grad(var, g, create_graph):
         if cur is None:
             # PyTorch's clone_obey_contract: new_empty_strided(...).copy_(g), so .grad is a copy whose
             # grad_fn is CopyBackwards (and never aliases g, which may be the user's gradient= tensor)
-            from ..ops.inplace import copy_
-            var._grad = copy_(_wrap(np.empty_like(g._data)), g)
+            var._grad = _wrap(np.empty_like(g._data)).copy_(g)
         else:
             var._grad = cur + g
         return
+    owned = False  # True once g is a copy made here
     if type(g) is not ndarray:
         g = np.asarray(g)
     if g.dtype != var._data.dtype:
@@ -141,8 +188,58 @@ def _store_grad(var, g, create_graph):
     elif cur._requires_grad or _GM.enabled and cur.grad_fn is not None:
         var._grad = _wrap(cur._data + g)
     else:
-        cur._data += g
-        cur._vc[0] += 1
+        _add_in_place(cur, g)
+
+
+def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_grad):
+    """Run AccumulateGrad ``node``: ``buf`` is a one-item list holding its pending grad (popped here). Tensor hooks,
+    node pre-hooks, autograd.grad's capture, then the grad goes into ``variable.grad``, then node hooks."""
+    g = buf.pop()  # empties the list: then ``g`` is referenced only here (see [steal])
+    x = node._x
+    var = node.variable
+    if g is not None and var._hooks:
+        before = g
+        g = _run_tensor_prehooks(var._hooks, g, create_graph)
+        if obs is not None:
+            obs.hook(node, 0, before, g)
+    if x is not None and x.prehooks:
+        g = _run_prehooks(x.prehooks, [g], create_graph)[0]
+    if captures is not None and node in captures:
+        for nr, k in captures[node]:
+            captured[k] = g
+            if obs is not None:
+                obs.capture(node, nr, k, g)
+        if not accumulate_grad:
+            if obs is not None:
+                obs.node_begin(node, [g])
+                obs.node_end(node, [], ())
+            return
+    if obs is not None:
+        obs.node_begin(node, [g])
+    if g is not None:
+        cur = var._grad
+        if create_graph or type(g) is not ndarray or g.dtype is not var._data.dtype or g.shape != var._data.shape:
+            _store_grad(var, g, create_graph)
+        elif cur is None:
+            # [steal] take the grad array itself when nothing else refers to it (as PyTorch steals an unshared
+            # grad): a copy per leaf per pass is the largest cost of a big model's backward otherwise
+            base = g.base
+            if (_getrefcount(g) <= 2 and g.flags.writeable and g.flags.c_contiguous
+                    and (base is None or (type(base) is ndarray and base.base is None and _getrefcount(base) <= 3))):
+                var._grad = _wrap(g)
+            else:
+                var._grad = _wrap(g.copy())
+        elif not cur._requires_grad and cur.grad_fn is None:
+            _add_in_place(cur, g)
+        else:
+            _store_grad(var, g, create_graph)
+        if obs is not None:
+            obs.accumulate(node, var, g)
+    if x is not None and x.hooks:
+        for h in list(x.hooks):
+            h((), (_to_tensor(g),))
+    if obs is not None:
+        obs.node_end(node, [], ())
 
 
 def _run_tensor_prehooks(hooks, g, create_graph):
@@ -162,26 +259,162 @@ CYCLE_WARNING = (
 _CYCLE_WARNED = [False]
 
 
+def _warn_cycle(create_graph, accumulate_grad):
+    if create_graph and accumulate_grad and not _CYCLE_WARNED[0]:
+        _CYCLE_WARNED[0] = True  # PyTorch warns once per process (TORCH_WARN_ONCE)
+        import warnings
+        warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=4)
+
+
+_NO_CAPTURES = (None, None, None)
+
+
+def _captures(inputs, roots, deps):
+    """For ``inputs`` (autograd.grad, backward(inputs=...)): ``captures`` {node: [(output_nr, input index)]}, the
+    list ``captured`` that receives their grads, and ``wanted``: the nodes on a path to one of them (only those run).
+    All None without ``inputs``."""
+    if inputs is None:
+        return None, None, None
+    captures = {}
+    for k, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError("inputs must be Tensors")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        if t.grad_fn is not None:
+            key, nr = t.grad_fn, t._output_nr
+        else:
+            key, nr = accumulator(t), 0
+            if key is None:  # a view made under no_grad: nothing reaches it (PyTorch: "not used")
+                continue
+        captures.setdefault(key, []).append((nr, k))
+    return captures, [None] * len(inputs), _needed(roots, deps, captures)
+
+
+def _grad_result(captured, inputs, allow_unused, create_graph):
+    """What autograd.grad returns: the captured grads as new tensors, or its error for an unused input."""
+    result = []
+    for k, g in enumerate(captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
+                                   "graph. Set allow_unused=True if this is the desired behavior.")
+            result.append(None)
+        elif create_graph:
+            result.append(g if isinstance(g, Tensor) else _wrap(g))
+        else:
+            arr = g if type(g) is ndarray else np.asarray(g)
+            if arr.dtype != inputs[k]._data.dtype:
+                arr = arr.astype(inputs[k]._data.dtype)
+            result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
+    return tuple(result)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the reading edition
+# ----------------------------------------------------------------------------------------------------------------
+def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
+                           accumulate_grad=True):
+    """The backward algorithm written to be read: the same grads, order and observer events as ``run_backward``."""
+    obs = _OBS[0] or _SILENT                                    # whoever watches (a viz.trace() recorder) or no one
+    roots = [_root_edge(t, i) for i, t in enumerate(outputs)]  # (node, output_nr) that each root's grad enters
+    root_grads = make_root_grads(outputs, grad_outputs, create_graph)
+    _warn_cycle(create_graph, accumulate_grad)
+    # 1. Count the edges into every node reachable from the roots (a walk with a to-do list: no recursion).
+    deps = {node: 0 for node, _ in roots}
+    todo = list(deps)
+    while todo:
+        for nxt, _ in todo.pop().next_functions:
+            if nxt is not None:
+                if nxt not in deps:
+                    todo.append(nxt)
+                deps[nxt] = deps.get(nxt, 0) + 1
+    # 2. autograd.grad / backward(inputs=...): only the nodes on a path to a wanted input run.
+    captures, captured, wanted = _captures(inputs, roots, deps)
+    # 3. Pending grads: one slot per output of a node's forward op, summed as grads arrive. The roots' come first.
+    pending = {}
+
+    def deliver(node, nr, g):
+        buf = pending.setdefault(node, [None] * node._nout)
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        return node, nr, buf[nr]  # for the observer: which buffer, and what it holds now
+    filled = [deliver(node, nr, g) for (node, nr), g in zip(roots, root_grads) if g is not None]
+    obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
+    # 4. A node is ready once every edge into it has delivered. Run the newest ready node first (AccumulateGrad's
+    #    sequence number is infinite: a leaf takes its grad as soon as it is complete); ties in the order they came.
+    tick = itertools.count()
+    ready = sorted((-node._seq, next(tick), node) for node in dict.fromkeys(n for n, _ in roots)
+                   if deps[node] == 0 and (wanted is None or node in wanted))  # sorted: a valid heap
+    prev_mode, _GM.enabled = _GM.enabled, create_graph  # the formulas record a graph only with create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = pending.pop(node, None) or [None] * node._nout  # popped: the buffer is empty from now on
+            if type(node) is AccumulateGrad:  # a leaf: hooks, then its grad goes into .grad
+                _accumulate(node, grads, create_graph, _OBS[0], captures, captured, accumulate_grad)
+                continue
+            grads = _pre(node, node._x, grads, create_graph, _OBS[0], captures, captured, accumulate_grad, inputs)
+            edges, outs = node.next_functions, [None] * len(node.next_functions)
+            if any(g is not None for g in grads) and (wanted is None or any(n in wanted for n, _ in edges)):
+                g = grads[0] if node._nout == 1 else node._fill_missing(grads, create_graph)
+                outs = node.backward(g, node._unpack(create_graph))  # the chain rule, on the saved tensors
+                if node._x is not None and node._x.hooks:
+                    outs = _run_posthooks(node._x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+            filled = []
+            for (nxt, nr), g in zip(edges, outs):
+                if nxt is not None and (wanted is None or nxt in wanted):
+                    if g is not None:
+                        filled.append(deliver(nxt, nr, g))
+                    deps[nxt] -= 1
+                    if deps[nxt] == 0:
+                        heapq.heappush(ready, (-nxt._seq, next(tick), nxt))
+            obs.node_end(node, outs, filled)
+            if not retain_graph and node._saved:  # free the saved tensors: a second backward must fail
+                node._release()
+                obs.release(node)
+            grads = outs = g = filled = None  # hold no grad here: a leaf can then take an unshared grad as its own
+    finally:
+        _GM.enabled = prev_mode
+        obs.backward_end()
+    return _grad_result(captured, inputs, allow_unused, create_graph) if not accumulate_grad else None
+
+
+class _Silent:
+    """The reference engine's observer when none is attached: every event is ignored."""
+
+    def __getattr__(self, name):
+        return _ignore
+
+
+def _ignore(*args):
+    pass
+
+
+_SILENT = _Silent()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the fast edition
+# ----------------------------------------------------------------------------------------------------------------
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate_grad=True):
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
-    grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there."""
+    grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there.
+    ``run_backward_reference`` is the same algorithm without the speed tricks marked ``[name]`` here."""
     obs = _OBS[0]
     node = outputs[0].grad_fn if len(outputs) == 1 else None
-    if node is not None:  # loss.backward()
+    if node is not None:  # [one root] loss.backward(): no per-root checks
         roots = [(node, outputs[0]._output_nr)]
     else:
         roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
-    if create_graph and accumulate_grad and not _CYCLE_WARNED[0]:
-        _CYCLE_WARNED[0] = True  # PyTorch warns once per process (TORCH_WARN_ONCE)
-        import warnings
-        warnings.warn(CYCLE_WARNING, UserWarning, stacklevel=3)
+    if create_graph:
+        _warn_cycle(create_graph, accumulate_grad)
 
     # -- the reachable graph: how many edges point at each node; the nodes to run, in order ------------------
-    # PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready node. Every
-    # edge points from a node to an older one (inputs exist before the op that uses them), so once a node is the
-    # newest one not yet run, all edges into it have delivered: the queue's order is simply newest first. Only
+    # [sort once] PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready
+    # node. Every edge points from a node to an older one, so once a node is the newest one not yet run, all edges
+    # into it have delivered: the queue's order is simply newest first, one sort instead of a heap. Only
     # AccumulateGrad (sequence number infinity) is scheduled by counting: it runs as soon as its last edge
     # delivers, before the next node, in the order the edges delivered.
     leaf_root = False
@@ -212,110 +445,22 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     deps[nxt] = d + 1
     order.sort(key=_SEQ, reverse=True)
 
-    # -- which nodes to run, when only some inputs are wanted ----------------------------------------------
-    captures = None      # node -> list of (output_nr, input index)
-    run = None           # the nodes to run (None = all)
-    captured = None
-    if inputs is not None:
-        captures = {}
-        captured = [None] * len(inputs)
-        for k, t in enumerate(inputs):
-            if not isinstance(t, Tensor):
-                raise TypeError("inputs must be Tensors")
-            if not t._requires_grad:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            if t.grad_fn is not None:
-                key, nr = t.grad_fn, t._output_nr
-            else:
-                key, nr = accumulator(t), 0
-                if key is None:  # a view made under no_grad: nothing reaches it (PyTorch: "not used")
-                    continue
-            captures.setdefault(key, []).append((nr, k))
-        run = _needed(roots, deps, captures)
+    # run: the nodes to run (None = all)
+    captures, captured, run = _captures(inputs, roots, deps) if inputs is not None else _NO_CAPTURES
+    slow = obs is not None or captures is not None  # per-node work beyond running the formula
 
-    plain = obs is None and captures is None and not create_graph
-
-    def acc(node, buf):
-        """Run AccumulateGrad ``node`` on its pending-grad list ``buf``."""
-        g = buf.pop()  # empties the list: then ``g`` is referenced only here
-        x = node._x
-        var = node.variable
-        if plain and x is None and g is not None and not var._hooks:
-            # the common case, first: add into an existing plain .grad in place (as PyTorch outside grad mode; a
-            # 0-d grad through its scalar: the same rounding without a ufunc call)
-            cur = var._grad
-            if cur is not None and type(g) is ndarray and cur.grad_fn is None and not cur._requires_grad:
-                cd = cur._data
-                if g.dtype is cd.dtype and g.shape == cd.shape:
-                    if cd.ndim:
-                        cd += g
-                    else:
-                        cd[()] = cd[()] + g[()]
-                    cur._vc[0] += 1
-                    return
-        if g is not None and var._hooks:
-            before = g
-            g = _run_tensor_prehooks(var._hooks, g, create_graph)
-            if obs is not None:
-                obs.hook(node, 0, before, g)
-        if x is not None and x.prehooks:
-            g = _run_prehooks(x.prehooks, [g], create_graph)[0]
-        if obs is not None:
-            obs.node_begin(node, [g])
-        if captures is not None and node in captures:
-            for nr, k in captures[node]:
-                captured[k] = g
-            if not accumulate_grad:
-                if obs is not None:
-                    obs.node_end(node, [])
-                return
-        if g is not None:
-            # steal the array when nothing else refers to it (as PyTorch steals an unshared grad)
-            cur = var._grad
-            if create_graph or type(g) is not ndarray:
-                _store_grad(var, g, create_graph)
-            elif cur is None:
-                base = g.base
-                if (_getrefcount(g) <= 2 and g.dtype is var._data.dtype and g.shape == var._data.shape
-                        and g.flags.writeable and g.flags.c_contiguous
-                        and (base is None or (type(base) is ndarray and base.base is None
-                                              and _getrefcount(base) <= 3))):
-                    var._grad = _wrap(g)
-                else:
-                    _store_grad(var, g, create_graph)
-            elif (not cur._requires_grad and cur.grad_fn is None and g.dtype is cur._data.dtype
-                  and g.shape == cur._data.shape):
-                # accumulate in place, as PyTorch does outside grad mode (a 0-d grad through its scalar: the same
-                # rounding, without a ufunc call)
-                cd = cur._data
-                if cd.ndim:
-                    cd += g
-                else:
-                    cd[()] = cd[()] + g[()]
-                cur._vc[0] += 1
-            else:
-                _store_grad(var, g, create_graph)
-            if obs is not None:
-                obs.accumulate(node, var, g)
-        if x is not None and x.hooks:
-            for h in list(x.hooks):
-                h((), (_to_tensor(g),))
-        if obs is not None:
-            obs.node_end(node, [])
-
-    # node -> its pending grad (a node with several outputs: a list, one slot per output); popped when it runs
+    # [bare buffers] node -> its pending grad, bare for a node with one output (the common case), else a list
+    # with one slot per output; popped when the node runs
     buffers = {}
-    bget = buffers.get
     bpop = buffers.pop
+    bget = buffers.get
+    filled = []
+    for (node, nr), g in zip(roots, root_grads):
+        if g is not None:
+            filled.append((node, nr, _deliver(buffers, node, nr, g)))
     if obs is not None:
-        obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph)
-    if len(roots) == 1 and roots[0][0]._nout == 1:  # one root with one output: its grad is the only pending one
-        if root_grads[0] is not None:
-            buffers[roots[0][0]] = root_grads[0]
-    else:
-        for (node, nr), g in zip(roots, root_grads):
-            if g is not None:
-                _deliver(buffers, node, nr, g)
+        obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
+    filled = sent = total = None
     ready = None  # (accumulator, [its grad]): leaves that are roots run first
     if leaf_root:
         ready = []
@@ -323,17 +468,15 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
                 deps[node] = -1
                 ready.append((node, [bpop(node, None)]))
-    g = old = buf = None
-    slow = obs is not None or captures is not None  # per-node work beyond running the formula
 
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
     release = not retain_graph
-    gi = old = b = None
+    g = gi = old = b = outs = t = u = None
     try:
         if ready is not None:
             for node, b in ready:
-                acc(node, b)
+                _accumulate(node, b, create_graph, obs, captures, captured, accumulate_grad)
             ready = b = None
         if run is not None:
             order = [n for n in order if n in run]
@@ -343,53 +486,40 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 g = bpop(node, None)
                 if x is not None or captures is not None:
                     g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
-                elif obs is not None:
+                elif obs is not None:  # what _pre would do here, without the call
                     obs.node_begin(node, [g])
                 missing = g is None
             else:
-                buf = bpop(node, None)
-                if buf is None:
-                    buf = [None] * node._nout
+                b = bpop(node, None)
+                if b is None:
+                    b = [None] * node._nout
                 if x is not None or slow:
-                    buf = _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, inputs)
-                missing = all(b is None for b in buf)
-                g = None if missing else node._fill_missing(buf, create_graph)
-                buf = None
+                    b = _pre(node, x, b, create_graph, obs, captures, captured, accumulate_grad, inputs)
+                missing = all(gi is None for gi in b)
+                g = None if missing else node._fill_missing(b, create_graph)
+                b = None
             nxts = node.next_functions
             if missing or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
                 outs = None  # nothing arrived, or only captured and nothing below it is wanted
             else:
                 saved = node._saved
-                if saved:
-                    if create_graph:
-                        saved = node._unpack(True)
-                    elif len(saved) == 2:
-                        (t, version), (b, old) = saved
-                        if (t is not None and t._vc[0] != version) or (b is not None and b._vc[0] != old):
-                            node._unpack(False)  # raises the in-place error
-                        saved = (None if t is None else t._data, None if b is None else b._data)
+                if saved and len(saved) == 2 and not create_graph:
+                    # [two saved] a binary op's two (tensor, version) pairs, unpacked without a method call: the
+                    # call was ~30% of a long chain's backward (measured). A changed version goes to _unpack's error.
+                    (t, v), (u, w) = saved
+                    if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
+                        saved = (None if t is None else t._data, None if u is None else u._data)
                     else:
-                        unpacked = []
-                        for t, version in saved:
-                            if t is None:
-                                unpacked.append(None)
-                            elif t._vc[0] != version:
-                                node._unpack(False)  # raises the in-place error
-                            else:
-                                unpacked.append(t._data)
-                        saved = unpacked
-                elif saved is RELEASED:  # RELEASED is falsy
-                    saved = node._unpack(create_graph)  # the second-backward error (a Function checks later)
+                        saved = node._unpack(False)
+                elif saved or saved is RELEASED:  # RELEASED is falsy: _unpack raises the second-backward error
+                    saved = node._unpack(create_graph)
                 outs = node.backward(g, saved)
                 if x is not None and x.hooks:
-                    outs = _run_posthooks(x.hooks, outs, [g] if not isinstance(g, list) else g, create_graph)
-            del g
+                    outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+            g = None
             if obs is not None:
-                obs.node_end(node, outs if outs is not None else [None] * len(nxts))
-            if release and node._saved:
-                node._saved = RELEASED
-                if obs is not None:
-                    obs.release(node)
+                sent = outs if outs is not None else [None] * len(nxts)
+                filled = []
             if outs is None:
                 outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
             for (nxt, nr), gi in zip(nxts, outs):
@@ -400,6 +530,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
                         old = bpop(nxt, None)
                         b = [gi if old is None else old if gi is None else old + gi]
+                        if obs is not None and gi is not None:
+                            filled.append((nxt, 0, b[0]))
                         if ready is None:
                             ready = [(nxt, b)]
                         else:
@@ -407,15 +539,27 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         continue
                     deps[nxt] = d - 1
                 if gi is not None:
-                    if nxt._nout == 1:  # _deliver's common case, inline
+                    if nxt._nout == 1:
+                        # [inline deliver] _deliver's one-output case without a call: a call per edge made the
+                        # backward of a long chain 10-25% slower (measured), the loop's largest cost after the formula
                         old = bget(nxt)
-                        buffers[nxt] = gi if old is None else old + gi
+                        total = buffers[nxt] = gi if old is None else old + gi
                     else:
-                        _deliver(buffers, nxt, nr, gi)
-            outs = gi = old = b = t = None  # hold no grad here: an unshared grad can then be stolen by its leaf
+                        total = _deliver(buffers, nxt, nr, gi)
+                    if obs is not None:
+                        filled.append((nxt, nr, total))
+            if obs is not None:
+                obs.node_end(node, sent, filled)
+                sent = filled = None
+            if release and node._saved:
+                node._saved = RELEASED  # [inline release] node._release() without a method call per node
+                if obs is not None:
+                    obs.release(node)
+            # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
+            outs = gi = old = b = total = t = u = None
             if ready is not None:
                 for nxt, b in ready:
-                    acc(nxt, b)
+                    _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)
                 ready = b = None
     finally:
         _GM.enabled = prev_mode
@@ -423,34 +567,21 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
             obs.backward_end()
 
     if captured is not None and not accumulate_grad:
-        result = []
-        for k, g in enumerate(captured):
-            if g is None:
-                if not allow_unused:
-                    raise RuntimeError(f"The differentiated Tensor at index {k} appears to not have been used in the "
-                                       "graph. Set allow_unused=True if this is the desired behavior.")
-                result.append(None)
-            elif create_graph:
-                result.append(g if isinstance(g, Tensor) else _wrap(g))
-            else:
-                arr = g if type(g) is ndarray else np.asarray(g)
-                if arr.dtype != inputs[k]._data.dtype:
-                    arr = arr.astype(inputs[k]._data.dtype)
-                result.append(_wrap(arr.copy() if arr.base is not None or not arr.flags.writeable else arr))
-        return tuple(result)
+        return _grad_result(captured, inputs, allow_unused, create_graph)
     return None
 
 
 def _deliver(buffers, node, nr, g):
-    """Add ``g`` to the pending grad of output ``nr`` of ``node``."""
+    """Add ``g`` to the pending grad of output ``nr`` of ``node`` (see [bare buffers]); return the new total."""
     if node._nout == 1:
         old = buffers.get(node)
-        buffers[node] = g if old is None else old + g
-    else:
-        buf = buffers.get(node)
-        if buf is None:
-            buf = buffers[node] = [None] * node._nout
-        buf[nr] = g if buf[nr] is None else buf[nr] + g
+        total = buffers[node] = g if old is None else old + g
+        return total
+    buf = buffers.get(node)
+    if buf is None:
+        buf = buffers[node] = [None] * node._nout
+    total = buf[nr] = g if buf[nr] is None else buf[nr] + g
+    return total
 
 
 def _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, inputs):
@@ -460,6 +591,8 @@ def _pre(node, x, buf, create_graph, obs, captures, captured, accumulate_grad, i
     if captures is not None and node in captures:
         for nr, k in captures[node]:
             captured[k] = buf[nr]
+            if obs is not None:
+                obs.capture(node, nr, k, buf[nr])
         if accumulate_grad:
             for nr, k in captures[node]:
                 if buf[nr] is not None:

@@ -7,18 +7,9 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
-from .graph import Node, RELEASED, SECOND_BACKWARD_MSG, _inplace_msg, _next_seq, accumulator
+from .node import FWD, Node, RELEASED, SECOND_BACKWARD_MSG, _inplace_msg, _next_seq, edge as _edge, sum_to
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
-
-
-def _edge(t):
-    fn = t.grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    if t._requires_grad:
-        return (accumulator(t), 0)
-    return (None, 0)
 
 
 class FunctionCtx:
@@ -145,7 +136,6 @@ class BackwardCFunction(Node, FunctionCtx):
                     raise RuntimeError(f"Function {type(self).__name__} returned an invalid gradient at index {i} - "
                                        f"got [{', '.join(map(str, r._data.shape))}] but expected shape compatible "
                                        f"with [{', '.join(map(str, shape))}]")
-                from ..ops._core import sum_to
                 r = sum_to(r, tuple(shape))
             out.append(r if create else r._data)
         return out
@@ -207,7 +197,6 @@ class Function(metaclass=_FunctionMeta):
                 o = alias
             fixed.append(o)
         outs = tuple(fixed)
-        from ..ops._core import FWD
         if is_diff:
             ctx.next_functions = tuple(_edge(a) for a in args if isinstance(a, Tensor))
             ctx._in_meta = tuple((isinstance(a, Tensor), a._data.shape if isinstance(a, Tensor) else ())

@@ -6,32 +6,13 @@ import itertools
 import math
 from collections import OrderedDict, namedtuple
 
-
 from .. import _dtype
-from .._tensor import Tensor, _wrap
+from .._hooks import RemovableHandle
+from .._tensor import Tensor, _wrap, typename, zero_grads
 from ..autograd.grad_mode import no_grad
 from . import functional as F
 from . import init
 from .parameter import Parameter
-
-__all__ = ["Module", "Sequential", "ModuleList", "ModuleDict", "Linear", "Identity", "Flatten", "ReLU",
-           "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "MSELoss", "L1Loss", "NLLLoss",
-           "CrossEntropyLoss"]
-
-_TENSOR_TYPENAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
-                     "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
-                     "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
-
-
-def typename(obj):
-    """``torch.typename``: ``torch.FloatTensor`` for tensors, else the qualified class name."""
-    if isinstance(obj, Tensor):
-        return _TENSOR_TYPENAMES.get(obj._data.dtype.name, "torch.Tensor")
-    module = getattr(type(obj), "__module__", "") or ""
-    qual = getattr(type(obj), "__qualname__", type(obj).__name__)
-    if module in ("", "builtins"):
-        return qual
-    return module + "." + qual
 
 
 def _addindent(s_, num_spaces):
@@ -41,25 +22,6 @@ def _addindent(s_, num_spaces):
     first = s.pop(0)
     s = [(num_spaces * " ") + line if line.strip() else "" for line in s]
     return first + "\n" + "\n".join(s)
-
-
-class RemovableHandle:
-    """Returned by ``register_forward_hook`` and friends; ``remove()`` unregisters the hook."""
-
-    _ids = itertools.count()
-
-    def __init__(self, hooks_dict):
-        self.hooks_dict = hooks_dict
-        self.id = next(RemovableHandle._ids)
-
-    def remove(self):
-        self.hooks_dict.pop(self.id, None)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -353,17 +315,7 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none=True):
-        for p in self.parameters():
-            g = p._grad
-            if g is not None:
-                if set_to_none:
-                    p._grad = None
-                else:
-                    if g.grad_fn is not None:
-                        g.detach_()
-                    else:
-                        g.requires_grad_(False)
-                    g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         for m in self.children():

@@ -1,210 +1,167 @@
-"""The one path by which every op builds its output and (in grad mode) its grad_fn node."""
-from weakref import ref as _weakref
+"""Helpers shared by the op catalogue: operands and PyTorch's result dtypes, the broadcast error, and the small
+functions backward formulas use on numpy arrays and on Tensors alike (``create_graph=True``).
 
+The kernel that builds an op's output and node (``make``, ``view_of``, ``OUT``, ``FWD``, ``sum_to``) lives in
+``autograd/node.py``; it is re-exported here for the trace recorder.
+"""
 import numpy as np
 
-from .._tensor import Tensor, _new
-from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import NO_GRAD_VIEW, Node, accumulator, _next_seq
+from .. import _dtype
+from .._tensor import _wrap, Tensor
+from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401  (re-exported)
+
+
+_DT_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+             "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+
+
+def _dtname(t):
+    return _DT_NAMES.get(t._data.dtype.name, t._data.dtype.name)
+
+
+# -- helpers that work on numpy arrays and on Tensors (create_graph=True) -----------------------------------
+def _sum_keep(x, dim):
+    if isinstance(x, Tensor):
+        return x.sum(dim, keepdim=True)
+    return x.sum(axis=dim, keepdims=True)
+
+
+def _exp(x):
+    return x.exp() if isinstance(x, Tensor) else np.exp(x)
+
+
+def _const(arr, like):
+    """A constant array, as a Tensor when the backward is itself being recorded."""
+    return _wrap(arr) if isinstance(like, Tensor) else arr
+
+
+def _unsqueeze(x, dim):
+    return x.unsqueeze(dim) if isinstance(x, Tensor) else np.expand_dims(x, dim)
+
+
+def _wrap_dim(dim, ndim):
+    n = ndim if ndim > 0 else 1
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim + n if dim < 0 else dim
+
 
 ndarray = np.ndarray
+_SCALARS = (int, float, bool)
 
 
-class _Out:
-    """Placeholder in a ``saved`` tuple: save the op's own output (as ExpBackward0 saves ``result``)."""
-    __slots__ = ()
+# -- operands ----------------------------------------------------------------------------------------------
+def _broadcast_error(sa, sb):
+    na, nb = len(sa), len(sb)
+    n = max(na, nb)
+    for i in range(n - 1, -1, -1):
+        da = sa[i - (n - na)] if i - (n - na) >= 0 else 1
+        db = sb[i - (n - nb)] if i - (n - nb) >= 0 else 1
+        if da != db and da != 1 and db != 1:
+            return RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
+                                f"non-singleton dimension {i}")
+    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
 
 
-OUT = _Out()
+def _operand(x):
+    """Return (Tensor or None, scalar or None) for the other operand of a binary op."""
+    if isinstance(x, Tensor):
+        return x, None
+    if isinstance(x, _SCALARS):
+        return None, x
+    if isinstance(x, (ndarray, np.generic)):
+        if isinstance(x, np.generic) or x.ndim == 0:
+            return None, x.item()
+        return _wrap(x), None
+    if isinstance(x, (list, tuple)):
+        from .._creation import tensor
+        return tensor(x), None
+    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 
-class _FwdObs:
-    """Where a forward-op observer (a trace recorder) attaches; None costs one attribute read per op."""
-    __slots__ = ("fn",)
+def _result_dtype(a, b, bs):
+    """PyTorch's result dtype, or None when numpy's own result is already right."""
+    ad = a._data.dtype
+    if b is not None:
+        bd = b._data.dtype
+        if ad is bd or ad == bd:
+            return None
+        return _dtype.result_type(a.dtype, a._data.ndim, (b.dtype, b._data.ndim)).np
+    k = ad.kind
+    if isinstance(bs, bool):
+        return None if k != "b" else None
+    if isinstance(bs, int):
+        return None if k in "iuf" else np.dtype(np.int64)
+    # float scalar
+    return None if k == "f" else _dtype.get_default_dtype().np
 
 
-FWD = _FwdObs()
-FWD.fn = None
+def _binary(ufunc, a, b, bs):
+    """Apply ``ufunc`` to ``a`` and the other operand (Tensor ``b`` or scalar ``bs``) with PyTorch's dtypes."""
+    target = _result_dtype(a, b, bs)
+    ad = a._data
+    if b is not None:
+        bd = b._data
+        if target is not None:
+            ad = ad.astype(target, copy=False)
+            bd = bd.astype(target, copy=False)
+        try:
+            return ufunc(ad, bd)
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    if target is not None:
+        ad = ad.astype(target)
+    r = ufunc(ad, bs)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
 
 
-def edge(t):
-    fn = t.grad_fn
-    if fn is not None:
-        return (fn, t._output_nr)
-    if t._requires_grad:
-        return (accumulator(t), 0)
-    return (None, 0)
+def _rbinary_data(ufunc, a, s):
+    target = _result_dtype(a, None, s)
+    ad = a._data if target is None else a._data.astype(target)
+    r = ufunc(s, ad)
+    if target is not None and r.dtype != target:
+        r = r.astype(target)
+    return r
 
 
-def make(data, cls, inputs, saved=(), info=None, op=None):
-    """Wrap ``data`` as the output of op ``cls`` applied to ``inputs`` (Tensors, or None for Python scalars).
-
-    When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
-    ``saved`` tensors (``OUT`` stands for the output) recorded with their versions.
-    """
-    if type(data) is not ndarray:
-        data = np.asarray(data)
-    if len(inputs) == 2 and op is None:
-        a, b = inputs
-        if a is not None and b is not None and (
-                not saved or (len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT)):
-            return make2(data, cls, a, b, saved, info)
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
-    if _GM.enabled:
-        if len(inputs) == 1:  # a unary op, unrolled (as make2 for binary ones)
-            t = inputs[0]
-            fn = None if t is None else t.grad_fn
-            if fn is not None:
-                edges = ((fn, t._output_nr),)
-            elif t is not None and t._requires_grad:
-                edges = ((accumulator(t), 0),)
-            else:
-                edges = None
-        else:
-            edges = None
-            for t in inputs:
-                if t is not None and t._requires_grad:
-                    edges = []
-                    for t in inputs:
-                        if t is None:
-                            edges.append(_NONE_EDGE)
-                        else:
-                            fn = t.grad_fn
-                            if fn is not None:
-                                edges.append((fn, t._output_nr))
-                            elif t._requires_grad:
-                                edges.append((accumulator(t), 0))
-                            else:
-                                edges.append(_NONE_EDGE)
-                    edges = tuple(edges)
-                    break
-        if edges is not None:
-            node = _new(cls)
-            node._seq = _next_seq()
-            node._x = None
-            node._info = info
-            node.next_functions = edges
-            node._saved = () if not saved else ((out, 0),) if len(saved) == 1 and saved[0] is OUT else \
-                tuple([(out, 0) if s is OUT else (s, s._vc[0]) if s is not None else _NONE_SAVED for s in saved])
-            out.grad_fn = node
-            out._requires_grad = True
-            if FWD.fn is not None:
-                FWD.fn(op or cls.__name__, inputs, out, node)
-            return out
-    out.grad_fn = None
-    out._requires_grad = False
-    if FWD.fn is not None:
-        FWD.fn(op or cls.__name__, inputs, out, None)
-    return out
+# -- unary ------------------------------------------------------------------------------------------------------
+def _np_or(fn_np, fn_t):
+    def f(x):
+        return fn_t(x) if isinstance(x, Tensor) else fn_np(x)
+    return f
 
 
-def make2(data, cls, a, b, saved=(), info=None):
-    """``make`` for an op on two Tensors ``a`` and ``b`` (``+``, ``*``, ...), with ``saved`` empty or a pair of
-    Tensors or Nones: the same output and node, written out without loops (this is the hot path)."""
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
-    if _GM.enabled:
-        fn = a.grad_fn
-        e = (fn, a._output_nr) if fn is not None else (accumulator(a), 0) if a._requires_grad else _NONE_EDGE
-        fn = b.grad_fn
-        e1 = (fn, b._output_nr) if fn is not None else (accumulator(b), 0) if b._requires_grad else _NONE_EDGE
-        if e is not _NONE_EDGE or e1 is not _NONE_EDGE:
-            node = _new(cls)
-            node._seq = _next_seq()
-            node._x = None
-            node._info = info
-            node.next_functions = (e, e1)
-            if saved:
-                s, s1 = saved
-                node._saved = (_NONE_SAVED if s is None else (s, s._vc[0]),
-                               _NONE_SAVED if s1 is None else (s1, s1._vc[0]))
-            else:
-                node._saved = ()
-            out.grad_fn = node
-            out._requires_grad = True
-            if FWD.fn is not None:
-                FWD.fn(cls.__name__, (a, b), out, node)
-            return out
-    out.grad_fn = None
-    out._requires_grad = False
-    if FWD.fn is not None:
-        FWD.fn(cls.__name__, (a, b), out, None)
-    return out
+def _float_data(a):
+    d = a._data
+    if d.dtype.kind != "f":
+        d = d.astype(_dtype.get_default_dtype().np)
+    return d
 
 
-_NONE_EDGE = (None, 0)
-_NONE_SAVED = (None, 0)
+def _tensors(*xs):
+    return tuple(x if isinstance(x, Tensor) else _wrap(x) for x in xs)
 
 
-def view_of(base, data, cls, info=None, op=None):
-    """An output that shares memory (and so the version counter) with ``base``.
-
-    A view made in grad mode also registers itself (weakly) in that version counter, after the version: when the
-    base or another view is later changed in place, ``ops.inplace.refresh_views`` gives it the grad_fn PyTorch
-    regenerates for such a view (AsStridedBackward0 of the base's new history)."""
-    out = make(data, cls, (base,), (), info, op)
-    vc = out._vc = base._vc
-    out._base = base
-    if _GM.enabled:
-        vc.append(_weakref(out))
-        n = len(vc)
-        if n >= 65 and not n & (n - 1):  # now and then (at 64, 128, ... views) drop the dead ones
-            vc[1:] = [r for r in vc[1:] if r() is not None]
-    elif base._requires_grad:
-        out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
-        out._acc = NO_GRAD_VIEW
-    return out
+def _t(x):
+    return isinstance(x, Tensor)
 
 
-class BackwardNode(Node):
-    __slots__ = ()
+def _f(np_fn, tensor_fn):
+    """A function that applies ``np_fn`` to a numpy array, or ``tensor_fn`` to a Tensor."""
+    def f(x):
+        return tensor_fn(x) if _t(x) else np_fn(x)
+    return f
 
 
-def is_tensor_mode(g):
-    return isinstance(g, Tensor)
+# -- activations --------------------------------------------------------------------------------------------------
+def _no_inplace(inplace, name):
+    if inplace:
+        raise NotImplementedError(f"{name}(inplace=True) is not part of autogradviz; use {name}(x) instead")
 
 
-def sum_to(g, shape):
-    """Sum a gradient back to ``shape`` (undo broadcasting). Works on numpy arrays and Tensors."""
-    gshape = g.shape
-    if gshape == shape:
-        return g
-    if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything into a 0-d array
-        out = np.empty((), g.dtype)
-        np.add.reduce(g, axis=None, out=out)
-        return out
-    if tuple(gshape) == tuple(shape):
-        return g
-    lead = len(gshape) - len(shape)
-    if isinstance(g, Tensor):
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-        from . import reduce as _r
-        r = _r.sum(g, list(axes), True) if axes else g
-        return r.reshape(tuple(shape)) if tuple(r.shape) != tuple(shape) else r
-    if lead:
-        g = np.add.reduce(g, axis=tuple(range(lead)))
-    axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)
-    if axes:
-        g = np.add.reduce(g, axis=axes, keepdims=True)
-    if type(g) is not ndarray:
-        g = np.asarray(g)
-    return g
-
-
-def as_data(x):
-    return x._data if type(x) is Tensor or isinstance(x, Tensor) else x
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)

@@ -5,12 +5,17 @@ that requires grad it is an error.
 """
 import numpy as np
 
-from .._tensor import Tensor, _wrap
+from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.graph import NO_GRAD_VIEW
+from ..autograd.node import NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
+from ._core import _shape_arg
+from .index import _norm_index, _scatter, getitem
+
 
 LEAF_INPLACE_MSG = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_LEAF_INPLACE_MSG = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
 NO_GRAD_VIEW_INPLACE_MSG = (
     "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
     "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
@@ -104,16 +109,6 @@ def _move_retain(t, old_fn, old_nr):
             t.grad_fn._cold().retain[t._output_nr] = ref
 
 
-# -- in-place ops on views --------------------------------------------------------------------------------------
-# As in PyTorch: an in-place op on a view of a tensor that has a history rewrites the *base*'s history. The
-# base's grad_fn becomes a CopySlices node that wraps the op's node ``fn``: it sends the base's gradient outside
-# the view straight to the base's old grad_fn, and the part inside the view through ``fn`` (whose result lands
-# back in the view's region). The view itself is then AsStridedBackward0 of the base.
-# Other views of the same memory, taken before the change, get AsStridedBackward0 of the base's new history too
-# (``refresh_views``): PyTorch regenerates them when their grad_fn is next read, we do it when the version moves.
-from ._core import BackwardNode as _BN  # noqa: E402
-
-
 def _positions(view, root):
     """For each element of ``view``, its flat (C-order) index in ``root``, from the memory addresses."""
     def offsets(arr):
@@ -130,7 +125,7 @@ def _positions(view, root):
     return order[np.searchsorted(r_off[order], v_off.reshape(-1))].reshape(view.shape)
 
 
-class _CopySlicesOnView(_BN):
+class _CopySlicesOnView(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
@@ -154,7 +149,6 @@ class _CopySlicesOnView(_BN):
 
     def _backward_tensors(self, g, s):
         """create_graph: the same computation out of differentiable ops, so that it can be differentiated again."""
-        from .shape import getitem
         idx, fn = self._info
         key = np.unravel_index(idx, g._data.shape)
         res = fn.backward(getitem(g, key), s)  # the grad inside the view's region, through the op's own formula
@@ -171,16 +165,6 @@ class _CopySlicesOnView(_BN):
         return (base,) + tuple(res[1:])
 
 
-def _scatter(v, shape, key):
-    """A zero tensor of ``shape`` with ``v`` added at ``key`` (numpy index arrays; repeated positions add up), as a
-    differentiable op: its backward gathers at ``key`` again."""
-    from ._core import make
-    from .shape import IndexPutBackward0
-    out = np.zeros(shape, dtype=v._data.dtype)
-    np.add.at(out, key, v._data)
-    return make(out, IndexPutBackward0, (v,), (), key)
-
-
 _CopySlicesOnView.__name__ = _CopySlicesOnView.__qualname__ = "CopySlices"
 
 
@@ -192,7 +176,6 @@ def refresh_views(a, rebased=False):
     vc = a._vc
     if len(vc) < 2:
         return
-    from ._core import edge
     live = []
     for r in vc[1:]:
         v = r()
@@ -207,14 +190,14 @@ def refresh_views(a, rebased=False):
         if v.grad_fn is None and not root._requires_grad:
             continue  # PyTorch: no history, and none to regenerate from
         old_fn, old_nr = v.grad_fn, v._output_nr
-        v.grad_fn = _new_node(AsStridedBackward0, (edge(root),), (root._data.shape, _positions(v._data, root._data)))
+        v.grad_fn = node_for(AsStridedBackward0, (root,), (root._data.shape, _positions(v._data, root._data)))
         v._output_nr = 0
         v._requires_grad = True
         _move_retain(v, old_fn, old_nr)
     vc[1:] = live
 
 
-class AsStridedBackward0(_BN):
+class AsStridedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
@@ -229,32 +212,20 @@ class AsStridedBackward0(_BN):
         return (out,)
 
 
-def _new_node(cls, next_functions, info, saved=()):
-    from ..autograd.graph import _next_seq
-    n = cls.__new__(cls)
-    n._seq = _next_seq()
-    n._x = None
-    n._info = info
-    n._saved = saved
-    n.next_functions = next_functions
-    return n
-
-
 def rebase_view(a, fn):
     """``a`` (a view with a history) was just modified in place by the op whose node is ``fn``."""
-    from ._core import edge
     root = a._base
     while root._base is not None:
         root = root._base
     idx = _positions(a._data, root._data)
-    cs = _new_node(_CopySlicesOnView, (edge(root),) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
+    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
     fn._saved = ()
     root_before = (root.grad_fn, root._output_nr)
     root.grad_fn = cs
     root._output_nr = 0
     root._requires_grad = True
     _move_retain(root, *root_before)
-    a.grad_fn = _new_node(AsStridedBackward0, ((cs, 0),), (root._data.shape, idx))
+    a.grad_fn = node_for(AsStridedBackward0, ((cs, 0),), (root._data.shape, idx))
     a._output_nr = 0
 
 
@@ -275,7 +246,6 @@ def _write(a, data, node_name="FillBackward0", value=None):
     a._vc[0] += 1
     if _GM.enabled and (a.grad_fn is not None or (value is not None and value._requires_grad)):
         # the old history no longer matters: the values are constants now
-        from .pointwise import FillBackward0_node
         a.grad_fn = FillBackward0_node(a, node_name, value)
         a._output_nr = 0
         a._requires_grad = True
@@ -301,7 +271,6 @@ def fill_(a, value):
 def copy_(a, src, non_blocking=False):
     check_inplace(a)
     before = _before(a)
-    from ._core import make
     sd = src._data if isinstance(src, Tensor) else np.asarray(src)
     try:
         b = np.broadcast_to(sd, a._data.shape)
@@ -322,10 +291,7 @@ def copy_(a, src, non_blocking=False):
     return a
 
 
-from ._core import sum_to as _sum_to  # noqa: E402
-
-
-class CopyBackwards(_BN):
+class CopyBackwards(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
@@ -335,7 +301,7 @@ class CopyBackwards(_BN):
     def backward(self, g, s):
         shape, dt = self._info
         zero = g * 0
-        return zero, _sum_to(g, shape)
+        return zero, sum_to(g, shape)
 
 
 def normal_(a, mean=0.0, std=1.0, generator=None):
@@ -351,7 +317,6 @@ def uniform_(a, from_=0.0, to=1.0, generator=None):
 def resize_(a, *sizes):
     if a._requires_grad:
         raise RuntimeError("cannot resize variables that require grad")
-    from .shape import _shape_arg
     shape = _shape_arg(sizes)
     n = 1
     for s in shape:
@@ -373,3 +338,148 @@ def resize_(a, *sizes):
         a._data = new.reshape(shape)
     a._vc[0] += 1
     return a
+
+
+class FillBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g * 0,)
+
+
+class ZeroBackward0(FillBackward0):
+    __slots__ = ()
+
+
+class FillBackward2(FillBackward0):
+    __slots__ = ()
+
+
+class FillBackward3(FillBackward0):
+    """fill_(value_tensor): no gradient to self; the value gets the sum of the incoming gradient."""
+    __slots__ = ()
+
+    def backward(self, g, s):
+        return (g * 0, g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
+
+
+class NormalBackward0(FillBackward0):
+    __slots__ = ()
+
+
+class UniformBackward0(FillBackward0):
+    __slots__ = ()
+
+
+_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3, NormalBackward0,
+                                       UniformBackward0)}
+
+
+def FillBackward0_node(a, name="FillBackward0", value=None):
+    """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
+    return node_for(_FILL_NODES[name], (a,) if value is None else (a, value))
+
+
+# -- x[key] = value ------------------------------------------------------------------------------------------
+class CopySlices(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def name(self):
+        return "torch::autograd::CopySlices"
+
+    def backward(self, g, s):
+        idx, vshape = self._info
+        if isinstance(g, Tensor):  # create_graph: the same out of differentiable ops
+            keep = np.ones(g._data.shape, dtype=g._data.dtype)
+            _idx_set(keep, idx, 0)
+            where = np.asarray(_idx_get(np.arange(g._data.size).reshape(g._data.shape), idx))
+            picked = getitem(g.reshape(-1), where)   # the grad at the written positions, in the value's layout
+            return g * _wrap(keep), sum_to(picked, vshape)
+        gx = np.array(g, copy=True)
+        _idx_set(gx, idx, 0)
+        return gx, sum_to(np.asarray(_idx_get(g, idx)), vshape)
+
+
+class _TwoStep(tuple):
+    """(basic key, advanced key): PyTorch applies ints/slices/None first, then tensor indices to the result
+    (``x[0, :, [0, 1]]`` has shape (3, 2) where numpy's rules give (2, 3))."""
+
+
+def _two_step(ndim, key):
+    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
+                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
+    basic, adv = [], []
+    for k in key:
+        if k is Ellipsis:
+            basic.extend([slice(None)] * (ndim - n_real))
+            adv.extend([slice(None)] * (ndim - n_real))
+        elif k is None or isinstance(k, (bool, np.bool_)):
+            basic.append(k)
+            adv.append(slice(None))
+        elif isinstance(k, (int, np.integer)):
+            basic.append(k)
+        elif isinstance(k, slice):
+            basic.append(k)
+            adv.append(slice(None))
+        else:
+            basic.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
+            adv.append(k)
+    return _TwoStep((tuple(basic), tuple(adv)))
+
+
+def _idx_get(arr, key):
+    return arr[key[0]][key[1]] if type(key) is _TwoStep else arr[key]
+
+
+def _idx_set(arr, key, value):
+    if type(key) is _TwoStep:
+        arr[key[0]][key[1]] = value  # arr[basic] is a view of arr
+    else:
+        arr[key] = value
+
+
+def setitem(a, key, value):
+    from ..autograd.grad_mode import STATE
+    check_inplace(a)
+    before = _before(a)
+    key = _norm_index(a, key)
+    if isinstance(value, Tensor):
+        v = value
+        vd = value._data
+    else:
+        v = None
+        vd = value
+    if any(isinstance(k, np.ndarray) for k in key) and not all(
+            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key):
+        key = _two_step(a._data.ndim, key)
+    try:
+        _idx_set(a._data, key, vd)
+    except ValueError as e:
+        raise RuntimeError(str(e)) from None
+    a._vc[0] += 1
+    if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
+        vshape = np.shape(vd)
+        # PyTorch: only tensor/list indices (besides full slices) -> index_put_ (IndexPutBackward0); otherwise
+        # slicing + copy_ into the view -> CopySlices on the base
+        only_advanced = type(key) is not _TwoStep and any(isinstance(k, np.ndarray) for k in key) and all(
+            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key)
+        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (), (key, vshape))
+        a.grad_fn = res.grad_fn
+        a._requires_grad = True
+        a._output_nr = 0
+        _after(a, before)
+    if len(a._vc) > 1:
+        refresh_views(a, a.grad_fn is not before[0])
+
+
+class _SetIndexPut(CopySlices):
+    """``x[mask] = v`` / ``x[[0, 2]] = v``: PyTorch's index_put_, whose node is IndexPutBackward0."""
+    __slots__ = ()
+
+    def name(self):
+        return "IndexPutBackward0"
+
+
+_SetIndexPut.__name__ = _SetIndexPut.__qualname__ = "IndexPutBackward0"

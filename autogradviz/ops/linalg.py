@@ -2,7 +2,27 @@
 import numpy as np
 
 from .._tensor import Tensor
-from ._core import BackwardNode, make, sum_to
+from ..autograd.node import BackwardNode, facts, make, sum_to
+from ._core import _broadcast_error, _dtname, _operand
+from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
+
+
+def _sizes_strides(*names):
+    """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``)."""
+    def read(i, strides):
+        def f(n):
+            saved = n._saved
+            t = saved[i][0] if saved and i < len(saved) else None
+            if t is None:
+                return None
+            d = t._data
+            return tuple(st // d.itemsize for st in d.strides) if strides else d.shape
+        return f
+    out = {}
+    for i, name in enumerate(names):
+        out[name + "_sym_sizes"] = read(i, False)
+        out[name + "_sym_strides"] = read(i, True)
+    return out
 
 
 def _T(x):
@@ -30,6 +50,7 @@ def _check_dtypes(a, b, what="mm"):
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
 
 
+@facts(fn="mm", saved=_sizes_strides("self", "mat2"))
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -51,10 +72,10 @@ def mm(a, b):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a._data.shape[0]}x{a._data.shape[1]} and "
                            f"{b._data.shape[0]}x{b._data.shape[1]})")
     _check_dtypes(a, b)
-    return make(a._data @ b._data, MmBackward0, (a, b), (a if b._requires_grad else None,
-                                                         b if a._requires_grad else None))
+    return make(a._data @ b._data, MmBackward0, (a, b), (a, b))
 
 
+@facts(fn="mv")
 class MvBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "vec")
@@ -74,10 +95,10 @@ def mv(a, v):
         raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x{a._data.shape[1]}), "
                            f"vec ({v._data.shape[0]})")
     _check_dtypes(a, v)
-    return make(a._data @ v._data, MvBackward0, (a, v), (a if v._requires_grad else None,
-                                                         v if a._requires_grad else None))
+    return make(a._data @ v._data, MvBackward0, (a, v), (a, v))
 
 
+@facts(fn="dot")
 class DotBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "tensor")
@@ -97,10 +118,10 @@ def dot(a, b):
                            "elements, but got %d and %d elements respectively"
                            % (a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]))
     _check_dtypes(a, b)
-    return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b),
-                (a if b._requires_grad else None, b if a._requires_grad else None))
+    return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b), (a, b))
 
 
+@facts(fn="bmm")
 class BmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -136,7 +157,6 @@ class SqueezeBackward4(BackwardNode):
 def _unsafe_view(x, shape):
     """``at::_unsafe_view``: a reshape whose result is a new tensor (own version counter)."""
     shape = tuple(shape)
-    from .shape import UnsafeViewBackward0
     return make(x._data.reshape(shape), UnsafeViewBackward0, (x,), (), x._data.shape)
 
 
@@ -150,8 +170,7 @@ def bmm(a, b):
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
                            f"got: [{sb[0]}, {sb[1]}].")
     _check_dtypes(a, b)
-    return make(np.matmul(a._data, b._data), BmmBackward0, (a, b),
-                (a if b._requires_grad else None, b if a._requires_grad else None), (sa, sb))
+    return make(np.matmul(a._data, b._data), BmmBackward0, (a, b), (a, b), (sa, sb))
 
 
 def _should_fold(a, b):
@@ -220,7 +239,6 @@ def matmul(a, b):
     try:
         out_shape = list(np.broadcast_shapes(batch1, batch2))
     except ValueError:
-        from .pointwise import _broadcast_error
         raise _broadcast_error(batch1, batch2) from None
     ebp = 1
     for k in out_shape:
@@ -242,11 +260,11 @@ def matmul(a, b):
 
 
 def rmatmul(a, other):
-    from .pointwise import _operand
     b, _ = _operand(other)
     return matmul(b, a)
 
 
+@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2"), alpha=lambda n: n._info[2], beta=lambda n: n._info[1]))
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")
@@ -274,7 +292,6 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
-    from .shape import expand_target
     expand_target(bias._data, (m1._data.shape[0], m2._data.shape[1]))  # PyTorch's error for a bias that does not fit
     prod = m1._data @ m2._data
     if alpha != 1:
@@ -285,6 +302,39 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
         data = prod
     else:
         data = prod + bd
-    return make(data, AddmmBackward0, (bias, m1, m2),
-                (m1 if m2._requires_grad else None, m2 if m1._requires_grad else None),
-                (bias._data.shape, beta, alpha))
+    return make(data, AddmmBackward0, (bias, m1, m2), (m1, m2), (bias._data.shape, beta, alpha))
+
+
+# -- linear (nn.functional.linear) -----------------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """``y = x W^T + b``, with the nodes PyTorch records (``AddmmBackward0`` for 2-D input with a bias)."""
+    nd = input._data.ndim
+    if nd == 0 or weight._data.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
+                           f"{weight._data.ndim}D")
+    if input._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtname(input)} and {_dtname(weight)}")
+    in_f = input._data.shape[-1]
+    wt = weight.t()
+    if in_f != wt._data.shape[0]:
+        rows = int(np.prod(input._data.shape[:-1])) if nd > 1 else 1
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_f} and "
+                           f"{wt._data.shape[0]}x{wt._data.shape[1]})")
+    out_shape = input._data.shape[:-1] + (wt._data.shape[1],)
+    if bias is not None:
+        if nd == 2:
+            return addmm(bias, input, wt)
+        # PyTorch flattens the input to 2-D, runs addmm, and views the result back
+        out = addmm(bias, reshape(input, -1, in_f), wt)
+        return view(out, *out_shape)
+    if nd == 2:
+        return mm(input, wt)
+    if nd == 1:
+        r = mm(unsqueeze(input, 0), wt)
+        return make(r._data.reshape(out_shape), SqueezeBackward4, (r,), (), r._data.shape)
+    r = mm(reshape(input, -1, in_f), wt)
+    return make(r._data.reshape(out_shape), UnsafeViewBackward0, (r,), (), r._data.shape)
+
+
+def outer(a, b):
+    return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)

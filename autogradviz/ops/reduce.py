@@ -1,9 +1,20 @@
-"""Reductions: sum, mean, max, min (whole tensor or along a dim), softmax-style ops live in nn.functional."""
+"""Reductions: sum, mean, max, min (whole tensor or along a dim), prod, var, std, norm, logsumexp, amax/amin,
+cumsum, argmax/argmin, any/all."""
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, _wrap, _wrap_dim
-from ._core import BackwardNode, OUT, make
+from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
+from ._core import _exp, _float_data, _t
+from .index import _scatter, where
+from .shape import cat
+
+
+def _numel(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def _dims(dim, ndim):
@@ -24,6 +35,7 @@ def _expand_back(g, shape, dims, keepdim):
     return np.broadcast_to(g, shape)
 
 
+@facts(fn="sum", grads={"self": "1"}, saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class SumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -36,6 +48,9 @@ class SumBackward0(BackwardNode):
         return (r,)
 
 
+@facts(fn="sum",
+       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -65,6 +80,8 @@ def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
     return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
 
 
+@facts(fn="mean", grads={"self": "1 / self_sym_numel"},
+       saved={"self_sym_numel": lambda n: int(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MeanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -78,6 +95,9 @@ class MeanBackward0(BackwardNode):
         return (r,)
 
 
+@facts(fn="mean",
+       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+              "self_sym_numel": lambda n: _numel(n._info[0]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -118,6 +138,7 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
     return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n)))
 
 
+@facts(fn="max")
 class MaxBackward1(BackwardNode):
     """max()/min() of the whole tensor: the gradient is shared evenly among the tied extreme values."""
     __slots__ = ()
@@ -136,6 +157,9 @@ class MinBackward1(MaxBackward1):
     __slots__ = ()
 
 
+@facts(fn="max",
+       saved={"dim": lambda n: n._info[1], "indices": lambda n: _wrap(np.asarray(n._info[3], dtype=np.int64)),
+              "keepdim": lambda n: n._info[2], "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -147,7 +171,6 @@ class MaxBackward0(BackwardNode):
             g = g[0]
         ix = idx if keepdim else np.expand_dims(idx, dim)
         if isinstance(g, Tensor):  # create_graph: a differentiable scatter to the selected positions
-            from .inplace import _scatter
             key = list(np.indices(ix.shape, sparse=True))
             key[dim] = ix
             return (_scatter(g if keepdim else g.unsqueeze(dim), shape, tuple(key)),)
@@ -228,7 +251,6 @@ class MaximumBackward0(BackwardNode):
 
     def backward(self, g, s):
         x, y = s
-        from ._core import sum_to
         xd = x._data if isinstance(x, Tensor) else x
         yd = y._data if isinstance(y, Tensor) else y
         is_max = self._info
@@ -265,3 +287,352 @@ def argmin(a, dim=None, keepdim=False):
     if dim is None:
         return _wrap(np.asarray(np.argmin(d), dtype=np.int64))
     return _wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64))
+
+
+@facts(fn="cumsum", saved={"dim": lambda n: n._info})
+class CumsumBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        dim = self._info
+        if _t(g):
+            return (g.flip(dim).cumsum(dim).flip(dim),)
+        return (np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy(),)
+
+
+def cumsum(a, dim, dtype=None):
+    d = _float_data(a) if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
+    dim = _wrap_dim(dim, d.ndim)
+    if a._data.dtype.kind in "biu" and dtype is None:
+        d = a._data.astype(np.int64)
+    return make(np.cumsum(d, dim), CumsumBackward0, (a,), (), dim)
+
+
+def _keep_dims(t, dims, keepdim):
+    """Put back the reduced ``dims`` (size 1) of a reduction's grad or result, so that it broadcasts."""
+    if not keepdim:
+        for k in dims:
+            t = t.unsqueeze(k) if _t(t) else np.expand_dims(t, k)
+    return t
+
+
+@facts(fn="logsumexp", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
+class LogsumexpBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dims, keepdim = self._info
+        g, r = _keep_dims(g, dims, keepdim), _keep_dims(r, dims, keepdim)
+        return (g * _exp(x - r),)
+
+
+def logsumexp(a, dim, keepdim=False):
+    d = _float_data(a)
+    dims = _dims(dim, d.ndim) if d.ndim else ()
+    with np.errstate(all="ignore"):
+        m = np.max(d, axis=dims, keepdims=True) if d.size else np.zeros(1, d.dtype)
+        m = np.where(np.isinf(m), 0, m)
+        r = np.log(np.sum(np.exp(d - m), axis=dims, keepdims=True)) + m
+    if not keepdim:
+        r = np.squeeze(r, axis=dims)
+    return make(np.asarray(r, dtype=d.dtype), LogsumexpBackward0, (a,), (a, OUT), (dims, keepdim))
+
+
+@facts(fn="amax", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
+class AmaxBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dims, keepdim = self._info
+        g, r = _keep_dims(g, dims, keepdim), _keep_dims(r, dims, keepdim)
+        xd = x._data if _t(x) else x
+        rd = r._data if _t(r) else r
+        mask = (xd == rd).astype(xd.dtype)
+        share = mask / mask.sum(axis=dims, keepdims=True)  # ties share the gradient evenly, as PyTorch
+        return (g * (_wrap(share) if _t(g) else share),)
+
+
+class AminBackward0(AmaxBackward0):
+    __slots__ = ()
+
+
+def _amaxmin(np_fn, cls, name):
+    def op(a, dim=(), keepdim=False):
+        d = a._data
+        dims = _dims(dim, d.ndim) if (d.ndim and dim != ()) else tuple(range(d.ndim))
+        if d.size == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")
+        return make(np.asarray(np_fn(d, axis=dims, keepdims=keepdim)), cls, (a,), (a, OUT), (dims, keepdim))
+    op.__name__ = name
+    return op
+
+
+amax = _amaxmin(np.max, AmaxBackward0, "amax")
+amin = _amaxmin(np.min, AminBackward0, "amin")
+
+
+def _exclusive_prod_np(x, dim):
+    """For each element, the product of the others along ``dim`` (PyTorch's prod_safe_zeros_backward: a cumprod
+    from each side, so zeros need no division)."""
+    n = x.shape[dim]
+    ones = np.ones_like(np.take(x, [0], axis=dim))
+    left = np.cumprod(np.concatenate([ones, np.take(x, range(n - 1), axis=dim)], axis=dim), axis=dim)
+    rev = np.flip(np.take(x, range(1, n), axis=dim), dim)
+    right = np.flip(np.cumprod(np.concatenate([ones, rev], axis=dim), axis=dim), dim)
+    return left * right
+
+
+def _exclusive_prod_t(x, dim):
+    """The same on Tensors, from differentiable ops (create_graph; sizes in a course are small)."""
+    n = x.shape[dim]
+    parts = []
+    for k in range(n):
+        left = x.narrow(dim, 0, k).prod(dim, keepdim=True) if k else None
+        right = x.narrow(dim, k + 1, n - k - 1).prod(dim, keepdim=True) if k < n - 1 else None
+        if left is None and right is None:
+            parts.append(x.narrow(dim, k, 1) * 0 + 1)
+        else:
+            parts.append(left if right is None else right if left is None else left * right)
+    return cat(parts, dim)
+
+
+def _prod_backward(g, x, r, dim, keepdim):
+    """PyTorch's prod_backward: grad * (result / input) when no input is zero, else the products of the others."""
+    tensor = isinstance(g, Tensor)
+    xd = x._data if tensor else x
+    if xd.ndim == 0:
+        return g
+    if dim is None:  # the whole tensor: along the flattened input
+        if not np.any(xd == 0):
+            return g * (r / x)
+        flat = x.reshape(-1)
+        others = _exclusive_prod_t(flat, 0) if tensor else _exclusive_prod_np(flat, 0)
+        return (g * others).reshape(tuple(xd.shape)) if tensor else (g * others).reshape(xd.shape)
+    if not keepdim:
+        g = g.unsqueeze(dim) if tensor else np.expand_dims(g, dim)
+        r = r.unsqueeze(dim) if tensor else np.expand_dims(r, dim)
+    if not np.any(xd == 0):
+        return g * (r / x)
+    return g * (_exclusive_prod_t(x, dim) if tensor else _exclusive_prod_np(x, dim))
+
+
+class ProdBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_prod_backward(g, x, r, None, False),)
+
+
+@facts(fn="prod", saved={"dim": lambda n: n._info[0], "keepdim": lambda n: n._info[1]})
+class ProdBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dim, keepdim = self._info
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return (_prod_backward(g, x, r, dim, keepdim),)
+
+
+def prod(x, dim=None, keepdim=False, dtype=None):
+    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(dtype).np)
+    if d.dtype.kind in "biu" and dtype is None:
+        d = d.astype(np.int64)  # PyTorch's prod of integers (and bools) is int64
+    if dim is None:
+        return make(np.asarray(np.prod(d), dtype=d.dtype), ProdBackward0, (x,), (x, OUT))
+    dim = _wrap_dim(dim, d.ndim) if d.ndim else 0
+    r = np.prod(d, axis=dim, keepdims=keepdim) if d.ndim else d.copy()
+    return make(np.asarray(r, dtype=d.dtype), ProdBackward1, (x,), (x, OUT), (dim, keepdim))
+
+
+DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+               "(input numel divided by output numel).")
+
+
+def _var_args(x, dim, unbiased, correction, name):
+    d = x._data
+    if d.dtype.kind != "f":
+        raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. Got "
+                           + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype))
+                           + " instead.")
+    if correction is None:
+        correction = 1 if unbiased else 0
+    dims = None if dim is None or d.ndim == 0 else _dims(dim, d.ndim)
+    n = d.size if dims is None else int(np.prod([d.shape[k] for k in dims]))
+    if n - correction <= 0:
+        import warnings
+        warnings.warn(DOF_WARNING.format(name), UserWarning, stacklevel=3)
+    return d, dims, correction, n
+
+
+def _var_data(d, dims, keepdim, correction, n):
+    """PyTorch's CPU var: accumulated in double, rounded to the input's dtype once."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        d64 = d.astype(np.float64)
+        m = d64.mean(axis=dims, keepdims=True)
+        r = np.sum((d64 - m) ** 2, axis=dims, keepdims=keepdim) / (n - correction) if n - correction > 0 else \
+            np.sum((d64 - m) ** 2, axis=dims, keepdims=keepdim) * np.inf
+    return r
+
+
+def _as_given(dim, dims, correction, raw_correction):
+    """(dim, correction) as PyTorch's node saves them: None for ``x.var()``, else the dims and the correction."""
+    if dim is None and raw_correction is None:
+        return None, None
+    return (None if dim is None else tuple(dims)), correction
+
+
+def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    raw = correction if unbiased or correction is not None else 0
+    d, dims, correction, n = _var_args(x, dim, unbiased, correction, "var")
+    r = _var_data(d, dims, keepdim, correction, n)
+    return make(np.asarray(r, dtype=d.dtype), VarBackward0, (x,), (x,), (dims, keepdim, correction, n,
+                                                                          _as_given(dim, dims, correction, raw)))
+
+
+def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    raw = correction if unbiased or correction is not None else 0
+    d, dims, correction, n = _var_args(x, dim, unbiased, correction, "std")
+    r = np.sqrt(_var_data(d, dims, keepdim, correction, n))
+    return make(np.asarray(r, dtype=d.dtype), StdBackward0, (x,), (x, OUT), (dims, keepdim, correction, n,
+                                                                            _as_given(dim, dims, correction, raw)))
+
+
+def _var_backward(g, x, dims, keepdim, correction, n):
+    """PyTorch's var_backward: 2 / (n - correction) * grad * (x - mean), on numpy arrays or Tensors."""
+    tensor = isinstance(g, Tensor)
+    if dims is not None and not keepdim:
+        for k in dims:
+            g = g.unsqueeze(k) if tensor else np.expand_dims(g, k)
+    if tensor:
+        m = x.mean(list(dims), keepdim=True) if dims is not None else x.mean()
+    else:
+        m = x.mean(axis=dims, keepdims=True, dtype=x.dtype) if dims is not None else \
+            np.asarray(np.add.reduce(x, axis=None) / x.size, dtype=x.dtype)
+    dof = n - correction
+    with np.errstate(invalid="ignore"):
+        if dof <= 0:  # 2 / 0: inf, and nan where x equals the mean
+            return g * (x - m) * float("inf")
+        return 2.0 / dof * g * (x - m)
+
+
+_var_keeps = {"correction": lambda n: n._info[4][1], "dim": lambda n: n._info[4][0], "keepdim": lambda n: n._info[1]}
+
+
+@facts(fn="var", saved=_var_keeps)
+class VarBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        return (_var_backward(g, s[0], *self._info[:4]),)
+
+
+@facts(fn="std", saved=_var_keeps)
+class StdBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        # PyTorch's std_backward: the grad of var is grad / (2 std), and 0 where std is 0
+        if isinstance(g, Tensor):
+            zero = r == 0
+            dt = r._data.dtype
+            gv = where(zero, _wrap(np.zeros((), dtype=dt)), g / where(zero, _wrap(np.ones((), dtype=dt)), r * 2))
+        else:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gv = g / (r * 2)
+            gv = np.where(r == 0, np.zeros((), dtype=gv.dtype), gv).astype(gv.dtype, copy=False)
+        return (_var_backward(gv, x, *self._info[:4]),)
+
+
+@facts(fn="norm", saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2], "ord": lambda n: n._info[0]})
+class LinalgVectorNormBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        p, dims, keepdim = self._info
+        if isinstance(g, Tensor):
+            return (self._backward_tensors(g, x, r),)
+        xd, rd, gd = x, r, g
+        if dims is not None and not keepdim:
+            rd = np.expand_dims(rd, dims)
+            gd = np.expand_dims(gd, dims)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if p == 2:
+                grad = np.where(rd == 0, 0, xd / np.where(rd == 0, 1, rd)) * gd
+            elif p == 1:
+                grad = np.sign(xd) * gd
+            elif p == float("inf"):
+                mask = (np.abs(xd) == rd).astype(xd.dtype)
+                grad = np.sign(xd) * mask / np.sum(mask, axis=dims, keepdims=True) * gd
+            else:
+                grad = np.where(rd == 0, 0, np.sign(xd) * np.abs(xd) ** (p - 1)
+                                / np.where(rd == 0, 1, rd) ** (p - 1)) * gd
+        return (np.asarray(grad, dtype=xd.dtype),)
+
+    def _backward_tensors(self, g, x, r):
+        """create_graph: the same formulas out of differentiable ops (zero where the norm is zero)."""
+        p, dims, keepdim = self._info
+        if dims is not None and not keepdim:
+            for k in sorted(dims):
+                r = r.unsqueeze(k)
+                g = g.unsqueeze(k)
+        zero_norm = _wrap(r._data == 0)
+        if p == 2:  # PyTorch: self * (grad / norm).masked_fill_(norm == 0, 0), so at a zero norm a second
+            return x * (g / r).masked_fill(zero_norm, 0.0)   # derivative is 0/0 = nan there too
+        if p == 1:
+            return x.sign() * g
+        if p == float("inf"):
+            mask = _wrap((np.abs(x._data) == r._data).astype(x._data.dtype))
+            count = _wrap(np.sum(mask._data, axis=dims, keepdims=True))
+            return x.sign() * mask / count * g
+        # PyTorch: self * self.abs().pow(p - 2) * grad / norm.pow(p - 1), masked to 0 where the norm is 0
+        return (x * x.abs() ** (p - 2) * g / r ** (p - 1)).masked_fill(zero_norm, 0.0)
+
+
+def norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    """The vector p-norm (``torch.norm`` / ``torch.linalg.vector_norm``); one LinalgVectorNormBackward0 node, as in
+    PyTorch."""
+    if p == "fro":
+        p = 2
+    d = x._data
+    if d.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype)))
+    dims = None
+    if dim is not None:
+        dims = tuple(_wrap_dim(k, d.ndim) for k in ((dim,) if isinstance(dim, int) else dim))
+    a = np.abs(d)
+    if p == float("inf"):
+        r = np.max(a, axis=dims, keepdims=keepdim)
+    elif p == 2:
+        r = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    elif p == 1:
+        r = np.sum(a, axis=dims, keepdims=keepdim)
+    else:
+        r = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return make(np.asarray(r, dtype=d.dtype), LinalgVectorNormBackward0, (x,), (x, OUT), (p, dims, keepdim))
+
+
+def any(x, dim=None, keepdim=False):
+    d = x._data
+    return _wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim)))
+
+
+def all(x, dim=None, keepdim=False):
+    d = x._data
+    return _wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim)))

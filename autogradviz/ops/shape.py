@@ -1,14 +1,13 @@
-"""Shape ops and indexing. Views share memory (and the version counter) with their base, as in PyTorch."""
+"""Shape ops: view, reshape, transpose, permute, squeeze, expand, ... (views share memory and the version counter
+with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
 import numpy as np
 
-from .._tensor import Tensor, _wrap, _wrap_dim
-from ._core import BackwardNode, make, view_of, sum_to
+from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd.node import BackwardNode, declare, facts, make, make_views, sum_to, view_of
+from ._core import _shape_arg, _t
 
 
-def _reshape_back(g, shape):
-    return g.reshape(shape)
-
-
+@facts(fn="view", saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class ViewBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -21,18 +20,13 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+@facts(fn="clone")
 class CloneBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
         return (g,)
-
-
-def _shape_arg(shape):
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
 
 
 def _infer(shape, numel):
@@ -110,6 +104,7 @@ def contiguous(a, memory_format=None):
     return make(np.ascontiguousarray(a._data), CloneBackward0, (a,))
 
 
+@facts(fn="t")
 class TBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -125,12 +120,13 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
+@facts(fn="transpose", saved={"dim0": lambda n: n._info[2] % 2**64, "dim1": lambda n: n._info[3] % 2**64})
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
-        d0, d1 = self._info
+        d0, d1 = self._info[:2]
         if isinstance(g, Tensor):
             return (g.transpose(d0, d1),)
         return (np.swapaxes(g, d0, d1),)
@@ -139,9 +135,10 @@ class TransposeBackward0(BackwardNode):
 def transpose(a, dim0, dim1):
     d = a._data
     d0, d1 = _wrap_dim(dim0, d.ndim), _wrap_dim(dim1, d.ndim)
-    return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1))
+    return view_of(a, np.swapaxes(d, d0, d1), TransposeBackward0, (d0, d1, dim0, dim1))
 
 
+@facts(fn="permute", saved={"dims": lambda n: tuple(n._info)})
 class PermuteBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -167,9 +164,13 @@ def permute(a, *dims):
 
 
 _T_WARNED = {"nd": False, "0d": False}  # PyTorch warns once per process (TORCH_WARN_ONCE)
+
+
 T_ND_WARNING = ("The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
                 "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
                 "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor.")
+
+
 T_0D_WARNING = "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases."
 
 
@@ -188,16 +189,24 @@ class SqueezeBackward0(ViewBackward0):
     __slots__ = ()
 
 
-class SqueezeBackward1(ViewBackward0):
+@facts(fn="squeeze", saved={"dim": lambda n: n._info[1] % 2**64, "self_sym_sizes": lambda n: tuple(n._info[0])})
+class SqueezeBackward1(BackwardNode):
     __slots__ = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info[0]),)
 
 
 class SqueezeBackward2(ViewBackward0):
     __slots__ = ()
 
 
-class UnsqueezeBackward0(ViewBackward0):
+@facts(fn="unsqueeze", saved={"dim": lambda n: n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
+class UnsqueezeBackward0(BackwardNode):
     __slots__ = ()
+
+    def backward(self, g, s):
+        return (g.reshape(self._info[0]),)
 
 
 def squeeze(a, dim=None):
@@ -210,18 +219,19 @@ def squeeze(a, dim=None):
         return view_of(a, d.reshape(shape), SqueezeBackward2, d.shape)
     if d.ndim == 0:
         _wrap_dim(dim, 0)
-        return view_of(a, d.reshape(()), SqueezeBackward1, d.shape)
+        return view_of(a, d.reshape(()), SqueezeBackward1, (d.shape, dim))
     k = _wrap_dim(dim, d.ndim)
     shape = d.shape if d.shape[k] != 1 else d.shape[:k] + d.shape[k + 1:]
-    return view_of(a, d.reshape(shape), SqueezeBackward1, d.shape)
+    return view_of(a, d.reshape(shape), SqueezeBackward1, (d.shape, dim))
 
 
 def unsqueeze(a, dim):
     d = a._data
     k = _wrap_dim(dim, d.ndim + 1)
-    return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, d.shape)
+    return view_of(a, np.expand_dims(d, k), UnsqueezeBackward0, (d.shape, dim))
 
 
+@facts(fn="expand", saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class ExpandBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -265,152 +275,6 @@ def expand_as(a, other):
     return expand(a, *other.shape)
 
 
-# -- indexing ------------------------------------------------------------------------------------------------
-class SelectBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        shape, dim, index = self._info
-        return (_scatter_back(g, shape, (slice(None),) * dim + (index,)),)
-
-
-class SliceBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        shape, dim, sl = self._info
-        return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
-
-
-class IndexBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("indices",)
-
-    def backward(self, g, s):
-        shape, idx = self._info
-        return (_scatter_back(g, shape, idx, accumulate=True),)
-
-
-def _scatter_back(g, shape, idx, accumulate=False):
-    tensor_mode = isinstance(g, Tensor)
-    gd = g._data if tensor_mode else g
-    out = np.zeros(shape, dtype=gd.dtype)
-    if accumulate:
-        np.add.at(out, idx, gd)
-    else:
-        out[idx] = gd
-    if tensor_mode:
-        return _IndexPutGrad.apply_to(g, out, shape, idx, accumulate)
-    return out
-
-
-class _IndexPutGrad:
-    """In create_graph mode, scatter as a differentiable op built from existing nodes."""
-
-    @staticmethod
-    def apply_to(g, out, shape, idx, accumulate):
-        # y = zeros.index_put(idx, g): its gradient with respect to g is y's gradient indexed by idx
-        return make(out, IndexPutBackward0, (g,), (), idx)
-
-
-class IndexPutBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        idx = self._info
-        return (g[idx] if not isinstance(g, Tensor) else getitem(g, idx),)
-
-
-def _norm_index(a, key):
-    if not isinstance(key, tuple):
-        key = (key,)
-    out = []
-    for k in key:
-        if isinstance(k, Tensor):
-            k = k._data
-            if k.ndim == 0 and k.dtype.kind in "iu":
-                k = int(k)
-        elif isinstance(k, list):
-            k = np.asarray(k)
-        out.append(k)
-    return tuple(out)
-
-
-def getitem(a, key):
-    # PyTorch's order: first the basic part (ints, slices, None, ...), one Select/Slice/Unsqueeze node per
-    # indexed dimension; then, if any, the tensor/list indices as one IndexBackward0 on the result. A lone slice
-    # (``x[:]``) always makes a SliceBackward0; inside a tuple a full slice makes no node.
-    lone_slice = isinstance(key, slice)
-    key = _norm_index(a, key)
-    d = a._data
-    n_ell = sum(1 for k in key if k is Ellipsis)
-    if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
-                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
-    if n_real > d.ndim:
-        raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
-    expanded = []
-    for k in key:
-        if k is Ellipsis:
-            expanded.extend([slice(None)] * (d.ndim - n_real))
-        else:
-            expanded.append(k)
-    out = a
-    dim = 0
-    advanced = []  # (first dim in ``out``, index array)
-    for k in expanded:
-        if k is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif isinstance(k, (bool, np.bool_)):
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif isinstance(k, (int, np.integer)):
-            size = out._data.shape[dim]
-            if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
-            k = int(k) + size if k < 0 else int(k)
-            data = out._data[(slice(None),) * dim + (k,)]
-            out = view_of(out, data, SelectBackward0, (out._data.shape, dim, k))
-        elif isinstance(k, slice):
-            size = out._data.shape[dim]
-            start, stop, step = k.indices(size)
-            if step <= 0:
-                raise ValueError("step must be greater than zero")
-            if lone_slice or not (start == 0 and stop >= size and step == 1):
-                sl = slice(start, stop, step)
-                data = out._data[(slice(None),) * dim + (sl,)]
-                out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl))
-            dim += 1
-        elif isinstance(k, np.ndarray):
-            advanced.append((dim, k))
-            dim += k.ndim if k.dtype == np.bool_ else 1
-        else:
-            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
-                             f"indices (got {type(k).__name__})")
-    if advanced:
-        idx = []
-        p = 0
-        for start, k in advanced:
-            idx.extend([slice(None)] * (start - p))
-            idx.append(k)
-            p = start + (k.ndim if k.dtype == np.bool_ else 1)
-        idx = tuple(idx)
-        od = out._data
-        try:
-            r = od[idx]
-        except IndexError as e:
-            raise IndexError(str(e).replace("axis", "dimension")) from None
-        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (), (od.shape, idx))
-    if out is a:
-        return view_of(a, a._data[...], AliasBackward0)
-    return out
-
-
 class AliasBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -419,107 +283,250 @@ class AliasBackward0(BackwardNode):
         return (g,)
 
 
-class CopySlices(BackwardNode):
+# -- shape and index ops ----------------------------------------------------------------------------------------
+@facts(fn="repeat", saved={"repeats": lambda n: tuple(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
+class RepeatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
-    def name(self):
-        return "torch::autograd::CopySlices"
+    def backward(self, g, s):
+        shape, reps = self._info
+        lead = len(reps) - len(shape)
+        full = (1,) * lead + tuple(shape)
+        split = []
+        for r, n in zip(reps, full):
+            split += [r, n]
+        axes = tuple(range(0, 2 * len(full), 2))
+        if _t(g):
+            r = g.reshape(*split).sum(list(axes))
+            return (r.reshape(*shape) if tuple(r.shape) != tuple(shape) else r,)
+        return (g.reshape(split).sum(axis=axes).reshape(shape),)
+
+
+def repeat(a, *sizes):
+    reps = _shape_arg(sizes)
+    d = a._data
+    if len(reps) < d.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    full = (1,) * (len(reps) - d.ndim) + d.shape
+    data = np.tile(d.reshape(full), reps)
+    return make(data, RepeatBackward0, (a,), (), (d.shape, reps))
+
+
+@facts(fn="flip", saved={"dims": lambda n: tuple(n._info)})
+class FlipBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
 
     def backward(self, g, s):
-        idx, vshape = self._info
-        if isinstance(g, Tensor):  # create_graph: the same out of differentiable ops
-            keep = np.ones(g._data.shape, dtype=g._data.dtype)
-            _idx_set(keep, idx, 0)
-            where = np.asarray(_idx_get(np.arange(g._data.size).reshape(g._data.shape), idx))
-            picked = getitem(g.reshape(-1), where)   # the grad at the written positions, in the value's layout
-            return g * _wrap(keep), sum_to(picked, vshape)
-        gx = np.array(g, copy=True)
-        _idx_set(gx, idx, 0)
-        return gx, sum_to(np.asarray(_idx_get(g, idx)), vshape)
+        dims = self._info
+        return (flip(g, dims) if _t(g) else np.flip(g, dims).copy(),)
 
 
-class _TwoStep(tuple):
-    """(basic key, advanced key): PyTorch applies ints/slices/None first, then tensor indices to the result
-    (``x[0, :, [0, 1]]`` has shape (3, 2) where numpy's rules give (2, 3))."""
+def flip(a, *dims):
+    d = a._data
+    dims = tuple(_wrap_dim(k, d.ndim) for k in _shape_arg(dims))
+    for k, dim in enumerate(dims):
+        if dim in dims[:k]:
+            raise RuntimeError(f"dim {dim} appears multiple times in the list of dims")
+    return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
-def _two_step(ndim, key):
-    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
-                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
-    basic, adv = [], []
-    for k in key:
-        if k is Ellipsis:
-            basic.extend([slice(None)] * (ndim - n_real))
-            adv.extend([slice(None)] * (ndim - n_real))
-        elif k is None or isinstance(k, (bool, np.bool_)):
-            basic.append(k)
-            adv.append(slice(None))
-        elif isinstance(k, (int, np.integer)):
-            basic.append(k)
-        elif isinstance(k, slice):
-            basic.append(k)
-            adv.append(slice(None))
-        else:
-            basic.extend([slice(None)] * (k.ndim if k.dtype == np.bool_ else 1))
-            adv.append(k)
-    return _TwoStep((tuple(basic), tuple(adv)))
-
-
-def _idx_get(arr, key):
-    return arr[key[0]][key[1]] if type(key) is _TwoStep else arr[key]
-
-
-def _idx_set(arr, key, value):
-    if type(key) is _TwoStep:
-        arr[key[0]][key[1]] = value  # arr[basic] is a view of arr
-    else:
-        arr[key] = value
-
-
-def setitem(a, key, value):
-    from ..autograd.grad_mode import STATE
-    from .inplace import check_inplace
-    check_inplace(a)
-    from .inplace import _after, _before
-    before = _before(a)
-    key = _norm_index(a, key)
-    if isinstance(value, Tensor):
-        v = value
-        vd = value._data
-    else:
-        v = None
-        vd = value
-    if any(isinstance(k, np.ndarray) for k in key) and not all(
-            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key):
-        key = _two_step(a._data.ndim, key)
-    try:
-        _idx_set(a._data, key, vd)
-    except ValueError as e:
-        raise RuntimeError(str(e)) from None
-    a._vc[0] += 1
-    if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
-        vshape = np.shape(vd)
-        # PyTorch: only tensor/list indices (besides full slices) -> index_put_ (IndexPutBackward0); otherwise
-        # slicing + copy_ into the view -> CopySlices on the base
-        only_advanced = type(key) is not _TwoStep and any(isinstance(k, np.ndarray) for k in key) and all(
-            isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key)
-        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (), (key, vshape))
-        a.grad_fn = res.grad_fn
-        a._requires_grad = True
-        a._output_nr = 0
-        _after(a, before)
-    if len(a._vc) > 1:
-        from .inplace import refresh_views
-        refresh_views(a, a.grad_fn is not before[0])
-
-
-class _SetIndexPut(CopySlices):
-    """``x[mask] = v`` / ``x[[0, 2]] = v``: PyTorch's index_put_, whose node is IndexPutBackward0."""
+@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]), "shifts": lambda n: tuple(n._info[0])})
+class RollBackward0(BackwardNode):
     __slots__ = ()
+    _saved_names = ()
 
-    def name(self):
-        return "IndexPutBackward0"
+    def backward(self, g, s):
+        shifts, dims = self._info
+        back = tuple(-k for k in shifts)
+        if _t(g):
+            return (roll(g, back, dims if dims else None),)
+        return (np.roll(g, back, dims if dims else None).copy() if dims else np.roll(g, back[0]),)
 
 
-_SetIndexPut.__name__ = _SetIndexPut.__qualname__ = "IndexPutBackward0"
+def roll(a, shifts, dims=None):
+    d = a._data
+    shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
+    if dims is None:
+        data = np.roll(d, shifts[0])
+        dims = ()
+    else:
+        dims = (dims,) if isinstance(dims, int) else tuple(dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+        dims = tuple(_wrap_dim(k, d.ndim) for k in dims)
+        data = np.roll(d, shifts, dims)
+    return make(data, RollBackward0, (a,), (), (shifts, dims))
+
+
+def _tri(np_fn, name):
+    def backward(self, g, s):
+        k = self._info
+        return (op(g, k) if _t(g) else np_fn(g, k),)
+    cls = declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}),
+                  fn=name[:4].lower(), saved={"diagonal": lambda n: n._info})
+
+    def op(a, diagonal=0):
+        d = a._data
+        if d.ndim < 2:
+            raise RuntimeError(f"{name[:4].lower()}: input tensor must have at least 2 dimensions")
+        return make(np_fn(d, diagonal), cls, (a,), (), diagonal)
+    op.__name__ = name[:4].lower()
+    return op, cls
+
+
+tril, TrilBackward0 = _tri(np.tril, "TrilBackward0")
+triu, TriuBackward0 = _tri(np.triu, "TriuBackward0")
+
+
+def narrow(a, dim, start, length):
+    d = a._data
+    dim = _wrap_dim(dim, d.ndim)
+    if start < 0:
+        start += d.shape[dim]
+    if start + length > d.shape[dim]:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({d.shape[dim]}).")
+    return a[(slice(None),) * dim + (slice(start, start + length),)]
+
+
+class _SplitNode(BackwardNode):
+    """One node for all the outputs of split/chunk/unbind (``_nout`` of them); its grads come back as a list."""
+    # no __slots__: each node has its own ``_nout``
+    _saved_names = ()
+
+    def _fill_missing(self, buf, create_graph):
+        return buf
+
+    def backward(self, g, s):
+        shape, dim, pieces, stacked, dtype = self._info
+        if not isinstance(g, list):  # a split into one piece: the engine passes its grad as is
+            g = [g]
+        parts = []
+        tensors = any(_t(x) for x in g)
+        for x, p in zip(g, pieces):
+            if x is None:
+                ps = list(shape)
+                if stacked:
+                    del ps[dim]
+                else:
+                    ps[dim] = p
+                z = np.zeros(ps, dtype=dtype)
+                x = _wrap(z) if tensors else z
+            parts.append(x)
+        if tensors:
+            return ((stack if stacked else cat)(parts, dim),)
+        return ((np.stack if stacked else np.concatenate)(parts, dim),)
+
+
+@facts(fn="split",
+       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
+              "split_size": lambda n: n._info[2][0]})
+class SplitBackward0(_SplitNode):
+    pass
+
+
+@facts(fn="split_with_sizes",
+       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
+              "split_sizes": lambda n: tuple(n._info[2])})
+class SplitWithSizesBackward0(_SplitNode):
+    pass
+
+
+@facts(fn="unbind", saved={"dim": lambda n: n._info[1]})
+class UnbindBackward0(_SplitNode):
+    pass
+
+
+def _multi_view(a, datas, cls, dim, pieces, stacked):
+    """The outputs of one split: views of ``a`` that share one ``cls`` node (output_nr 0, 1, ...)."""
+    return make_views(a, datas, cls, (a._data.shape, dim, pieces, stacked, a._data.dtype))
+
+
+def split(a, split_size_or_sections, dim=0):
+    d = a._data
+    dim = _wrap_dim(dim, d.ndim)
+    n = d.shape[dim]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        if size <= 0 and n:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        pieces = [min(size, n - k) for k in range(0, n, size)] if n else [0]
+        cls = SplitBackward0
+    else:
+        pieces = list(split_size_or_sections)
+        if sum(pieces) != n:
+            raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                               f"dimension {dim}), but got split_sizes={pieces}")
+        cls = SplitWithSizesBackward0
+    bounds = np.cumsum([0] + pieces)
+    datas = [d[(slice(None),) * dim + (slice(int(s), int(e)),)] for s, e in zip(bounds[:-1], bounds[1:])]
+    return _multi_view(a, datas, cls, dim, pieces, False)
+
+
+def chunk(a, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    n = a._data.shape[_wrap_dim(dim, a._data.ndim)]
+    return split(a, max(-(-n // chunks), 1) if n else 1, dim)
+
+
+def unbind(a, dim=0):
+    d = a._data
+    dim = _wrap_dim(dim, d.ndim)
+    datas = [d[(slice(None),) * dim + (k,)] for k in range(d.shape[dim])]
+    return _multi_view(a, datas, UnbindBackward0, dim, [1] * d.shape[dim], True)
+
+
+@facts(fn="cat", saved={"dim": lambda n: n._info[0]})
+class CatBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        dim, sizes = self._info
+        out = []
+        start = 0
+        for n in sizes:
+            idx = (slice(None),) * dim + (slice(start, start + n),)
+            out.append(g[idx])
+            start += n
+        return tuple(out)
+
+
+def cat(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    nd = tensors[0]._data.ndim
+    d = _wrap_dim(dim, nd)
+    try:
+        data = np.concatenate([t._data for t in tensors], axis=d)
+    except ValueError:
+        raise RuntimeError("Sizes of tensors must match except in dimension %d" % d) from None
+    return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
+
+
+@facts(fn="stack", saved={"dim": lambda n: n._info[0]})
+class StackBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        dim, n = self._info
+        if isinstance(g, Tensor):
+            return tuple(g.select(dim, i) if hasattr(g, "select") else g[(slice(None),) * dim + (i,)] for i in range(n))
+        return tuple(np.take(g, i, axis=dim) for i in range(n))
+
+
+def stack(tensors, dim=0):
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    d = _wrap_dim(dim, tensors[0]._data.ndim + 1)
+    shapes = {t._data.shape for t in tensors}
+    if len(shapes) > 1:
+        raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0]._data.shape))}] "
+                           f"at entry 0 and [{', '.join(map(str, tensors[1]._data.shape))}] at entry 1")
+    return make(np.stack([t._data for t in tensors], axis=d), StackBackward0, tuple(tensors), (), (d, len(tensors)))

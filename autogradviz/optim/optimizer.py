@@ -3,7 +3,7 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 
-from .._tensor import Tensor, _wrap
+from .._tensor import Tensor, _wrap, typename, zero_grads
 from ..autograd.grad_mode import enable_grad
 from ..ops.inplace import refresh_views
 
@@ -21,7 +21,6 @@ required = _RequiredParameter()
 
 
 def _typename(obj):
-    from ..nn.modules import typename
     return typename(obj)
 
 
@@ -89,18 +88,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none=True):
-        for group in self.param_groups:
-            for p in group["params"]:
-                g = p._grad
-                if g is not None:
-                    if set_to_none:
-                        p._grad = None
-                    else:
-                        if g.grad_fn is not None:
-                            g.detach_()
-                        else:
-                            g.requires_grad_(False)
-                        g.zero_()
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

@@ -11,7 +11,20 @@ from .trace import Recorder, trace
 from .graph import GraphModel, backward_graph, forward_graph
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
-from .stepper import BackwardStepper, ForwardStepper, Frame  # the step-through widgets (viz/stepper.py)
+
+_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay"}
+
+
+def __getattr__(name):
+    # the step-through widgets (viz/stepper.py) import ipywidgets, which takes longer than the rest of viz:
+    # load them on first use
+    mod = _LAZY.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    value = getattr(importlib.import_module(f"{__name__}.{mod}"), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "draw_forward", "draw_backward", "to_digraph", "render", "set_renderer", "get_renderer", "VizDigraph",

@@ -25,6 +25,8 @@ GraphModel
                   objects give None.
 ``model.edge_id(node, i)``  ``(src id, dst id)`` of the backward edge ``node.next_functions[i]``, or None.
 ``model.node(id)``  the VNode with that id.
+``model.runs``    (backward) the passes a trace recorded through this graph; ``model.ran``: a backward pass ran
+                  through it, by the facts only (a recorded pass, or freed saved tensors; never a leaf's ``.grad``).
 ``model.aliases`` {node id: [copy ids]}: in big graphs (``split_shared``) a leaf used by many ops is drawn again
                   next to each use after the first; the copies have ``alias_of`` set and ``id_of`` gives the first.
 
@@ -39,11 +41,12 @@ released by backward).
 """
 from collections import deque
 
-import numpy as np
-
-from .._tensor import Tensor
-from ..autograd.graph import AccumulateGrad, Node
 from .names import Names, user_frame
+from .sources import source_for
+
+# The graph source: every fact about nodes and tensors is asked from it (viz/sources/), never read from their
+# fields here. Today only autogradviz's own; real PyTorch will be a second one, picked by source_for(roots).
+SRC = source_for()
 
 __all__ = ["GraphModel", "VNode", "VEdge", "backward_graph", "forward_graph", "format_value", "op_name",
            "DEFAULT_MAX_NODES", "DEFAULT_COLLAPSE", "DEFAULT_SHOW_VALUES"]
@@ -128,6 +131,9 @@ class GraphModel:
         self._by_id = {}
         self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
         self.cluster_kinds = {}     # module path -> its class name, for the group labels ("layer1 (Linear)")
+        self.source = SRC           # the graph source its facts came from
+        self.runs = []              # backward: the recorded passes (trace.BackwardRun) that ran one of its nodes
+        self.ran = False            # backward: a pass ran through it, as a fact (a recorded run, freed tensors)
 
     def _add(self, v):
         v.id = f"n{len(self.nodes)}"
@@ -193,11 +199,7 @@ _ROLE_ORDER = ("output", "op", "op_nograd", "fn", "leaf", "param", "acc", "acc_p
 # small helpers
 # ---------------------------------------------------------------------------------------------------------------
 def _np(x):
-    if x is None:
-        return None
-    if isinstance(x, Tensor):
-        return x._data
-    return np.asarray(x)
+    return SRC.array(x)
 
 
 def format_value(x, limit=DEFAULT_SHOW_VALUES):
@@ -230,22 +232,15 @@ def _shape(x):
 def op_name(node_or_name):
     """The forward op behind a node: ``MulBackward0`` -> ``mul``; a custom ``MultiplyAddBackward`` -> ``MultiplyAdd``."""
     if isinstance(node_or_name, str):
-        n, custom = node_or_name, False
-    else:
-        n = node_or_name.name()
-        custom = hasattr(node_or_name, "_forward_cls")
-    if custom:
-        return n[:-len("Backward")] if n.endswith("Backward") else n
-    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward"):
-        if n.endswith(suffix) and len(n) > len(suffix):
-            return n[: -len(suffix)].lower()
-    return n
+        from .sources.autogradviz import _op_name
+        return _op_name(node_or_name, False)
+    return SRC.op(node_or_name)["name"]
 
 
 def _node_title(node):
-    if type(node) is AccumulateGrad:
+    if SRC.is_leaf_node(node):
         return "AccumulateGrad"
-    return node.name()
+    return SRC.name(node)
 
 
 def _flatten_roots(roots):
@@ -277,7 +272,7 @@ def split_roots(roots, trace=None):
             continue
         if r is None:
             continue
-        if not isinstance(r, (Tensor, Node)):
+        if not SRC.owns(r):
             from .i18n import t
             raise TypeError(t("error.bad_root", type=type(r).__name__))
         rs.append(r)
@@ -292,36 +287,12 @@ def _make_names(names, model, frame, auto):
 
 def _saved_pairs(node):
     """``[(slot name, Tensor)]`` of a node's saved tensors that are still there (None entries skipped)."""
-    saved = getattr(node, "_saved", ())
-    if not saved or node._saved_tensors_released:
-        return []
-    slots = getattr(type(node), "_saved_names", None)
-    out = []
-    for i, pair in enumerate(saved):
-        t = pair[0] if isinstance(pair, tuple) else pair
-        if t is None:
-            continue
-        if slots is not None and i < len(slots):
-            slot = slots[i]
-        else:
-            slot = f"saved_tensors[{i}]"
-        out.append((slot, t))
-    return out
+    return SRC.saved_items(node)
 
 
 def _freed_slots(node):
-    """The names of the tensors a node had saved, once they are freed. Binary ops save one input only when the other
-    needs a gradient (``_saved_if``: which edge decides each slot), so the names come from the edges."""
-    slots = getattr(type(node), "_saved_names", None)
-    if slots:
-        cond = getattr(type(node), "_saved_if", None)
-        if cond:
-            nf = node.next_functions
-            return tuple(s for s, c in zip(slots, cond) if c is None or (c < len(nf) and nf[c][0] is not None))
-        return tuple(slots)
-    if hasattr(node, "_forward_cls"):
-        return ("saved_tensors",)
-    return ()
+    """The names of the tensors a node had saved, once they are freed."""
+    return SRC.freed_names(node)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -556,12 +527,10 @@ class _RootKey:
 
 
 def _root_child(t):
-    if t.grad_fn is not None:
-        return t.grad_fn
-    if t._requires_grad:
-        from ..autograd.graph import accumulator
-        return accumulator(t)
-    return None
+    fn = SRC.grad_fn(t)
+    if fn is not None:
+        return fn
+    return SRC.leaf_node(t)
 
 
 def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
@@ -578,28 +547,28 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     keys = []
     rootkeys = []
     for i, r in enumerate(roots):
-        if isinstance(r, Tensor):
+        if SRC.is_tensor(r):
             rk = _RootKey(r, i)
             rootkeys.append(rk)
             keys.append(rk)
         else:
             keys.append(r)
-    nm.add_known(r for r in roots if isinstance(r, Tensor))
+    nm.add_known(r for r in roots if SRC.is_tensor(r))
 
     def children(k):
         if isinstance(k, _RootKey):
             c = _root_child(k.tensor)
             return [c] if c is not None else []
-        return [n for n, _ in k.next_functions if n is not None]
+        return [n for n, _ in SRC.edges(k) if n is not None]
 
     def chain_name(k):
-        if isinstance(k, Node) and type(k) is not AccumulateGrad:
-            return k.name()
+        if SRC.is_node(k) and not SRC.is_leaf_node(k):
+            return SRC.name(k)
         return None
 
     def extra(k):
-        if isinstance(k, Node):
-            return sum(1 for c, _ in k.next_functions if c is None)
+        if SRC.is_node(k):
+            return sum(1 for c, _ in SRC.edges(k) if c is None)
         return 0
     order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes, extra)
 
@@ -607,39 +576,37 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     if show_saved:
         saved_known = []
         for k in order:
-            if isinstance(k, Node):
+            if SRC.is_node(k):
                 saved_known.extend(t for _, t in _saved_pairs(k))
         nm.add_known(saved_known)
 
-    # has a backward pass run through this graph?
-    ran = bool(trace is not None and trace.backwards)
-    freed_nodes = 0
-    for k in order:
-        if isinstance(k, Node):
-            if getattr(k, "_saved", None) is not None and k._saved_tensors_released:
-                freed_nodes += 1
-                ran = True
-            elif type(k) is AccumulateGrad and k.variable._grad is not None:
-                ran = True
+    # has a backward pass run through this graph? Only facts count: the trace's record (a trace passed, or the one
+    # recording now) and freed saved tensors (only a backward without retain_graph frees them). A leaf's .grad
+    # proves nothing: it may come from another graph.
+    freed_nodes = sum(1 for k in order if SRC.is_node(k) and SRC.freed(k))
+    runs = _runs_through(trace if trace is not None else _active_trace(), order)
+    ran = bool(freed_nodes or runs)
+    retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
+    m.runs, m.ran = runs, ran
 
     # clusters (module grouping)
     cluster = {}
     if group:
         def leaf_module(k):
-            if type(k) is AccumulateGrad:
-                return nm.module_of(k.variable)
+            if SRC.is_node(k) and SRC.is_leaf_node(k):
+                return nm.module_of(SRC.variable(k))
             return None
 
         def is_op(k):
-            return isinstance(k, Node) and type(k) is not AccumulateGrad
+            return SRC.is_node(k) and not SRC.is_leaf_node(k)
 
         def inputs_of(k):
-            if isinstance(k, Node):
+            if SRC.is_node(k):
                 return [c for c in succ(k)]
             return []
 
         def has_neutral(k):
-            return isinstance(k, Node) and any(c is None for c, _ in k.next_functions)
+            return SRC.is_node(k) and any(c is None for c, _ in SRC.edges(k))
         cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], inputs_of, leaf_module, is_op,
                                    has_neutral)
 
@@ -657,8 +624,8 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             pass
         else:
             m._map(k, v.id)
-            if type(k) is AccumulateGrad:
-                m._map(k.variable, v.id)
+            if SRC.is_leaf_node(k):
+                m._map(SRC.variable(k), v.id)
             else:
                 for _, t, _ in nm.outputs_of(k):
                     m._map(t, v.id)
@@ -691,7 +658,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
             continue
         cl = cluster.get(k)
-        for i, (c, nr) in enumerate(k.next_functions):
+        for i, (c, nr) in enumerate(SRC.edges(k)):
             if c is None:
                 nv = VNode("none", "none", "None")
                 nv.cluster = cl
@@ -715,7 +682,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if freed_nodes:
         m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
-    elif ran and _any_saved(order):
+    elif retained and _any_saved(order):
         m.notes.append(("note.retained", {}))
     for rk in rootkeys:
         if _root_child(rk.tensor) is None:
@@ -726,9 +693,26 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     return m
 
 
+def _active_trace():
+    """The recorder attached to the engine right now (``with viz.trace():``), or None."""
+    from ..autograd.engine import get_observer
+    from .trace import Recorder
+    obs = get_observer()
+    return obs if isinstance(obs, Recorder) else None
+
+
+def _runs_through(trace, order):
+    """The backward passes ``trace`` recorded that ran an op node of this graph, in order. Leaves' AccumulateGrad
+    nodes are shared by every graph that uses the leaf, so running one says nothing about this graph."""
+    if trace is None or not trace.backwards:
+        return []
+    nodes = {k for k in order if SRC.is_node(k) and not SRC.is_leaf_node(k)}
+    return [run for run in trace.backwards if any(n in nodes for n in run.nodes)]
+
+
 def _any_saved(order):
     for k in order:
-        if isinstance(k, Node) and type(k) is not AccumulateGrad and _saved_pairs(k):
+        if SRC.is_node(k) and not SRC.is_leaf_node(k) and _saved_pairs(k):
             return True
     return False
 
@@ -745,12 +729,12 @@ def _target(c, vid, hidden_of, more_id):
 
 def _grad_info(t, show_values, ran):
     """(formatted grad, state) of a tensor's .grad, as the backward graph shows it."""
-    g = t._grad
-    if t.grad_fn is None:  # leaf
+    g = SRC.grad(t)
+    if SRC.is_leaf(t):
         if g is not None:
             return format_value(g, show_values), "kept"
         return None, "none"
-    if t._retains_grad:
+    if SRC.retains_grad(t):
         if g is not None:
             return format_value(g, show_values), "kept"
         return None, "will_keep"
@@ -766,7 +750,7 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
         v.name = v.title
         v.shape = _shape(t)
         v.value = format_value(t, show_values)
-        if t.grad_fn is not None and (t._retains_grad or t._grad is not None):
+        if not SRC.is_leaf(t) and (SRC.retains_grad(t) or SRC.grad(t) is not None):
             v.grad, v.grad_state = _grad_info(t, show_values, ran)
             if v.grad_state == "kept":
                 v.state = ("kept",)
@@ -775,8 +759,8 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
         v = VNode("collapsed", "collapsed", k.name)
         v.count = len(k.hidden)
         return v
-    if type(k) is AccumulateGrad:
-        t = k.variable
+    if SRC.is_leaf_node(k):
+        t = SRC.variable(k)
         param = nm.is_param(t)
         v = VNode("acc", "acc_param" if param else "acc", "AccumulateGrad", ref=k)
         v.name = nm.label(t)
@@ -789,7 +773,7 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
     v = VNode("fn", "fn", _node_title(k), ref=k)
     state = []
     for nr, t, name in nm.outputs_of(k):
-        if name is None and not t._retains_grad:
+        if name is None and not SRC.retains_grad(t):
             continue
         label = name if name is not None else nm.label(t)
         grad, gs = _grad_info(t, show_values, ran)
@@ -799,12 +783,11 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
         if gs == "kept" and "kept" not in state:
             state.append("kept")
     # retained tensors that no name reached (retain_grad() on an unnamed tensor)
-    x = getattr(k, "_x", None)
-    if x is not None and x.retain:
+    retained = SRC.retained(k)
+    if retained:
         known = {o.nr for o in v.outputs}
-        for nr, ref in sorted(x.retain.items()):
-            t = ref()
-            if t is None or nr in known:
+        for nr, t in retained:
+            if nr in known:
                 continue
             grad, gs = _grad_info(t, show_values, ran)
             v.outputs.append(OutInfo(nr, nm.label(t), _shape(t), format_value(t, show_values), grad, gs))
@@ -812,7 +795,7 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
                 state.append("kept")
         v.outputs.sort(key=lambda o: o.nr)
     if show_saved:
-        if k._saved_tensors_released:
+        if SRC.freed(k):
             v.saved_state = "freed"
             v.saved_freed = _freed_slots(k)
             state.append("freed")
@@ -820,13 +803,13 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
             pairs = _saved_pairs(k)
             for slot, t in pairs:
                 label = nm.name(t)
-                if label is None and t.grad_fn is k:
-                    o = [o for o in v.outputs if o.nr == t._output_nr]
+                if label is None and SRC.grad_fn(t) is k:
+                    o = [o for o in v.outputs if o.nr == SRC.output_nr(t)]
                     label = o[0].name if o else None
                 v.saved.append((slot, label, _shape(t), format_value(t, show_values)))
             if pairs:
                 v.saved_state = "kept"
-    elif k._saved_tensors_released:
+    elif SRC.freed(k):
         state.append("freed")
     v.state = tuple(state)
     return v
@@ -836,9 +819,9 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
 # forward
 # ---------------------------------------------------------------------------------------------------------------
 def _tensor_role(t, nm):
-    if t.grad_fn is not None:
+    if not SRC.is_leaf(t):
         return "intermediate"
-    if t._requires_grad:
+    if SRC.requires_grad(t):
         return "param" if nm.is_param(t) else "leaf"
     return "input"
 
@@ -907,10 +890,10 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     on tensors that need no grad) or else reconstructed from the grad_fn graph."""
     roots, trace = split_roots(roots, trace)
     nm = _make_names(names, model, frame, auto_names)
-    root_tensors = [r for r in roots if isinstance(r, Tensor)]
+    root_tensors = [r for r in roots if SRC.is_tensor(r)]
     if trace is not None:
         if not root_tensors:
-            root_tensors = [t for t in _trace_roots(trace) if isinstance(t, Tensor)]
+            root_tensors = [t for t in _trace_roots(trace) if SRC.is_tensor(t)]
         sinks, ops_by_out = _ops_from_trace(trace, root_tensors)
     else:
         sinks, ops_by_out = _ops_from_nodes(roots, nm)
@@ -976,7 +959,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     cluster = {}
     if group:
         def leaf_module(k):
-            if isinstance(k, _SrcKey) and k.tensor is not None and k.tensor.grad_fn is None:
+            if isinstance(k, _SrcKey) and k.tensor is not None and SRC.is_leaf(k.tensor):
                 return nm.module_of(k.tensor)
             return None
 
@@ -986,12 +969,12 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
         def inputs_of(k):
             if isinstance(k, _OpV):
                 return [c for c in succ(k) if not isinstance(c, _ScalarKey) and
-                        not (isinstance(c, _SrcKey) and (c.tensor is None or not c.tensor._requires_grad))]
+                        not (isinstance(c, _SrcKey) and (c.tensor is None or not SRC.requires_grad(c.tensor)))]
             return []
 
         def has_neutral(k):
             return isinstance(k, _OpV) and any(
-                it[0] in ("scalar", "none") or (it[0] == "t" and not it[1]._requires_grad) for it in k.inputs)
+                it[0] in ("scalar", "none") or (it[0] == "t" and not SRC.requires_grad(it[1])) for it in k.inputs)
         cluster = _assign_clusters([k for k in order if not isinstance(k, _SinkKey)], inputs_of, leaf_module, is_op,
                                    has_neutral)
 
@@ -1047,8 +1030,8 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
                     m._map(t, v.id)
         elif isinstance(k, _SrcKey) and k.tensor is not None:
             m._map(k.tensor, v.id)
-            if k.tensor.grad_fn is None and k.tensor._acc is not None:
-                acc = k.tensor._acc()
+            if SRC.is_leaf(k.tensor):
+                acc = SRC.leaf_node(k.tensor, create=False)
                 if acc is not None:
                     m._map(acc, v.id)
         elif isinstance(k, _SinkKey):
@@ -1136,7 +1119,7 @@ def _tensor_edge(src, dst, t, nm, show_values, role, key=None):
 def _forward_vnode(k, nm, show_values):
     if isinstance(k, _OpV):
         v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
-        v.sub = k.node.name() if k.node is not None and type(k.node) is not AccumulateGrad else None
+        v.sub = SRC.name(k.node) if k.node is not None and not SRC.is_leaf_node(k.node) else None
         return v
     if isinstance(k, _Seg):
         v = VNode("collapsed", "collapsed", k.name)
@@ -1158,7 +1141,7 @@ def _forward_vnode(k, nm, show_values):
     v = VNode("source", role, nm.label(t), ref=t)
     v.name = v.title
     v.shape = _shape(t)
-    if t.grad_fn is None and t._requires_grad and t._grad is not None:
+    if SRC.is_leaf(t) and SRC.requires_grad(t) and SRC.grad(t) is not None:
         # the forward graph shows a leaf's .grad only once one is kept
         v.grad, v.grad_state = _grad_info(t, show_values, False)
         v.state = ("kept",)
@@ -1211,31 +1194,23 @@ def _ops_from_trace(trace, root_tensors):
 def _none_input(node, i):
     """Guess which tensor a None in ``node.next_functions[i]`` stands for, from its saved tensors (``self`` is input
     0, ``other`` input 1, as PyTorch names them). None when it can't be known."""
-    slots = getattr(type(node), "_saved_names", None)
-    saved = getattr(node, "_saved", ())
-    if not saved or node._saved_tensors_released:
+    saved = SRC.saved_items(node)
+    if not saved:
         return None
-    if not slots:
+    if not SRC.named_saved(node):
         # a custom Function: the one saved tensor that needs no grad and has this input's shape, if unique
-        meta = getattr(node, "_in_meta", ())
+        meta = SRC.input_meta(node)
         if i >= len(meta) or not meta[i][0]:
             return None
         shape = tuple(meta[i][1])
         cands = []
-        for pair in saved:
-            t = pair[0]
-            if t is not None and not t._requires_grad and tuple(t._data.shape) == shape and \
-                    all(t is not c for c in cands):
+        for _, t in saved:
+            if not SRC.requires_grad(t) and tuple(SRC.array(t).shape) == shape and all(t is not c for c in cands):
                 cands.append(t)
         return cands[0] if len(cands) == 1 else None
     want = {0: "self", 1: "other"}.get(i)
-    if want is None or want not in slots:
-        return None
-    j = slots.index(want)
-    if j >= len(saved):
-        return None
-    t = saved[j][0]
-    if t is None or t._requires_grad:
+    t = SRC.saved_slot(node, want) if want is not None else None
+    if t is None or SRC.requires_grad(t):
         return None
     return t
 
@@ -1246,10 +1221,10 @@ def _ops_from_nodes(roots, nm):
     # iterative walk, creating vertices
     start = []
     for r in roots:
-        if isinstance(r, Tensor):
-            if r.grad_fn is not None:
-                start.append(r.grad_fn)
-        elif type(r) is not AccumulateGrad:
+        if SRC.is_tensor(r):
+            if SRC.grad_fn(r) is not None:
+                start.append(SRC.grad_fn(r))
+        elif not SRC.is_leaf_node(r):
             start.append(r)
     stack = list(reversed(start))
     nodes = []
@@ -1260,8 +1235,8 @@ def _ops_from_nodes(roots, nm):
             continue
         seen.add(id(n))
         nodes.append(n)
-        for c, _ in reversed(n.next_functions):
-            if c is not None and type(c) is not AccumulateGrad and id(c) not in seen:
+        for c, _ in reversed(SRC.edges(n)):
+            if c is not None and not SRC.is_leaf_node(c) and id(c) not in seen:
                 stack.append(c)
     # saved tensors name intermediate edges when no variable does
     extra = []
@@ -1269,16 +1244,16 @@ def _ops_from_nodes(roots, nm):
         extra.extend(t for _, t in _saved_pairs(n))
     nm.add_known(extra)
     for n in nodes:
-        verts[id(n)] = _OpV(op_name(n), n, None, n._seq, True)
+        verts[id(n)] = _OpV(op_name(n), n, None, SRC.sequence(n), True)
     for n in nodes:
         v = verts[id(n)]
         inputs = []
-        for i, (c, nr) in enumerate(n.next_functions):
+        for i, (c, nr) in enumerate(SRC.edges(n)):
             if c is None:
                 t = _none_input(n, i)
                 inputs.append(("none", i, t) if t is not None else ("none", i))
-            elif type(c) is AccumulateGrad:
-                inputs.append(("t", c.variable))
+            elif SRC.is_leaf_node(c):
+                inputs.append(("t", SRC.variable(c)))
             else:
                 o = nm.output(c, nr)
                 inputs.append(("op", verts[id(c)], nr, o[0] if o is not None else None))
@@ -1286,18 +1261,18 @@ def _ops_from_nodes(roots, nm):
         v.outputs = [(nr, t) for nr, t, _ in nm.outputs_of(n)]
 
     def ops_by_out(t):
-        fn = t.grad_fn
+        fn = SRC.grad_fn(t)
         if fn is None:
             return None
         v = verts.get(id(fn))
         if v is None or v.node is not fn:
             return None
-        return v, t._output_nr
+        return v, SRC.output_nr(t)
 
     sinks = []
     for i, r in enumerate(roots):
-        if isinstance(r, Tensor):
+        if SRC.is_tensor(r):
             sinks.append(_SinkKey(r, i))
-        elif type(r) is not AccumulateGrad and id(r) in verts:
+        elif not SRC.is_leaf_node(r) and id(r) in verts:
             sinks.append(verts[id(r)])
     return sinks, ops_by_out

@@ -276,4 +276,10 @@ STRINGS.update({
                               "zh": "它记录{node}作为{t}.grad_fn（requires_grad会向后传播）。"},
     "stepper.narr.fwd_nograd": {"en": "No input requires grad, so no grad_fn is recorded.",
                                 "zh": "没有输入需要梯度，所以不记录grad_fn。"},
+    # -- the stepper on large graphs (appended) ---------------------------------------------------------------------
+    "stepper.ui.page": {
+        "en": "This graph is large ({n} steps): to keep the page small, each step shows the drawing and the "
+              "narration without the side tables. Buttons, slider and Play still run in the browser.",
+        "zh": "这张图较大（{n}步）：为了让页面保持小巧，每一步只显示图和讲解，不显示侧边表格。"
+              "按钮、滑块和播放仍在浏览器中运行。"},
 })

@@ -18,6 +18,9 @@ reach any output.
 import sys
 
 from .._tensor import Tensor
+from .sources import source_for
+
+SRC = source_for()  # facts about tensors come from the graph source (viz/sources)
 
 __all__ = ["Names", "user_frame"]
 
@@ -85,7 +88,7 @@ class Names:
                 if isinstance(value, Tensor):
                     # dict(model.named_parameters()): dotted names of leaves give the module path
                     P = _parameter_class()
-                    param = value.grad_fn is None and value._requires_grad and (
+                    param = SRC.is_leaf(value) and SRC.requires_grad(value) and (
                         "." in str(name) or (P is not None and isinstance(value, P)))
                     self._set(value, str(name), "explicit", param=param)
                 elif _is_module(value):
@@ -201,13 +204,13 @@ class Names:
     def _build_outputs(self):
         out = {}    # id(node) -> {output_nr: (tensor, name)}
         for t, name, _ in self._by_id.values():
-            fn = t.grad_fn
+            fn = SRC.grad_fn(t)
             if fn is not None:
-                out.setdefault(id(fn), {}).setdefault(t._output_nr, (t, name))
+                out.setdefault(id(fn), {}).setdefault(SRC.output_nr(t), (t, name))
         for t in self._extra:
-            fn = t.grad_fn
+            fn = SRC.grad_fn(t)
             if fn is not None:
-                out.setdefault(id(fn), {}).setdefault(t._output_nr, (t, None))
+                out.setdefault(id(fn), {}).setdefault(SRC.output_nr(t), (t, None))
         self._outputs = out
 
     def output(self, node, nr=0):

@@ -4,6 +4,9 @@ Every sentence is assembled from templates in ``viz/i18n.py`` (keys starting wit
 follows the chosen language. The numbers are the real ones: the grads the engine passed (recorded by the trace)
 and the values the node had saved for backward (copied by the stepper *before* backward freed them).
 
+Each local derivative comes from the op's facts in the catalogue (``autograd.node.op_facts``: a formula over the
+node's saved names), filled with the saved values; nothing here knows an op by its class name.
+
 The chain rule is written in PyTorch's words: a node receives ``grad_output`` (the grad of its forward output)
 and, for each input, computes ``grad_output × local derivative = grad_input``, which flows along
 ``next_functions`` to the node that made that input.
@@ -12,8 +15,12 @@ Numbers: a scalar or a tensor whose elements are all equal is written as one num
 shows element ``[0, 0, ...]`` and says so. When an input was broadcast in the forward pass, its grad is summed
 back to the input's shape and the sentence adds that step.
 """
+import ast
+import functools
+
 import numpy as np
 
+from ..autograd.node import NOT_KEPT, op_facts
 from . import i18n as _i18n
 
 __all__ = ["fmt_num", "fmt_value", "node_text", "start_text", "OP_SYMBOLS"]
@@ -84,6 +91,7 @@ def _n(a):
 
 
 # -- what each node computes ----------------------------------------------------------------------------------
+# (the stepper writes a node's forward expression with these: ``l4 = l2 * l3``, ``t = exp(x)``)
 OP_SYMBOLS = {
     "MulBackward0": "*", "AddBackward0": "+", "SubBackward0": "-", "DivBackward0": "/", "PowBackward1": "**",
 }
@@ -93,89 +101,146 @@ _UNARY = {
     "AbsBackward0": "abs", "NegBackward0": "neg", "ReciprocalBackward0": "reciprocal",
     "MeanBackward0": "mean", "SumBackward0": "sum", "MeanBackward1": "mean", "SumBackward1": "sum",
 }
-_PASS_THROUGH = {
-    "ViewBackward0", "UnsafeViewBackward0", "ReshapeAliasBackward0", "CloneBackward0", "TBackward0",
-    "TransposeBackward0", "PermuteBackward0", "SqueezeBackward0", "SqueezeBackward1", "UnsqueezeBackward0",
-    "ExpandBackward0", "ToCopyBackward0", "SelectBackward0", "SliceBackward0", "IndexBackward0",
-}
 
 
-def _local(name, saved, info, k):
-    """The local derivative of input ``k`` of node ``name``: (description, array or scalar), or None.
+class _Info:
+    """Stands in for a node when its facts read the kept attributes from ``_info`` (the stepper keeps a copy)."""
+    __slots__ = ("_info", "_saved")
 
-    ``saved`` maps saved names (``self``, ``other``, ``result``, ...) to (tensor name or None, value copy)."""
-    def sv(key):
-        v = saved.get(key)
-        return None if v is None else v[1]
+    def __init__(self, info):
+        self._info = info
+        self._saved = ()
 
-    def label(key, fallback):
-        v = saved.get(key)
-        return (v[0] if v is not None and v[0] else fallback)
 
-    if name == "MulBackward0":
-        if k == 0:
-            if sv("other") is not None:
-                return label("other", "other"), sv("other")
-            if info is not None and info[2] is not None:
-                return fmt_num(info[2]), np.asarray(info[2], dtype=np.float64)
-            return None
-        if sv("self") is not None:
-            return label("self", "self"), sv("self")
+def _keeps(ns):
+    """The node's non-tensor saved attributes that are numbers (``alpha``, ``exponent``, a scalar ``other``, ...)."""
+    node = getattr(ns, "node", None)
+    keeps = getattr(type(node), "_keeps", None) if node is not None else None
+    if not keeps:
+        return {}
+    shim = _Info(ns.info)
+    out = {}
+    for k, read in keeps.items():
+        try:
+            v = read(shim)
+        except (TypeError, IndexError, KeyError, AttributeError):
+            continue
+        v = getattr(v, "_data", v)  # a Python scalar PyTorch saves as a 0-dim tensor
+        if v is NOT_KEPT or v is None or isinstance(v, (bool, np.bool_, tuple, list, str)):
+            continue
+        if np.ndim(v) == 0:
+            out[k] = float(v)
+    return out
+
+
+_FUNCS = {"exp": np.exp, "log": np.log, "sin": np.sin, "cos": np.cos, "sinh": np.sinh, "cosh": np.cosh,
+          "sqrt": np.sqrt, "sign": np.sign, "sigmoid": lambda x: 1 / (1 + np.exp(-x))}
+_PREC = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.Pow: 4}
+_OPS = {ast.Add: " + ", ast.Sub: " - ", ast.Mult: "·", ast.Div: "/"}
+
+
+def _fold(tree, numbers):
+    """Put the node's numbers into the formula and work out sums and negations of numbers (``exponent - 1``)."""
+    class Fold(ast.NodeTransformer):
+        def visit_Name(self, n):
+            return ast.Constant(numbers[n.id]) if n.id in numbers else n
+
+        def visit_UnaryOp(self, n):
+            self.generic_visit(n)
+            if isinstance(n.op, ast.USub) and isinstance(n.operand, ast.Constant):
+                return ast.Constant(-n.operand.value)
+            return n
+
+        def visit_BinOp(self, n):
+            self.generic_visit(n)
+            if isinstance(n.op, (ast.Add, ast.Sub)) and isinstance(n.left, ast.Constant) and \
+                    isinstance(n.right, ast.Constant):
+                v = n.left.value + n.right.value if isinstance(n.op, ast.Add) else n.left.value - n.right.value
+                c = ast.Constant(v)
+                c.folded = True  # worked out here: written as a number (x^2), not as the formula's square (x²)
+                return c
+            return n
+    return Fold().visit(tree)
+
+
+def _show(n, names, prec=0):
+    """A formula as the narration writes it: ``1/(2·result)``, ``-a/b²``, ``2·x^1``, ``[result > 0]``."""
+    if isinstance(n, ast.Expression):
+        return _show(n.body, names, prec)
+    if isinstance(n, ast.Constant):
+        s, p = fmt_num(n.value), 5 if n.value >= 0 else 3
+    elif isinstance(n, ast.Name):
+        s, p = names(n.id), 5
+    elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub):
+        s, p = "-" + _show(n.operand, names, 3), 3
+    elif isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow):
+        base = _show(n.left, names, 5)
+        if isinstance(n.right, ast.Constant) and n.right.value == 2 and not getattr(n.right, "folded", False):
+            s = base + "²"
+        elif isinstance(n.right, ast.Constant):
+            s = base + "^" + fmt_num(n.right.value)
+        else:
+            s = base + "^" + _show(n.right, names, 5)
+        p = 4
+    elif isinstance(n, ast.BinOp):
+        p = _PREC[type(n.op)]
+        right_prec = p + 1 if isinstance(n.op, (ast.Sub, ast.Div)) else p
+        s = _show(n.left, names, p) + _OPS[type(n.op)] + _show(n.right, names, right_prec)
+    elif isinstance(n, ast.Call):
+        s, p = n.func.id + "(" + ", ".join(_show(a, names) for a in n.args) + ")", 5
+    elif isinstance(n, ast.Compare):  # an indicator: 1 where it holds, else 0
+        op = {ast.Gt: " > ", ast.GtE: " ≥ ", ast.Lt: " < ", ast.LtE: " ≤ "}[type(n.ops[0])]
+        return "[" + _show(n.left, names, 1) + op + _show(n.comparators[0], names, 1) + "]"
+    else:
+        raise ValueError(ast.dump(n))
+    return f"({s})" if p < prec else s
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(formula):
+    tree = ast.parse(formula, mode="eval")
+    return tree, compile(tree, "<formula>", "eval")
+
+
+def _local(ns, k):
+    """The local derivative of input ``k`` of the node ``ns`` describes: (how it is written, its value), or None.
+
+    It comes from the op's facts (``autograd.node.op_facts``): a formula over the node's saved names, filled with
+    the values the stepper copied before backward (``ns.saved``: name -> (tensor name or None, value)) and the
+    numbers the node keeps (``alpha``, ``exponent``, ...)."""
+    facts = op_facts(ns.name)
+    if facts is None or k >= len(facts.grads):
         return None
-    if name == "AddBackward0":
-        alpha = info[2] if info else 1
-        return ("1", np.float64(1.0)) if k == 0 or alpha == 1 else (fmt_num(alpha), np.float64(alpha))
-    if name == "SubBackward0":
-        alpha = info[2] if info else 1
-        return ("1", np.float64(1.0)) if k == 0 else (fmt_num(-alpha), np.float64(-alpha))
-    if name in ("NegBackward0", "RsubBackward1"):
-        return "-1", np.float64(-1.0)
-    if name == "DivBackward0":
-        if k == 0:
-            o = sv("other")
-            if o is not None:
-                return "1/" + label("other", "other"), 1.0 / np.asarray(o, dtype=np.float64)
-            if info is not None and info[2] is not None:
-                return "1/" + fmt_num(info[2]), np.float64(1.0 / info[2])
-            return None
-        s, o = sv("self"), sv("other")
-        if s is None or o is None:
-            return None
-        so, oo = label("self", "self"), label("other", "other")
-        return f"-{so}/{oo}²", -np.asarray(s, np.float64) / np.asarray(o, np.float64) ** 2
-    r = sv("result")
-    x = sv("self")
-    if name == "ExpBackward0" and r is not None:
-        return "exp(x) = result", np.asarray(r, np.float64)
-    if name == "LogBackward0" and x is not None:
-        return "1/" + label("self", "x"), 1.0 / np.asarray(x, np.float64)
-    if name == "SqrtBackward0" and r is not None:
-        return "1/(2·result)", 1.0 / (2 * np.asarray(r, np.float64))
-    if name == "SinBackward0" and x is not None:
-        return "cos(x)", np.cos(np.asarray(x, np.float64))
-    if name == "CosBackward0" and x is not None:
-        return "-sin(x)", -np.sin(np.asarray(x, np.float64))
-    if name == "TanhBackward0" and r is not None:
-        rr = np.asarray(r, np.float64)
-        return "1 - result²", 1 - rr * rr
-    if name == "SigmoidBackward0" and r is not None:
-        rr = np.asarray(r, np.float64)
-        return "result·(1 - result)", rr * (1 - rr)
-    if name == "ReluBackward0" and r is not None:
-        return "[result > 0]", (np.asarray(r) > 0).astype(np.float64)
-    if name == "AbsBackward0" and x is not None:
-        return "sign(x)", np.sign(np.asarray(x, np.float64))
-    if name == "ReciprocalBackward0" and r is not None:
-        rr = np.asarray(r, np.float64)
-        return "-result²", -rr * rr
-    if name == "PowBackward0" and x is not None and info is not None:
-        e = float(info)
-        return f"{fmt_num(e)}·x^{fmt_num(e - 1)}", e * np.asarray(x, np.float64) ** (e - 1)
-    if name == "SumBackward0":
-        return "1", np.float64(1.0)
-    if name == "MeanBackward0" and info is not None:
-        return f"1/{fmt_num(info[1])}", np.float64(1.0 / info[1])
-    return None
+    formula = list(facts.grads.values())[k]
+    numbers = _keeps(ns)
+    values = {key: v[1] for key, v in ns.saved.items() if v is not None and v[1] is not None}
+    for key, v in numbers.items():
+        values.setdefault(key, v)
+    unary = len(facts.grads) == 1
+
+    def names(key):
+        v = ns.saved.get(key)
+        if key == "result":
+            return "result"
+        if v is not None and v[0]:
+            return v[0]
+        return "x" if unary and key == "self" else key
+
+    tree, code = _parsed(formula)
+    try:
+        env = {key: np.asarray(v, dtype=np.float64) for key, v in values.items()}
+        env.update(_FUNCS)
+        env["pi"] = np.pi
+        with np.errstate(all="ignore"):
+            value = eval(code, {"__builtins__": {}}, env)  # noqa: S307 (the catalogue's own formulas)
+    except (NameError, TypeError):
+        return None  # what the formula needs was not saved (or not copied)
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, np.ndarray) and value.dtype == bool):
+        value = np.asarray(value, dtype=np.float64)
+    if formula == "result" and facts.fn:
+        return f"{facts.fn}(x) = result", np.asarray(value, np.float64)
+    shown = _fold(ast.parse(formula, mode="eval"), {key: v for key, v in numbers.items() if key not in ns.saved})
+    return _show(shown, names), value
 
 
 def _loc_part(desc, loc, lang):
@@ -290,7 +355,7 @@ def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=
         tname = target or _t("stepper.narr.input_k", lang, k=k)
         eq = None
         if ns.kind == "op" and len(grads_in) == 1 and g0 is not None:
-            loc = _local(name, ns.saved, ns.info, k)
+            loc = _local(ns, k)
             if loc is not None:
                 eq = _equation(g0, loc[0], loc[1], go, lang)
         if eq is None:

@@ -80,7 +80,10 @@ class Step:
     ``grads_out``: grads it sends along next_functions, one per edge; ``accumulated``: (leaf Tensor, grad added,
     leaf .grad after) for AccumulateGrad; ``retained``: (non-leaf Tensor, grad) stored because of retain_grad();
     ``released``: its saved tensors were freed right after it ran; ``hooks``: (output_nr, grad before, grad after)
-    for tensor hooks that ran. (Defaults live on the class, so recording a step stays cheap.)
+    for tensor hooks that ran; ``captured``: (input index, output_nr, grad) for the inputs of autograd.grad /
+    backward(inputs=...) that this node's grad reached; ``pending``: (node, output_nr, total) for each grad this node
+    sent, in order: the pending buffer it went into, and what that buffer held after it (the buffer empties when
+    that node's own step begins). (Defaults live on the class, so recording a step stays cheap.)
     """
 
     grads_in = ()
@@ -89,6 +92,8 @@ class Step:
     retained = ()
     released = False
     hooks = ()
+    captured = ()
+    pending = ()
     skipped = False
 
     def __init__(self, index, node):
@@ -108,25 +113,37 @@ class Step:
 
 
 # kinds of logged events (the first item of each log tuple)
-_BEGIN, _END, _ACC, _RETAIN, _HOOK, _RELEASE = range(6)
+_BEGIN, _END, _ACC, _RETAIN, _HOOK, _RELEASE, _CAPTURE = range(7)
 _RELEASE_EVENT = (_RELEASE,)
 
 
 class BackwardRun:
-    """A whole backward pass: its roots, settings and steps."""
+    """A whole backward pass, as the engine reported it: its roots (``outputs``) and their grads, its settings
+    (``retain_graph``, ``create_graph``; ``inputs``: None or the tensors of backward(inputs=...) / autograd.grad,
+    ``accumulate_grad`` False for autograd.grad), ``root_pending`` (the roots' buffers filled by ``root_grads``:
+    (node, output_nr, total)) and its steps. ``finished``: the engine reported the end of the pass."""
 
-    def __init__(self, index, outputs, grads, retain_graph, create_graph):
+    def __init__(self, index, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
         self.index = index
         self.outputs = list(outputs)
         self.root_grads = [_snap(g) for g in grads]
         self.retain_graph = retain_graph
         self.create_graph = create_graph
+        self.inputs = inputs
+        self.accumulate_grad = accumulate_grad
+        self.root_pending = []
         self.finished = False
         self._log = []        # the engine's events as they came, one tuple each
         self._steps = []
         self._done = 0        # how many log entries the steps include
         self._retained = []   # retain/hook events waiting for the step of their node (it begins after them)
         self._hooks = []
+        self._captured = []
+
+    @property
+    def nodes(self):
+        """The engine nodes this pass ran, in order."""
+        return [s.node for s in self.steps]
 
     @property
     def steps(self):
@@ -152,9 +169,15 @@ class BackwardRun:
                 if self._hooks:
                     step.hooks = self._hooks
                     self._hooks = []
+                if self._captured:
+                    step.captured = self._captured
+                    self._captured = []
                 steps.append(step)
             elif kind == _END:
-                steps[-1].grads_out = ev[1]
+                step = steps[-1]
+                step.grads_out = ev[1]
+                if ev[2]:
+                    step.pending = ev[2]
             elif kind == _ACC:
                 step = steps[-1]
                 if step.accumulated:
@@ -165,6 +188,8 @@ class BackwardRun:
                 self._retained.append(ev[1:])
             elif kind == _HOOK:
                 self._hooks.append(ev[1:])
+            elif kind == _CAPTURE:
+                self._captured.append(ev[1:])
             else:
                 steps[-1].released = True
         self._done = end
@@ -241,13 +266,39 @@ class Recorder:
             self._prev_fwd(name, inputs, out, node)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
-    def backward_begin(self, outputs, grads, retain_graph, create_graph):
-        self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph)
+    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
+                       filled=()):
+        self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph, inputs,
+                                accumulate_grad)
+        self._cur.root_pending = self._filled(filled, True) if create_graph else filled
         self.backwards.append(self._cur)
-        self._log = self._cur._log.append
+        self._log = log = self._cur._log.append
         self._tensors = create_graph
+        if self._prev_obs is None and not create_graph:
+            # [lean events] the common case (one recorder, grads as arrays): the two events every node sends are
+            # a bare append each, bound for this run (about 3% of a recorded small backward)
+            def node_begin(node, grads):
+                log((_BEGIN, node, grads))
+
+            def node_end(node, grads_out, filled=()):
+                log((_END, grads_out, filled))
+            self.node_begin, self.node_end = node_begin, node_end
+        else:
+            self.__dict__.pop("node_begin", None)
+            self.__dict__.pop("node_end", None)
         if self._prev_obs is not None:
-            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph)
+            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad,
+                                          filled)
+
+    @staticmethod
+    def _filled(filled, tensors):
+        # a buffer total is never changed in place by the engine (a sum makes a new one), so a reference is enough
+        return [(n, nr, _ref(tot)) for n, nr, tot in filled] if tensors else list(filled)
+
+    def capture(self, node, output_nr, index, grad):
+        self._log((_CAPTURE, index, output_nr, _ref(grad)))
+        if self._prev_obs is not None:
+            self._prev_obs.capture(node, output_nr, index, grad)
 
     def node_begin(self, node, grads):
         # the engine never changes these lists after the event; with create_graph they hold Tensors
@@ -255,10 +306,14 @@ class Recorder:
         if self._prev_obs is not None:
             self._prev_obs.node_begin(node, grads)
 
-    def node_end(self, node, grads_out):
-        self._log((_END, grads_out if not self._tensors else [_ref(g) for g in grads_out]))
+    def node_end(self, node, grads_out, filled=()):
+        # the engine never changes these lists after the event
+        if self._tensors:
+            self._log((_END, [_ref(g) for g in grads_out], self._filled(filled, True)))
+        else:
+            self._log((_END, grads_out, filled))
         if self._prev_obs is not None:
-            self._prev_obs.node_end(node, grads_out)
+            self._prev_obs.node_end(node, grads_out, filled)
 
     def accumulate(self, node, tensor, grad):
         total = tensor._grad

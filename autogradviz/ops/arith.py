@@ -1,95 +1,26 @@
-"""Element-wise ops with numpy broadcasting. Each has one small node class named as PyTorch names it."""
+"""Arithmetic with numpy broadcasting: ``+ - * / // % **``, and the comparisons and logic ops (no grad).
+
+Each op records the node PyTorch records, saves what PyTorch saves (``_saved_names``; ``_saved_if`` says which
+saved input only the other input's grad needs), and has its backward formula next to it. The formulas run on numpy
+arrays (plain backward) and on Tensors (``create_graph=True``, where they record a differentiable graph).
+"""
 import numpy as np
 
 from .. import _dtype
-from .._tensor import Tensor, _wrap
-from ._core import BackwardNode, OUT, make, make2, sum_to
-
-ndarray = np.ndarray
-_SCALARS = (int, float, bool)
-
-
-# -- operands ----------------------------------------------------------------------------------------------
-def _broadcast_error(sa, sb):
-    na, nb = len(sa), len(sb)
-    n = max(na, nb)
-    for i in range(n - 1, -1, -1):
-        da = sa[i - (n - na)] if i - (n - na) >= 0 else 1
-        db = sb[i - (n - nb)] if i - (n - nb) >= 0 else 1
-        if da != db and da != 1 and db != 1:
-            return RuntimeError(f"The size of tensor a ({da}) must match the size of tensor b ({db}) at "
-                                f"non-singleton dimension {i}")
-    return RuntimeError(f"shapes {list(sa)} and {list(sb)} cannot be broadcast")
+from .._tensor import _wrap, Tensor
+from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data
+from .index import where
 
 
-def _operand(x):
-    """Return (Tensor or None, scalar or None) for the other operand of a binary op."""
-    if isinstance(x, Tensor):
-        return x, None
-    if isinstance(x, _SCALARS):
-        return None, x
-    if isinstance(x, (ndarray, np.generic)):
-        if isinstance(x, np.generic) or x.ndim == 0:
-            return None, x.item()
-        return _wrap(x), None
-    if isinstance(x, (list, tuple)):
-        from .._creation import tensor
-        return tensor(x), None
-    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
-
-
-def _result_dtype(a, b, bs):
-    """PyTorch's result dtype, or None when numpy's own result is already right."""
-    ad = a._data.dtype
-    if b is not None:
-        bd = b._data.dtype
-        if ad is bd or ad == bd:
-            return None
-        return _dtype.result_type(a.dtype, a._data.ndim, (b.dtype, b._data.ndim)).np
-    k = ad.kind
-    if isinstance(bs, bool):
-        return None if k != "b" else None
-    if isinstance(bs, int):
-        return None if k in "iuf" else np.dtype(np.int64)
-    # float scalar
-    return None if k == "f" else _dtype.get_default_dtype().np
-
-
-def _binary(ufunc, a, b, bs):
-    """Apply ``ufunc`` to ``a`` and the other operand (Tensor ``b`` or scalar ``bs``) with PyTorch's dtypes."""
-    target = _result_dtype(a, b, bs)
-    ad = a._data
-    if b is not None:
-        bd = b._data
-        if target is not None:
-            ad = ad.astype(target, copy=False)
-            bd = bd.astype(target, copy=False)
-        try:
-            return ufunc(ad, bd)
-        except ValueError:
-            raise _broadcast_error(a._data.shape, b._data.shape) from None
-    if target is not None:
-        ad = ad.astype(target)
-    r = ufunc(ad, bs)
-    if target is not None and r.dtype != target:
-        r = r.astype(target)
-    return r
-
-
-def _rbinary_data(ufunc, a, s):
-    target = _result_dtype(a, None, s)
-    ad = a._data if target is None else a._data.astype(target)
-    r = ufunc(s, ad)
-    if target is not None and r.dtype != target:
-        r = r.astype(target)
-    return r
-
-
-def _shapes(a, b):
-    return a._data.shape, (b._data.shape if b is not None else None)
+def _scalar_other(n):
+    """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
+    c = n._info[2]
+    return NOT_KEPT if c is None else _wrap(np.asarray(c))
 
 
 # -- add / sub -----------------------------------------------------------------------------------------------
+@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved={"alpha": lambda n: n._info[2]})
 class AddBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -107,6 +38,7 @@ class AddBackward0(BackwardNode):
         return ga, gb
 
 
+@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved={"alpha": lambda n: n._info[2]})
 class SubBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -119,6 +51,7 @@ class SubBackward0(BackwardNode):
         return ga, gb
 
 
+@facts(symbol="−", grads={"self": "-alpha"}, saved={"alpha": lambda n: 1})
 class RsubBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -179,6 +112,7 @@ def rsub(a, other):
 
 
 # -- mul / div -----------------------------------------------------------------------------------------------
+@facts(symbol="×", grads={"self": "other", "other": "self"}, saved={"other": _scalar_other})
 class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -209,16 +143,12 @@ def mul(a, other):
                 data = ad * bd
             except ValueError:
                 raise _broadcast_error(ad.shape, bd.shape) from None
-            return make2(data, MulBackward0, a, other,
-                         (a if other._requires_grad else None, other if a._requires_grad else None),
-                         (ad.shape, bd.shape, None))
+            return make2(data, MulBackward0, a, other, (a, other), (ad.shape, bd.shape, None))
     b, bs = _operand(other)
     data = _binary(np.multiply, a, b, bs)
     if b is None:
         return make(data, MulBackward0, (a, None), (None, None), (a._data.shape, None, bs))
-    # save only what the other side's gradient needs, as PyTorch does
-    return make(data, MulBackward0, (a, b), (a if b._requires_grad else None, b if a._requires_grad else None),
-                (a._data.shape, b._data.shape, None))
+    return make(data, MulBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
 
 
 def rmul(a, other):
@@ -228,6 +158,7 @@ def rmul(a, other):
     return mul(a, bs)
 
 
+@facts(symbol="÷", grads={"self": "1 / other", "other": "-self / other**2"}, saved={"other": _scalar_other})
 class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -290,8 +221,7 @@ def div(a, other, rounding_mode=None):
     data = _binary(np.true_divide, a_, b, bs)
     if b is None:
         return make(data, DivBackward0, (a, None), (None, None), (a._data.shape, None, bs))
-    return make(data, DivBackward0, (a, b), (a if b._requires_grad else None, b if (a._requires_grad or b._requires_grad) else None),
-                (a._data.shape, b._data.shape, None))
+    return make(data, DivBackward0, (a, b), (a, b), (a._data.shape, b._data.shape, None))
 
 
 def rdiv(a, other):
@@ -299,7 +229,7 @@ def rdiv(a, other):
     if b is not None:
         return div(b, a)
     # PyTorch: scalar / tensor is reciprocal(tensor) * scalar
-    return mul(reciprocal(a), bs)
+    return mul(a.reciprocal(), bs)
 
 
 # -- floor division and remainder (``//`` and ``%``) -----------------------------------------------------------
@@ -313,8 +243,6 @@ class _NotImplementedBackward(BackwardNode):
 
     def backward(self, g, s):
         raise RuntimeError(f"derivative for {self._info} is not implemented")
-
-
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
@@ -330,6 +258,7 @@ def rfloordiv(a, other):
     return make(_rbinary_data(np.floor_divide, a, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
 
 
+@facts(symbol="%", grads={"self": "1"})
 class RemainderBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -341,6 +270,7 @@ class RemainderBackward0(BackwardNode):
 class RemainderBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
+    _saved_if = (1, 1)  # which edge decides whether each slot is saved (None: always)
 
     def backward(self, g, s):
         x, y = s
@@ -367,8 +297,7 @@ def remainder(a, other):
     data = _binary(_np_remainder, a, b, bs)
     if b is None:
         return make(data, RemainderBackward0, (a,))
-    return make(data, RemainderBackward1, (a, b), (a if b._requires_grad else None, b if b._requires_grad else None),
-                (a._data.shape, b._data.shape))
+    return make(data, RemainderBackward1, (a, b), (a, b), (a._data.shape, b._data.shape))
 
 
 def rremainder(a, other):
@@ -379,6 +308,7 @@ def rremainder(a, other):
 
 
 # -- pow ------------------------------------------------------------------------------------------------------
+@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)"}, saved={"exponent": lambda n: n._info})
 class PowBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -392,6 +322,7 @@ class PowBackward0(BackwardNode):
         return (g * _smul(x ** (e - 1), e),)
 
 
+@facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)", "exponent": "result * log(self)"})
 class PowBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "exponent", "result")
@@ -405,11 +336,10 @@ class PowBackward1(BackwardNode):
         #   self:     where(exponent == 0, 0, grad * (exponent * self.pow(exponent - 1)))
         #   exponent: grad * where(self == 0 & exponent >= 0, 0, result * self.log())
         if isinstance(g, Tensor):  # create_graph: record the same ops
-            from .extra import where
             if nf[0][0] is not None:
                 ga = sum_to(where(eq(e, 0.0), 0.0, g * (e * pow(x, _ssub(e, 1)))), sa)
             if nf[1][0] is not None:
-                gb = sum_to(g * where(and_(eq(x, 0), ge(e, 0)), 0.0, r * log(x)), sb)
+                gb = sum_to(g * where(and_(eq(x, 0), ge(e, 0)), 0.0, r * x.log()), sb)
             return ga, gb
         if nf[0][0] is not None:
             ga = sum_to(np.where(e == 0, 0, g * (e * x ** (e - 1))).astype(g.dtype, copy=False), sa)
@@ -418,6 +348,7 @@ class PowBackward1(BackwardNode):
         return ga, gb
 
 
+@facts(symbol="**", grads={"exponent": "result * log(self)"}, saved={"self": lambda n: n._info})
 class PowBackward2(BackwardNode):
     __slots__ = ()
     _saved_names = ("exponent", "result")
@@ -430,7 +361,7 @@ class PowBackward2(BackwardNode):
 
 def _where_log(x):
     if isinstance(x, Tensor):
-        return log(x)
+        return x.log()
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
 
@@ -457,218 +388,11 @@ def rpow(a, base):
     return make(data, PowBackward2, (a,), (a, OUT), bs)
 
 
-# -- unary ------------------------------------------------------------------------------------------------------
-def _np_or(fn_np, fn_t):
-    def f(x):
-        return fn_t(x) if isinstance(x, Tensor) else fn_np(x)
-    return f
-
-
-def _float_data(a):
-    d = a._data
-    if d.dtype.kind != "f":
-        d = d.astype(_dtype.get_default_dtype().np)
-    return d
-
-
-class NegBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (-g,)
-
-
-def neg(a):
-    if a._data.dtype.kind == "b":
-        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
-                           "invert a mask, use the `~` or `logical_not()` operator instead.")
-    return make(np.negative(a._data), NegBackward0, (a,))
-
-
-class ExpBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        return (g * s[0],)
-
-
-def exp(a):
-    return make(np.exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
-
-
-class LogBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, g, s):
-        return (g / s[0],)
-
-
-def log(a):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return make(np.log(_float_data(a)), LogBackward0, (a,), (a,))
-
-
-class SqrtBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        return (g / _smul(s[0], 2),)  # PyTorch: grad / (2 * result)
-
-
-def sqrt(a):
-    with np.errstate(invalid="ignore"):
-        return make(np.sqrt(_float_data(a)), SqrtBackward0, (a,), (OUT,))
-
-
-class AbsBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, g, s):
-        return (g * _sgn(s[0]),)  # PyTorch: grad * self.sgn()
-
-
-def abs(a):
-    return make(np.abs(a._data), AbsBackward0, (a,), (a,))
-
-
-class SinBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, g, s):
-        return (g * _cos(s[0]),)
-
-
-def sin(a):
-    return make(np.sin(_float_data(a)), SinBackward0, (a,), (a,))
-
-
-class CosBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, g, s):
-        return (g * -_sin(s[0]),)
-
-
-def cos(a):
-    return make(np.cos(_float_data(a)), CosBackward0, (a,), (a,))
-
-
-class TanhBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        return (_tanh_backward(g, s[0]),)
-
-
-def tanh(a):
-    return make(np.tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
-
-
-class SigmoidBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        return (_sigmoid_backward(g, s[0]),)
-
-
-def _np_sigmoid(x):
-    with np.errstate(over="ignore"):
-        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
-
-
-def sigmoid(a):
-    return make(_np_sigmoid(_float_data(a)), SigmoidBackward0, (a,), (OUT,))
-
-
-class ReluBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        return (_threshold_backward(g, s[0]),)
-
-
-def relu(a):
-    d = a._data
-    return make(np.maximum(d, d.dtype.type(0)) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
-
-
-class ReciprocalBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("result",)
-
-    def backward(self, g, s):
-        r = s[0]
-        return (-g * (r * r),)  # PyTorch: -grad * (result * result)
-
-
-def reciprocal(a):
-    with np.errstate(divide="ignore"):
-        return make(np.reciprocal(_float_data(a)), ReciprocalBackward0, (a,), (OUT,))
-
-
-class ClampBackward1(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, g, s):
-        x = s[0]
-        lo, hi = self._info
-        if isinstance(x, Tensor):
-            mask = _wrap(_clamp_mask(x._data, lo, hi))
-        else:
-            mask = _clamp_mask(x, lo, hi)
-        return (g * mask,)
-
-
-class ClampMinBackward0(ClampBackward1):
-    __slots__ = ()
-
-
-class ClampMaxBackward0(ClampBackward1):
-    __slots__ = ()
-
-
-def _clamp_mask(x, lo, hi):
-    m = np.ones(x.shape, dtype=bool)
-    if lo is not None:
-        m &= x >= lo
-    if hi is not None:
-        m &= x <= hi
-    return m
-
-
-def clamp(a, min=None, max=None):
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    lo = min.item() if isinstance(min, Tensor) else min
-    hi = max.item() if isinstance(max, Tensor) else max
-    d = a._data
-    r = d
-    if lo is not None:
-        r = np.maximum(r, lo)
-    if hi is not None:
-        r = np.minimum(r, hi)
-    if r.dtype != d.dtype:
-        r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
-    cls = ClampBackward1  # PyTorch names clamp(min=), clamp(max=) and clamp(min, max) all ClampBackward1
-    # (np.maximum of a 0-dim array gives a numpy scalar, so asarray, not array(copy=False))
-    return make(d.copy() if r is d else np.asarray(r), cls, (a,), (a,), (lo, hi))
-
-
 # -- the pieces backward formulas are built from ---------------------------------------------------------------
 # With create_graph=True the formulas run on Tensors and are recorded; these helpers record the same nodes
 # PyTorch's formulas do (MulBackward1 for a C++ ``tensor * scalar``, TanhBackwardBackward0, ...), so a
 # second-order graph looks like PyTorch's. On numpy arrays they are plain arithmetic.
+@facts(symbol="×", grads={"self": "other"}, saved={"other": lambda n: n._info})
 class MulBackward1(BackwardNode):
     """``tensor * scalar`` inside a backward formula (PyTorch's mul.Scalar)."""
     __slots__ = ()
@@ -682,6 +406,22 @@ def _smul(t, c):
     if isinstance(t, Tensor):
         return make(_binary(np.multiply, t, None, c), MulBackward1, (t,), (), c)
     return t * c
+
+
+@facts(symbol="÷", grads={"self": "1 / other"}, saved={"other": lambda n: n._info})
+class DivBackward1(BackwardNode):
+    """``tensor / scalar`` inside a composite op (PyTorch's div.Scalar called from C++)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g / self._info,)
+
+
+def _sdiv(t, value):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        data = (t._data / t._data.dtype.type(value)).astype(t._data.dtype)
+    return make(data, DivBackward1, (t,), (), value)
 
 
 class SubBackward1(BackwardNode):
@@ -712,90 +452,6 @@ def _sadd(t, c):
     if isinstance(t, Tensor):
         return make(_binary(np.add, t, None, c), AddBackward1, (t,))
     return t + c
-
-
-class TanhBackwardBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("grad_output", "output")
-
-    def backward(self, go, s):
-        g, r = s
-        nf = self.next_functions
-        # PyTorch: grad_output: tanh_backward(grad, output); output: grad * (-2 * output * grad_output)
-        return (_tanh_backward(go, r) if nf[0][0] is not None else None,
-                go * (_smul(r, -2) * g) if nf[1][0] is not None else None)
-
-
-class SigmoidBackwardBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("grad_output", "output")
-
-    def backward(self, go, s):
-        g, r = s
-        nf = self.next_functions
-        # PyTorch: grad_output: sigmoid_backward(grad, output); output: grad * grad_output * (-2 * output + 1)
-        return (_sigmoid_backward(go, r) if nf[0][0] is not None else None,
-                go * g * _sadd(_smul(r, -2), 1) if nf[1][0] is not None else None)
-
-
-class ThresholdBackwardBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ("self",)
-
-    def backward(self, go, s):
-        (r,) = s
-        nf = self.next_functions
-        return (_threshold_backward(go, r) if nf[0][0] is not None else None,
-                go * 0 if nf[1][0] is not None else None)
-
-
-def _tensors(*xs):
-    return tuple(x if isinstance(x, Tensor) else _wrap(x) for x in xs)
-
-
-def _tanh_backward(g, r):
-    if isinstance(g, Tensor) or isinstance(r, Tensor):
-        g, r = _tensors(g, r)
-        return make(g._data * (1 - r._data * r._data), TanhBackwardBackward0, (g, r), (g, r))
-    return g * (1 - r * r)
-
-
-def _sigmoid_backward(g, r):
-    if isinstance(g, Tensor) or isinstance(r, Tensor):
-        g, r = _tensors(g, r)
-        return make(g._data * (1 - r._data) * r._data, SigmoidBackwardBackward0, (g, r), (g, r))
-    return g * (1 - r) * r
-
-
-def _threshold_backward(g, r):
-    if isinstance(g, Tensor) or isinstance(r, Tensor):
-        g, r = _tensors(g, r)
-        return make(g._data * (r._data > 0), ThresholdBackwardBackward0, (g, r), (r,))
-    return g * (r > 0)
-
-
-class SgnBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (g * 0,)
-
-
-def _sgn(x):
-    if isinstance(x, Tensor):
-        return make(np.sign(x._data), SgnBackward0, (x,))
-    return np.sign(x)
-
-
-def _sign(x):
-    if isinstance(x, Tensor):
-        return _wrap(np.sign(x._data))
-    return np.sign(x)
-
-
-_cos = _np_or(np.cos, cos)
-_sin = _np_or(np.sin, sin)
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------
@@ -837,66 +493,3 @@ def and_(a, other):
 def or_(a, other):
     b, bs = _operand(other)
     return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
-
-
-def sign(a):
-    class_ = SignBackward0
-    return make(np.sign(a._data), class_, (a,))
-
-
-class SignBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (g * 0,)
-
-
-class FillBackward0(BackwardNode):
-    __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (g * 0,)
-
-
-class ZeroBackward0(FillBackward0):
-    __slots__ = ()
-
-
-class FillBackward2(FillBackward0):
-    __slots__ = ()
-
-
-class FillBackward3(FillBackward0):
-    """fill_(value_tensor): no gradient to self; the value gets the sum of the incoming gradient."""
-    __slots__ = ()
-
-    def backward(self, g, s):
-        return (g * 0, g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
-
-
-class NormalBackward0(FillBackward0):
-    __slots__ = ()
-
-
-class UniformBackward0(FillBackward0):
-    __slots__ = ()
-
-
-_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3, NormalBackward0,
-                                       UniformBackward0)}
-
-
-def FillBackward0_node(a, name="FillBackward0", value=None):
-    """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
-    from ..autograd.graph import _next_seq
-    from ._core import edge
-    cls = _FILL_NODES[name]
-    node = cls.__new__(cls)
-    node._seq = _next_seq()
-    node._x = None
-    node._info = None
-    node._saved = ()
-    node.next_functions = (edge(a),) if value is None else (edge(a), edge(value))
-    return node

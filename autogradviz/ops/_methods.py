@@ -1,0 +1,158 @@
+"""The one table of Tensor methods and ``torch.*`` functions the op catalogue provides.
+
+``METHODS`` is attached to Tensor by ``attach()`` (called by ``ops/__init__.py``); ``FUNCTIONS`` is what
+``autogradviz/__init__.py`` puts in the torch namespace. An op that is both (``torch.exp(x)`` and ``x.exp()``) is
+listed once, in ``_BOTH``.
+"""
+import numpy as np
+
+from .. import _dtype
+from .._tensor import Tensor
+from .activation import log_softmax, relu, sigmoid, softmax, tanh
+from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, logical_not, lt, mul, ne, or_, pow, radd,
+                    rdiv, remainder, rfloordiv, rmul, rpow, rremainder, rsub, sub)
+from .index import _select, gather, getitem, index_select, masked_fill, where
+from .inplace import (_make_inplace, apply_inplace, check_inplace, copy_, fill_, normal_, resize_, setitem, uniform_,
+                      zero_)
+from .linalg import addmm, bmm, dot, matmul, mm, mv, outer, rmatmul
+from .reduce import (all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, maximum, mean, min, minimum, norm,
+                     prod, std, sum, var)
+from .shape import (T, cat, chunk, clone, contiguous, expand, expand_as, flatten, flip, narrow, permute, repeat,
+                    reshape, roll, split, squeeze, stack, t, transpose, tril, triu, unbind, unsqueeze, view)
+from .unary import (abs, acos, asin, atan, ceil, clamp, cos, cosh, erf, exp, exp2, expm1, floor, frac, isinf, isnan,
+                    log, log1p, log2, log10, neg, reciprocal, round, rsqrt, sign, sin, sinh, sqrt, square, tan, to,
+                    trunc)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def equal(a, b):
+    return a._data.shape == b._data.shape and bool(np.array_equal(a._data, b._data))
+
+
+def numel(x):
+    return x._data.size
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def _storage_offset(x):
+    d = x._data
+    base = d
+    while isinstance(base.base, np.ndarray):
+        base = base.base
+    return (d.__array_interface__["data"][0] - base.__array_interface__["data"][0]) // d.itemsize
+
+
+# -- the table -------------------------------------------------------------------------------------------------
+def _cuda(a, *args, **kwargs):
+    raise AssertionError("Torch not compiled with CUDA enabled")
+
+
+def _i(op):
+    """An augmented assignment (``x += y``): in place, as in PyTorch."""
+    def f(a, other):
+        check_inplace(a)
+        return apply_inplace(a, op(a, other))
+    return f
+
+
+def _new_tensor(a, data, dtype=None, requires_grad=False):
+    from .._creation import tensor
+    return tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _new_zeros(a, *size, dtype=None, requires_grad=False):
+    from .._creation import zeros
+    return zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _new_ones(a, *size, dtype=None, requires_grad=False):
+    from .._creation import ones
+    return ones(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+_TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
+               "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor",
+               "uint8": "torch.ByteTensor"}
+
+
+def _type(a, dtype=None):
+    return _TYPE_NAMES.get(a.dtype.name) if dtype is None else to(a, dtype)
+
+
+def _softmax(x, dim, dtype=None):
+    return softmax(x, dim)
+
+
+def _log_softmax(x, dim, dtype=None):
+    return log_softmax(x, dim)
+
+
+def _table(names, **aliases):
+    g = globals()
+    out = {n: g[n] for n in names.split()}
+    out.update(aliases)
+    return out
+
+
+# ops that are both ``torch.<name>(x, ...)`` and ``x.<name>(...)``
+_BOTH = _table("""
+    add sub mul div pow remainder floor_divide eq ne lt le gt ge logical_not
+    neg exp log sqrt abs sin cos reciprocal clamp sign square isnan isinf log1p expm1 sinh cosh tan atan asin acos erf
+    exp2 log2 log10 rsqrt floor ceil round trunc frac
+    relu sigmoid tanh
+    sum mean max min argmax argmin maximum minimum prod var std norm logsumexp amax amin cumsum any all
+    reshape flatten squeeze unsqueeze t transpose permute clone repeat flip roll tril triu narrow split chunk unbind
+    gather masked_fill index_select
+    matmul mm mv bmm dot
+    allclose equal
+""", multiply=mul, subtract=sub, divide=div, true_divide=div, clip=clamp, arctan=atan, arcsin=asin, arccos=acos,
+    fix=trunc, softmax=_softmax, log_softmax=_log_softmax)
+
+METHODS = dict(_BOTH)
+"""``Tensor.<name>``: every method and operator the catalogue attaches to Tensor."""
+METHODS.update({
+    # operators
+    "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub, "__mul__": mul, "__rmul__": rmul,
+    "__truediv__": div, "__rtruediv__": rdiv, "__pow__": pow, "__rpow__": rpow, "__matmul__": matmul,
+    "__rmatmul__": rmatmul, "__neg__": neg, "__abs__": abs, "__pos__": lambda a: a,
+    "__floordiv__": floor_divide, "__rfloordiv__": rfloordiv, "__mod__": remainder, "__rmod__": rremainder,
+    "__iadd__": _i(add), "__isub__": _i(sub), "__imul__": _i(mul), "__itruediv__": _i(div),
+    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge, "__invert__": invert,
+    "__and__": and_, "__or__": or_, "__getitem__": getitem, "__setitem__": setitem,
+    "__hash__": lambda self: id(self),
+    # shape
+    "view": view, "expand": expand, "expand_as": expand_as, "contiguous": contiguous,
+    "view_as": lambda a, o: view(a, *o.shape), "reshape_as": lambda a, o: reshape(a, *o.shape), "select": _select,
+    "where": lambda self, cond, other: where(cond, self, other), "storage_offset": _storage_offset,
+    # dtype and device
+    "to": to, "float": lambda a: to(a, _dtype.float32), "double": lambda a: to(a, _dtype.float64),
+    "long": lambda a: to(a, _dtype.int64), "int": lambda a: to(a, _dtype.int32), "bool": lambda a: to(a, _dtype.bool_),
+    "half": lambda a: to(a, _dtype.float16), "type_as": lambda a, o: to(a, o.dtype), "cpu": lambda a: a,
+    "cuda": _cuda, "type": _type, "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
+    # in place
+    "add_": _make_inplace(add), "sub_": _make_inplace(sub), "mul_": _make_inplace(mul), "div_": _make_inplace(div),
+    "pow_": _make_inplace(pow), "exp_": _make_inplace(exp), "clamp_": _make_inplace(clamp),
+    "relu_": _make_inplace(relu), "sigmoid_": _make_inplace(sigmoid), "tanh_": _make_inplace(tanh),
+    "neg_": _make_inplace(neg), "sqrt_": _make_inplace(sqrt), "log_": _make_inplace(log), "abs_": _make_inplace(abs),
+    "zero_": zero_, "fill_": fill_, "copy_": copy_, "normal_": normal_, "uniform_": uniform_, "resize_": resize_,
+})
+
+FUNCTIONS = dict(_BOTH)
+"""``torch.<name>``: the functions of the torch namespace the catalogue provides."""
+FUNCTIONS.update({
+    "addmm": addmm, "cat": cat, "stack": stack, "where": where, "numel": numel, "is_tensor": is_tensor,
+    "outer": outer,
+})
+
+
+def attach():
+    """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property."""
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(T)

@@ -1,0 +1,326 @@
+"""Indexing: ``x[...]`` (Select/Slice/Index nodes, in PyTorch's order), ``x[...] = v`` (CopySlices,
+IndexPutBackward0), gather, masked_fill, index_select and where."""
+import numpy as np
+
+from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
+from ._core import _broadcast_error, _operand, _t
+from .shape import AliasBackward0, unsqueeze
+
+
+def _where(c, a, b):
+    """``where`` on numpy arrays, or on Tensors (a, b may be Python numbers)."""
+    if _t(c) or _t(a) or _t(b):
+        c = c if _t(c) else _wrap(np.asarray(c))
+        return where(c, a, b)
+    return np.where(c, a, b)
+
+
+@facts(fn="gather", saved={"dim": lambda n: n._info[1], "sparse_grad": lambda n: False})
+class GatherBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
+
+    def backward(self, g, s):
+        shape, dim, idx = self._info
+        return (_scatter_add(g, shape, dim, idx),)
+
+
+def _scatter_add(g, shape, dim, idx):
+    key = list(np.indices(idx.shape, sparse=True))
+    key[dim] = idx
+    key = tuple(key)
+    if _t(g):
+        return _scatter(g, shape, key)
+    out = np.zeros(shape, dtype=g.dtype)
+    np.add.at(out, key, g)
+    return out
+
+
+def gather(a, dim, index, sparse_grad=False):
+    d = a._data
+    dim = _wrap_dim(dim, d.ndim)
+    idx = index._data if _t(index) else np.asarray(index)
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("gather(): Expected dtype int32/int64 for index")
+    if idx.ndim != d.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    bad = idx[(idx < 0) | (idx >= d.shape[dim])]
+    if bad.size:
+        raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension {dim} with size {d.shape[dim]}")
+    data = np.take_along_axis(d, idx, axis=dim)
+    return make(data, GatherBackward0, (a,), (index if _t(index) else _wrap(idx), a), (d.shape, dim, idx))
+
+
+class MaskedFillBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("mask",)
+
+    def backward(self, g, s):
+        mask = self._info
+        return (_where(mask, 0.0, g),)
+
+
+class MaskedFillBackward1(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("mask",)
+
+    def backward(self, g, s):
+        mask = self._info
+        nf = self.next_functions
+        gv = None
+        if nf[1][0] is not None:
+            picked = _where(mask, g, 0.0)
+            gv = picked.sum() if _t(picked) else np.asarray(picked.sum(), dtype=picked.dtype)
+        return _where(mask, 0.0, g), gv
+
+
+def masked_fill(a, mask, value):
+    m = mask._data if _t(mask) else np.asarray(mask)
+    if m.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
+                           + {"int64": "long int", "float32": "float"}.get(str(m.dtype), str(m.dtype)))
+    d = a._data
+    try:
+        mb = np.broadcast_to(m, d.shape)
+    except ValueError:
+        raise _broadcast_error(d.shape, m.shape) from None
+    saved = (mask if _t(mask) else _wrap(m),)
+    if _t(value):
+        if value._data.ndim:
+            raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value._data.ndim} dimension(s).")
+        return make(np.where(mb, value._data.astype(d.dtype), d), MaskedFillBackward1, (a, value), saved, mb)
+    return make(np.where(mb, np.asarray(value).astype(d.dtype), d), MaskedFillBackward0, (a,), saved, mb)
+
+
+@facts(fn="index_select", saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0])})
+class IndexSelectBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("index",)
+
+    def backward(self, g, s):
+        shape, dim, idx = self._info
+        view = [1] * len(shape)
+        view[dim] = len(idx)
+        bidx = np.broadcast_to(idx.reshape(view), g.shape if not _t(g) else tuple(g.shape))
+        return (_scatter_add(g, shape, dim, np.ascontiguousarray(bidx)),)
+
+
+def index_select(a, dim, index):
+    d = a._data
+    dim = _wrap_dim(dim, d.ndim)
+    idx = index._data if _t(index) else np.asarray(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if idx.dtype not in (np.int64, np.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    idx = idx.reshape(-1).astype(np.int64)
+    return make(np.take(d, idx, axis=dim), IndexSelectBackward0, (a,), (index if _t(index) else _wrap(idx),),
+                (d.shape, dim, idx))
+
+
+@facts(fn="where", saved={"condition": lambda n: _wrap(n._info[0])})
+class WhereBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("condition",)
+
+    def backward(self, g, s):
+        cond, sa, sb = self._info
+        c = _wrap(cond) if isinstance(g, Tensor) else cond
+        nf = self.next_functions
+        ga = sum_to(g * c, sa) if nf[0][0] is not None else None
+        gb = sum_to(g * (~c if not isinstance(c, Tensor) else _wrap(~cond)), sb) if nf[1][0] is not None else None
+        return ga, gb
+
+
+def where(condition, input=None, other=None):
+    cd = condition._data.astype(bool)
+    if input is None:
+        return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(cd))
+    a, a_s = _operand(input)
+    b, b_s = _operand(other)
+    ad = a._data if a is not None else a_s
+    bd = b._data if b is not None else b_s
+    shape = cd.shape
+    for other_shape in (np.shape(ad), np.shape(bd)):  # PyTorch broadcasts the three in turn
+        try:
+            shape = np.broadcast_shapes(shape, other_shape)
+        except ValueError:
+            raise _broadcast_error(shape, other_shape) from None
+    data = np.where(cd, ad, bd)
+    ref = a if a is not None else b
+    if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
+        data = data.astype(ref._data.dtype)
+    return make(data, WhereBackward0, (a, b), (), (cd, np.shape(ad), np.shape(bd)))
+
+
+def _select(a, dim, index):
+    d = _wrap_dim(dim, a._data.ndim)
+    return getitem(a, (slice(None),) * d + (index,))
+
+
+# -- indexing ------------------------------------------------------------------------------------------------
+@facts(fn="select",
+       saved={"dim": lambda n: n._info[1], "index": lambda n: n._info[2],
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
+class SelectBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, dim, index = self._info
+        return (_scatter_back(g, shape, (slice(None),) * dim + (index,)),)
+
+
+_INT64_MAX = 2**63 - 1  # a slice without an end: PyTorch saves end=INT64_MAX
+
+
+@facts(fn="slice", saved={"dim": lambda n: n._info[1], "start": lambda n: n._info[3][0], "end": lambda n: n._info[3][1],
+                          "step": lambda n: n._info[3][2], "self_sym_sizes": lambda n: tuple(n._info[0])})
+class SliceBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, dim, sl = self._info[:3]
+        return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
+
+
+@facts(fn="index",
+       saved={"indices": lambda n: tuple(_wrap(k) for k in n._info[1] if isinstance(k, np.ndarray)),
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
+class IndexBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("indices",)
+
+    def backward(self, g, s):
+        shape, idx = self._info
+        return (_scatter_back(g, shape, idx, accumulate=True),)
+
+
+def _scatter_back(g, shape, idx, accumulate=False):
+    tensor_mode = isinstance(g, Tensor)
+    gd = g._data if tensor_mode else g
+    out = np.zeros(shape, dtype=gd.dtype)
+    if accumulate:
+        np.add.at(out, idx, gd)
+    else:
+        out[idx] = gd
+    if tensor_mode:
+        return _IndexPutGrad.apply_to(g, out, shape, idx, accumulate)
+    return out
+
+
+class _IndexPutGrad:
+    """In create_graph mode, scatter as a differentiable op built from existing nodes."""
+
+    @staticmethod
+    def apply_to(g, out, shape, idx, accumulate):
+        # y = zeros.index_put(idx, g): its gradient with respect to g is y's gradient indexed by idx
+        return make(out, IndexPutBackward0, (g,), (), idx)
+
+
+class IndexPutBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        idx = self._info
+        return (g[idx] if not isinstance(g, Tensor) else getitem(g, idx),)
+
+
+def _norm_index(a, key):
+    if not isinstance(key, tuple):
+        key = (key,)
+    out = []
+    for k in key:
+        if isinstance(k, Tensor):
+            k = k._data
+            if k.ndim == 0 and k.dtype.kind in "iu":
+                k = int(k)
+        elif isinstance(k, list):
+            k = np.asarray(k)
+        out.append(k)
+    return tuple(out)
+
+
+def getitem(a, key):
+    # PyTorch's order: first the basic part (ints, slices, None, ...), one Select/Slice/Unsqueeze node per
+    # indexed dimension; then, if any, the tensor/list indices as one IndexBackward0 on the result. A lone slice
+    # (``x[:]``) always makes a SliceBackward0; inside a tuple a full slice makes no node.
+    lone_slice = isinstance(key, slice)
+    key = _norm_index(a, key)
+    d = a._data
+    n_ell = sum(1 for k in key if k is Ellipsis)
+    if n_ell > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
+                 if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
+    if n_real > d.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
+    expanded = []
+    for k in key:
+        if k is Ellipsis:
+            expanded.extend([slice(None)] * (d.ndim - n_real))
+        else:
+            expanded.append(k)
+    out = a
+    dim = 0
+    advanced = []  # (first dim in ``out``, index array)
+    for k in expanded:
+        if k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, (bool, np.bool_)):
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, (int, np.integer)):
+            size = out._data.shape[dim]
+            if not -size <= k < size:
+                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+            k = int(k) + size if k < 0 else int(k)
+            data = out._data[(slice(None),) * dim + (k,)]
+            out = view_of(out, data, SelectBackward0, (out._data.shape, dim, k))
+        elif isinstance(k, slice):
+            size = out._data.shape[dim]
+            start, stop, step = k.indices(size)
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            if lone_slice or not (start == 0 and stop >= size and step == 1):
+                sl = slice(start, stop, step)
+                data = out._data[(slice(None),) * dim + (sl,)]
+                raw = (k.start or 0, _INT64_MAX if k.stop is None else k.stop, k.step or 1)
+                out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl, tuple(v % 2**64 for v in raw)))
+            dim += 1
+        elif isinstance(k, np.ndarray):
+            advanced.append((dim, k))
+            dim += k.ndim if k.dtype == np.bool_ else 1
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                             f"indices (got {type(k).__name__})")
+    if advanced:
+        idx = []
+        p = 0
+        for start, k in advanced:
+            idx.extend([slice(None)] * (start - p))
+            idx.append(k)
+            p = start + (k.ndim if k.dtype == np.bool_ else 1)
+        idx = tuple(idx)
+        od = out._data
+        try:
+            r = od[idx]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (), (od.shape, idx))
+    if out is a:
+        return view_of(a, a._data[...], AliasBackward0)
+    return out
+
+
+def _scatter(v, shape, key):
+    """A zero tensor of ``shape`` with ``v`` added at ``key`` (numpy index arrays; repeated positions add up), as a
+    differentiable op: its backward gathers at ``key`` again."""
+    out = np.zeros(shape, dtype=v._data.dtype)
+    np.add.at(out, key, v._data)
+    return make(out, IndexPutBackward0, (v,), (), key)

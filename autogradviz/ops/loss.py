@@ -1,0 +1,425 @@
+"""Losses: mse, l1, nll, cross_entropy, binary cross-entropy (with logits), smooth L1 and Huber, with the nodes
+PyTorch records for them (``MseLossBackward0``, ``NllLossBackward0``, ...)."""
+import warnings
+
+import numpy as np
+
+from .._tensor import _wrap, Tensor
+from ..autograd.node import BackwardNode, facts, make, sum_to
+from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
+from .activation import _np_sigmoid, log_softmax, softplus
+from .arith import _sdiv, _smul, add, div, mul, sub
+from .index import masked_fill
+from .reduce import mean
+from .shape import reshape, view
+from .unary import neg
+from . import reduce as _reduce
+from . import unary as _unary
+
+
+_REDUCTION_ENUM = {"none": 0, "mean": 1, "sum": 2}  # PyTorch's at::Reduction, as its nodes save it
+
+
+# -- losses ------------------------------------------------------------------------------------------------
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _legacy_reduction(size_average, reduce, emit_warning=True):
+    if size_average is None:
+        size_average = True
+    if reduce is None:
+        reduce = True
+    if size_average and reduce:
+        ret = "mean"
+    elif reduce:
+        ret = "sum"
+    else:
+        ret = "none"
+    if emit_warning:
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{ret}' instead.",
+                      UserWarning, stacklevel=3)
+    return ret
+
+
+def _reduction(reduction, size_average=None, reduce=None):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce)
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return reduction
+
+
+@facts(fn="mse_loss", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+class MseLossBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target")
+
+    def backward(self, g, s):
+        x, y = s
+        reduction, n, sx, sy = self._info
+        nf = self.next_functions
+        if isinstance(x, Tensor):
+            d = (x - y) * 2
+            if reduction == "mean":
+                d = d * (1.0 / n)
+            gx = d * g
+        else:
+            # the same products as above, done in place on the one fresh temporary
+            gx = x - y
+            gx *= 2
+            if reduction == "mean":
+                gx *= gx.dtype.type(1.0 / n)
+            gx *= g
+        ga = sum_to(gx, sx) if nf[0][0] is not None else None
+        gb = sum_to(-gx, sy) if nf[1][0] is not None else None
+        return ga, gb
+
+
+def _loss_shape_warning(input, target):
+    if tuple(target._data.shape) != tuple(input._data.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if weight is not None:
+        raise NotImplementedError("mse_loss(weight=...) is not part of autogradviz")
+    _loss_shape_warning(input, target)
+    with np.errstate(over="ignore", invalid="ignore"):   # inf/nan results are silent, as in PyTorch
+        try:
+            diff = input._data - target._data
+        except ValueError:
+            raise _broadcast_error(input._data.shape, target._data.shape) from None
+        sq = diff * diff
+        if reduction == "mean":
+            data = np.asarray(sq.mean(dtype=sq.dtype))
+        elif reduction == "sum":
+            data = np.asarray(sq.sum(dtype=sq.dtype))
+        else:
+            data = sq
+    return make(data, MseLossBackward0, (input, target), (input, target),
+                (reduction, sq.size, input._data.shape, target._data.shape))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """As PyTorch composes it: ``(input - target).abs()`` then mean or sum."""
+    reduction = _reduction(reduction, size_average, reduce)
+    _loss_shape_warning(input, target)
+    r = _unary.abs(sub(input, target))
+    if reduction == "mean":
+        return mean(r)
+    if reduction == "sum":
+        return _reduce.sum(r)
+    return r
+
+
+@facts(fn="nll_loss",
+       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]],
+              "total_weight": lambda n: _wrap(n._info[4])})
+class NllLossBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target", "weight")
+
+    def backward(self, g, s):
+        coef, reduction, cdim = self._info[:3]
+        if reduction == "none":
+            g = _unsqueeze(g, cdim)
+        return (g * _const(coef, g),)
+
+
+class NllLoss2DBackward0(NllLossBackward0):
+    __slots__ = ()
+
+
+def _nll_core(input, target, weight, ignore_index, reduction, cls):
+    x = input._data
+    t = target._data.astype(np.int64)
+    c = x.shape[1] if x.ndim >= 2 else x.shape[0]
+    cdim = 1 if x.ndim >= 2 else 0
+    valid = t != ignore_index
+    bad = valid & ((t < 0) | (t >= c))
+    if bad.any():
+        raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
+    tt = np.where(valid, t, 0)
+    w = np.ones(c, dtype=x.dtype) if weight is None else weight._data.astype(x.dtype)
+    wt = np.where(valid, w[tt], 0).astype(x.dtype)      # per-sample weight, 0 where ignored
+    idx = np.expand_dims(tt, cdim)
+    picked = np.take_along_axis(x, idx, axis=cdim).squeeze(cdim)
+    losses = -(picked * wt)
+    coef = np.zeros_like(x)
+    np.put_along_axis(coef, idx, np.expand_dims(-wt, cdim), axis=cdim)
+    total = wt.sum(dtype=x.dtype)
+    if reduction == "none":
+        data = losses
+    elif reduction == "sum":
+        data = np.asarray(losses.sum(dtype=x.dtype))
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
+            coef = (coef / total).astype(x.dtype)
+    return make(data, cls, (input,), (input, target, weight), (coef, reduction, cdim, ignore_index, np.asarray(total)))
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    nd = input._data.ndim
+    if nd < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {nd})")
+    if nd <= 2 and target._data.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    tb = target._data.shape[0] if target._data.ndim else 1
+    if nd >= 2 and input._data.shape[0] != tb:
+        raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({tb}).")
+    if target._data.dtype not in (np.dtype(np.int64), np.dtype(np.uint8)):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_dtname(target)}")
+    if nd <= 2:
+        return _nll_core(input, target, weight, ignore_index, reduction, NllLossBackward0)
+    if nd == 4:
+        return _nll_core(input, target, weight, ignore_index, reduction, NllLoss2DBackward0)
+    n, c = input._data.shape[:2]
+    out_size = (n,) + input._data.shape[2:]
+    if target._data.shape != out_size:
+        raise RuntimeError(f"Expected target size [{', '.join(map(str, (n,) + input._data.shape[2:]))}], got "
+                           f"[{', '.join(map(str, target._data.shape))}]")
+    x4 = reshape(input, n, c, 1, -1)
+    t3 = reshape(target, n, 1, -1)
+    r = _nll_core(x4, t3, weight, ignore_index, reduction, NllLoss2DBackward0)
+    return view(r, *out_size) if reduction == "none" else r
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """``nll_loss(log_softmax(input, class_dim), target)`` for class-index targets, as PyTorch builds it.
+
+    Class-probability targets (a float ``target`` the shape of ``input``) are supported by composition.
+    """
+    reduction = _reduction(reduction, size_average, reduce)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 0 if input._data.ndim == 1 else 1
+    n_classes = input._data.shape[class_dim]
+    if tuple(target._data.shape) == tuple(input._data.shape):
+        # class probabilities: -(log_softmax(input) * target [* weight]).sum(...) as ATen composes it
+        if target._data.dtype.kind != "f":
+            raise RuntimeError(f"Expected floating point type for target with class probabilities, got "
+                               f"{_dtname(target)}")
+        logp = log_softmax(input, class_dim)
+        if label_smoothing > 0:
+            target = _wrap((target._data * (1 - label_smoothing) + label_smoothing / n_classes)
+                           .astype(target._data.dtype))
+        prod = mul(logp, target)
+        if weight is not None:
+            prod = mul(prod, _wrap(_class_shaped(weight, input, class_dim)))
+        if reduction == "mean":
+            n = input._data.size // n_classes if input._data.size else 0
+            return _sdiv(neg(_reduce.sum(prod)), n)
+        if reduction == "sum":
+            return neg(_reduce.sum(prod))
+        return neg(_reduce.sum(prod, class_dim))
+    logp = log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, None, ignore_index, None, reduction)
+    if label_smoothing <= 0:
+        return nll
+    ignore = target._data == ignore_index
+    if weight is not None:
+        smooth = neg(_reduce.sum(mul(logp, _wrap(_class_shaped(weight, input, class_dim))), class_dim))
+    else:
+        smooth = neg(_reduce.sum(logp, class_dim))
+    smooth = masked_fill(smooth, _wrap(ignore), 0.0)
+    if reduction == "mean":
+        if weight is not None:
+            t = target._data[~ignore].reshape(-1)
+            denom = weight._data[t].sum(dtype=weight._data.dtype)
+        else:
+            denom = (~ignore).sum()
+        smooth = div(_reduce.sum(smooth), _wrap(np.asarray(denom, dtype=input._data.dtype)))
+    elif reduction == "sum":
+        smooth = _reduce.sum(smooth)
+    return add(_smul(nll, 1 - label_smoothing), _smul(smooth, label_smoothing / n_classes))
+
+
+def _class_shaped(weight, input, class_dim):
+    shape = [1] * input._data.ndim
+    shape[class_dim] = input._data.shape[class_dim]
+    return weight._data.reshape(shape).astype(input._data.dtype)
+
+
+# -- binary cross-entropy, smooth L1 and Huber --------------------------------------------------------------
+_BCE_EPS = 1e-12
+
+
+def _reduce_loss(loss, reduction):
+    if reduction == "mean":
+        return np.asarray(loss.mean(dtype=loss.dtype))
+    if reduction == "sum":
+        return np.asarray(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+def _scale_back(gx, g, reduction, n):
+    """The loss's elementwise grad ``gx`` times the incoming grad (and 1/n for a mean)."""
+    gx = gx * g
+    return gx * (1.0 / n) if reduction == "mean" else gx
+
+
+@facts(fn="binary_cross_entropy", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+class BinaryCrossEntropyBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target", "weight")
+
+    def backward(self, g, s):
+        x, t, w = s
+        reduction, n = self._info
+        nf = self.next_functions
+        gx = gt = None
+        if nf[0][0] is not None:
+            denom = ((-x + 1) * x).clamp(min=_BCE_EPS) if _t(x) else np.maximum((1 - x) * x, x.dtype.type(_BCE_EPS))
+            gx = _scale_back((x - t) / denom if w is None else (x - t) / denom * w, g, reduction, n)
+        if nf[1][0] is not None:
+            logit = (x / (-x + 1)).log() if _t(x) else np.log(x / (1 - x))
+            gt = _scale_back(-logit if w is None else -logit * w, g, reduction, n)
+        return gx, gt
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    x, t = input._data, target._data
+    if t.dtype != x.dtype:
+        raise RuntimeError(f"Found dtype {_DT_NAMES.get(t.dtype.name, t.dtype.name)} but expected "
+                           f"{_DT_NAMES.get(x.dtype.name, x.dtype.name)}")
+    if np.any((x < 0) | (x > 1)):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lo = x.dtype.type(-100)
+        loss = (t - 1) * np.maximum(np.log1p(-x), lo) - t * np.maximum(np.log(x), lo)
+        if weight is not None:
+            loss = loss * np.broadcast_to(weight._data, loss.shape)
+    w = None if weight is None else weight.expand(*input.shape) if tuple(weight.shape) != tuple(input.shape) \
+        else weight
+    return make(_reduce_loss(loss.astype(x.dtype, copy=False), reduction), BinaryCrossEntropyBackward0,
+                (input, target), (input, target, w), (reduction, x.size))
+
+
+def _np_log_sigmoid(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
+
+
+@facts(fn="binary_cross_entropy_with_logits", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target", "weight", "pos_weight")
+
+    def backward(self, g, s):
+        x, t, w, pw = s
+        reduction, n = self._info
+        nf = self.next_functions
+        gx = gt = None
+        if nf[0][0] is not None:
+            sig = x.sigmoid() if _t(x) else _np_sigmoid(x)
+            if pw is None:
+                e = sig - t
+            else:
+                pt = pw * t
+                e = (pt + 1 - t) * sig - pt
+            gx = _scale_back(e if w is None else e * w, g, reduction, n)
+        if nf[1][0] is not None:
+            if pw is None:
+                e = -x
+            else:
+                ls = _log_sigmoid_t(x) if _t(x) else _np_log_sigmoid(x)
+                e = (ls - x) - ls * pw   # log_sigmoid(-x) - pos_weight * log_sigmoid(x)
+            gt = _scale_back(e if w is None else e * w, g, reduction, n)
+        return gx, gt
+
+
+def _log_sigmoid_t(x):
+    return -softplus(-x)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    reduction = _reduction(reduction, size_average, reduce)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    x, t = input._data, target._data
+    with np.errstate(over="ignore", invalid="ignore"):
+        ls = _np_log_sigmoid(x)
+        if pos_weight is not None:
+            ls = ls * ((pos_weight._data - 1) * t + 1)
+        loss = (1 - t) * x - ls
+        if weight is not None:
+            loss = loss * weight._data
+    loss = np.broadcast_to(loss, x.shape).astype(x.dtype)
+    return make(_reduce_loss(loss, reduction), BinaryCrossEntropyWithLogitsBackward0, (input, target),
+                (input, target, weight, pos_weight), (reduction, x.size))
+
+
+def _pointwise_loss(cls, input, target, reduction, param, np_loss):
+    _loss_shape_warning(input, target)
+    try:
+        d = input._data - target._data
+    except ValueError:
+        raise _broadcast_error(input._data.shape, target._data.shape) from None
+    with np.errstate(over="ignore", invalid="ignore"):
+        loss = np_loss(d, np.abs(d)).astype(d.dtype, copy=False)
+    return make(_reduce_loss(loss, reduction), cls, (input, target), (input, target),
+                (reduction, d.size, param, input._data.shape, target._data.shape))
+
+
+class _PointwiseLossBackward(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self", "target")
+
+    def backward(self, g, s):
+        x, y = s
+        reduction, n, param, sx, sy = self._info
+        nf = self.next_functions
+        d = x - y
+        gx = _scale_back(self._slope(d, param), g, reduction, n)
+        return (sum_to(gx, sx) if nf[0][0] is not None else None,
+                sum_to(-gx, sy) if nf[1][0] is not None else None)
+
+
+def _clip(d, lo, hi):
+    return d.clamp(lo, hi) if _t(d) else np.clip(d, lo, hi)
+
+
+@facts(fn="smooth_l1_loss", saved={"beta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+class SmoothL1LossBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+
+    @staticmethod
+    def _slope(d, beta):
+        return _clip(d * (1.0 / beta), -1.0, 1.0)   # d / beta inside the band, the sign outside
+
+
+@facts(fn="huber_loss", saved={"delta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+class HuberLossBackward0(_PointwiseLossBackward):
+    __slots__ = ()
+
+    @staticmethod
+    def _slope(d, delta):
+        return _clip(d, -delta, delta)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = _reduction(reduction, size_average, reduce)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0.0:
+        return l1_loss(input, target, reduction=reduction)
+    return _pointwise_loss(SmoothL1LossBackward0, input, target, reduction, beta,
+                           lambda d, z: np.where(z < beta, 0.5 * z * z / beta, z - 0.5 * beta))
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    reduction = _reduction(reduction)
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    return _pointwise_loss(HuberLossBackward0, input, target, reduction, delta,
+                           lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)))

@@ -1,0 +1,720 @@
+"""Frames of a recorded backward (or forward) pass, computed once, with no widget code (no ipywidgets here).
+
+    facts = GraphFacts(roots, names, model)      # before backward frees anything: names, copies of saved tensors
+    replay = backward_replay(facts, run, lang, ...)
+    replay.frames[3].kept, .freed, .status, .text
+
+Node ids are the graph model's (``viz/graph.py``: ``n0``, ``n1``, ... in the order of its walk), so a frame's
+``node_id`` is the id the drawing uses for that node.
+
+What every frame shows is computed in one pass over the engine's steps. What grows frame by frame (the grads kept,
+the buffers freed, the nodes done, each tensor's status) is stored once, as a timeline shared by all frames, and a
+frame reads its own state from it when asked: a frame keeps only what happened at its own step, and each grad or
+value is one shared array, never a copy per frame. So building the frames is linear in the number of nodes.
+"""
+import bisect
+
+import numpy as np
+
+from .._tensor import Tensor
+from ..autograd.function import BackwardCFunction
+from ..autograd.graph import AccumulateGrad, RELEASED, accumulator
+from . import i18n as _i18n
+from . import narrate as _narr
+from .graph import _none_input
+
+__all__ = ["Frame", "NodeFacts", "TensorInfo", "GraphFacts", "Timeline", "backward_replay", "forward_replay"]
+
+_ACC_NAME = "AccumulateGrad"
+TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
+
+
+def _copy(a):
+    if a is None:
+        return None
+    if isinstance(a, Tensor):
+        a = a._data
+    return np.array(a, copy=True)
+
+
+# =============================================================================================================
+# what the replay knows about the graph, taken before backward frees anything
+# =============================================================================================================
+class NodeFacts:
+    """One engine node of the backward graph, under the graph model's id (copied before backward ran)."""
+
+    __slots__ = ("id", "node", "name", "kind", "label", "owner", "out_names", "out_tensors", "edges",
+                 "in_names", "saved", "saved_items", "info", "expr", "leaf", "leaf_name", "nout", "arrivals",
+                 "ran", "seq")
+
+    def __init__(self, nid, node):
+        self.id = nid
+        self.node = node
+        self.kind = "acc" if type(node) is AccumulateGrad else ("custom" if isinstance(node, BackwardCFunction)
+                                                                else "op")
+        self.name = _ACC_NAME if self.kind == "acc" else type(node).__name__
+        self.label = self.name
+        self.owner = self.name
+        self.nout = getattr(node, "_nout", 1) if self.kind != "acc" else 1
+        self.out_names = [None] * self.nout
+        self.out_tensors = [None] * self.nout
+        self.edges = []          # (NodeFacts or None, input_nr), one per next_functions entry
+        self.in_names = []
+        self.saved = {}          # saved name -> (tensor name or None, value copy)
+        self.saved_items = []    # [(attribute, tensor name or None, value copy)] in order
+        self.info = getattr(node, "_info", None)
+        self.expr = None
+        self.leaf = node.variable if self.kind == "acc" else None
+        self.leaf_name = None
+        self.arrivals = 0        # edges that deliver into this node during the run (set by the replay)
+        self.ran = False
+        self.seq = None          # the frame in which it ran (set by the replay)
+
+    def __repr__(self):
+        return f"NodeFacts({self.id}, {self.label})"
+
+
+class TensorInfo:
+    """A tensor the side panel lists: a leaf, an input that needs no grad, or a non-leaf (named or saved)."""
+
+    __slots__ = ("name", "tensor", "kind", "node", "nr", "value", "grad_before", "retains", "order")
+
+    def __init__(self, name, tensor, kind, node, nr, order):
+        self.name = name
+        self.tensor = tensor
+        self.kind = kind         # "leaf", "input" (needs no grad), "nonleaf"
+        self.node = node         # NodeFacts: grad_fn for a non-leaf, AccumulateGrad for a leaf (or None)
+        self.nr = nr
+        self.value = _copy(tensor) if order < TABLE_ROWS else None   # what the panel shows, nothing more
+        g = tensor._grad
+        self.grad_before = _copy(g)
+        self.retains = bool(tensor._retains_grad)
+        self.order = order
+
+    def __repr__(self):
+        return f"TensorInfo({self.name}, {self.kind})"
+
+
+class GraphFacts:
+    """The backward graph of ``roots`` as the graph model ``model`` has it (its node ids, its walk order), with the
+    panel's tensor names (``names``, a ``names.Names``) and copies of everything backward will free."""
+
+    def __init__(self, roots, names, model):
+        self.roots = roots
+        self.names = names
+        self.model = model
+        root_nodes = []
+        for t in roots:
+            if t.grad_fn is not None:
+                root_nodes.append(t.grad_fn)
+            elif t._requires_grad:
+                root_nodes.append(accumulator(t))
+        self.root_nodes = root_nodes
+        self.nodes = []
+        self.by_obj = {}
+        self.by_id = {}
+        for v in model.nodes:
+            if v.kind in ("fn", "acc") and v.alias_of is None and v.ref is not None and id(v.ref) not in self.by_obj:
+                f = NodeFacts(v.id, v.ref)
+                self.nodes.append(f)
+                self.by_obj[id(v.ref)] = f
+                self.by_id[v.id] = f
+        for ni in self.nodes:
+            ni.edges = [(self.by_obj.get(id(f)) if f is not None else None, nr) for f, nr in ni.node.next_functions]
+        self._label_nodes()
+        self.tensors = []
+        self.by_tensor = {}
+        self._collect_tensors()
+        self._name_outputs()
+        self._snap_saved()
+        self._exprs()
+
+    def of(self, node):
+        """The NodeFacts of an engine node, or None."""
+        f = self.by_obj.get(id(node))
+        return f if f is not None and f.node is node else None
+
+    # -- labels ------------------------------------------------------------------------------------------------
+    def _label_nodes(self):
+        counts = {}
+        for ni in self.nodes:
+            counts[ni.name] = counts.get(ni.name, 0) + 1
+        seen = {}
+        for ni in self.nodes:
+            if counts[ni.name] > 1:
+                seen[ni.name] = seen.get(ni.name, 0) + 1
+                ni.label = f"{ni.name} #{seen[ni.name]}"
+
+    # -- tensors -----------------------------------------------------------------------------------------------
+    def _add(self, t, kind, node, nr):
+        key = id(t)
+        e = self.by_tensor.get(key)
+        if e is not None and e.tensor is t:
+            return e
+        name = self.names.label(t)
+        info = TensorInfo(name, t, kind, node, nr, len(self.tensors))
+        self.tensors.append(info)
+        self.by_tensor[key] = info
+        return info
+
+    def _collect_tensors(self):
+        names = self.names
+        known = list(self.roots)
+        for ni in self.nodes:
+            if ni.kind != "acc":
+                s = ni.node._saved
+                if s and s is not RELEASED:
+                    known.extend(t for t, _ in s if t is not None)
+        names.add_known(known)
+        # forward order: nodes by creation (AccumulateGrad has no creation order; it goes with its consumer)
+        fwd = sorted((ni for ni in self.nodes if ni.kind != "acc"), key=lambda n: n.node._seq)
+        leaves, nonleaf = [], []
+        seen = set()
+
+        def leaf_like(t):
+            if id(t) in seen:
+                return
+            seen.add(id(t))
+            leaves.append(t)
+
+        for ni in self.nodes:  # a root that is itself a leaf
+            if ni.kind == "acc" and ni.node in self.root_nodes:
+                leaf_like(ni.leaf)
+        for ni in fwd:
+            saved = ni.node._saved
+            saved_ts = [t for t, _ in saved if t is not None] if saved and saved is not RELEASED else []
+            for k, (f, _) in enumerate(ni.node.next_functions):
+                if f is not None and type(f) is AccumulateGrad:
+                    leaf_like(f.variable)
+                elif f is None:
+                    t = _none_input(ni.node, k)
+                    if t is not None:
+                        leaf_like(t)
+            for t in saved_ts:
+                if t.grad_fn is None:
+                    leaf_like(t)
+            for nr, t, _ in names.outputs_of(ni.node):
+                if id(t) not in seen:
+                    seen.add(id(t))
+                    nonleaf.append(t)
+            for t in saved_ts:
+                if t.grad_fn is not None and t.grad_fn is not ni.node and id(t) not in seen \
+                        and id(t.grad_fn) in self.by_obj:
+                    seen.add(id(t))
+                    nonleaf.append(t)
+        # nonleaf tensors by the creation order of their grad_fn
+        nonleaf.sort(key=lambda t: (t.grad_fn._seq, t._output_nr))
+        for t in leaves:
+            acc = self.by_obj.get(id(t._acc())) if t._acc is not None and t._acc() is not None else None
+            kind = "leaf" if t._requires_grad else "input"
+            info = self._add(t, kind, acc, 0)
+            if acc is not None:
+                acc.leaf_name = info.name
+        for ni in self.nodes:
+            if ni.kind == "acc" and ni.leaf_name is None:
+                ni.leaf_name = self._add(ni.leaf, "leaf", ni, 0).name
+        for t in nonleaf:
+            node = self.by_obj.get(id(t.grad_fn))
+            if node is None:
+                continue
+            self._add(t, "nonleaf", node, t._output_nr)
+
+    def _name_outputs(self):
+        for info in self.tensors:
+            if info.kind == "nonleaf" and info.node is not None and info.nr < info.node.nout:
+                if info.node.out_names[info.nr] is None:
+                    info.node.out_names[info.nr] = info.name
+                    info.node.out_tensors[info.nr] = info
+            elif info.kind == "leaf" and info.node is not None:
+                info.node.out_names[0] = info.name
+                info.node.out_tensors[0] = info
+        for ni in self.nodes:
+            if ni.kind == "acc":
+                ni.owner = f"{ni.name} ({ni.leaf_name})"
+            elif ni.out_names[0]:
+                ni.owner = f"{ni.out_names[0]}.grad_fn"
+            else:
+                ni.owner = ni.label
+        for ni in self.nodes:     # a label the learner recognises: MulBackward0 (l4.grad_fn)
+            if ni.owner != ni.label:
+                ni.label = f"{ni.name} ({ni.leaf_name})" if ni.kind == "acc" else f"{ni.name} ({ni.owner})"
+        for ni in self.nodes:
+            ni.in_names = [self.edge_name(tgt, nr) for tgt, nr in ni.edges]
+
+    def edge_name(self, tgt, nr):
+        """The name of the tensor whose grad travels along an edge into ``tgt`` (output ``nr``)."""
+        if tgt is None:
+            return None
+        if tgt.kind == "acc":
+            return tgt.leaf_name
+        n = tgt.out_names[nr] if nr < len(tgt.out_names) else None
+        return n if n else f"({tgt.label})"
+
+    def out_name(self, ni, nr):
+        """The name of output ``nr`` of node ``ni``: the tensor's name, or ``(MulBackward0 #2)``."""
+        if ni.kind == "acc":
+            return ni.leaf_name
+        n = ni.out_names[nr] if nr < len(ni.out_names) else None
+        return n if n else f"({ni.label})"
+
+    def _snap_saved(self):
+        for ni in self.nodes:
+            if ni.kind == "acc":
+                continue
+            saved = ni.node._saved
+            if not saved or saved is RELEASED:
+                continue
+            if ni.kind == "custom":
+                attrs = [f"saved_tensors[{i}]" for i in range(len(saved))]
+            else:
+                sn = getattr(ni.node, "_saved_names", ()) or ()
+                attrs = [f"_saved_{sn[i]}" if i < len(sn) else f"_saved_{i}" for i in range(len(saved))]
+            for (t, _v), attr in zip(saved, attrs):
+                if t is None:
+                    continue
+                info = self.by_tensor.get(id(t))
+                tname = info.name if info is not None and info.tensor is t else None
+                if tname is None and t.grad_fn is ni.node:
+                    tname = self.out_name(ni, t._output_nr)
+                val = _copy(t)
+                ni.saved_items.append((attr, tname, val))
+                key = attr[len("_saved_"):] if attr.startswith("_saved_") else attr
+                ni.saved[key] = (tname, val)
+
+    def _exprs(self):
+        for ni in self.nodes:
+            if ni.kind == "acc":
+                continue
+            out = ni.out_names[0]
+            if not out:
+                continue
+            args = []
+            for k, (tgt, nr) in enumerate(ni.edges):
+                n = ni.in_names[k] if tgt is not None else None
+                if n is None or n.startswith("("):
+                    n = _input_from_saved(ni, k)
+                args.append(n)
+            if any(a is None for a in args):
+                continue
+            sym = _narr.OP_SYMBOLS.get(ni.name)
+            if sym and len(args) == 2:
+                ni.expr = f"{out} = {args[0]} {sym} {args[1]}"
+            elif ni.name in _narr._UNARY and len(args) == 1:
+                ni.expr = f"{out} = {_narr._UNARY[ni.name]}({args[0]})"
+
+    def name_pairs(self):
+        """``[(panel name, tensor)]``: for a drawing that uses the same names as the panel."""
+        return [(ti.name, ti.tensor) for ti in self.tensors]
+
+
+def _input_from_saved(ni, k):
+    """The name of input ``k`` of a node when it needs no grad (no edge): from what the node saved."""
+    if ni.name in ("MulBackward0", "DivBackward0", "MaximumBackward0", "MinimumBackward0", "PowBackward1"):
+        key = ("self", "other")[k] if ni.name != "PowBackward1" else ("self", "exponent")[k]
+        v = ni.saved.get(key)
+        if v is not None and v[0]:
+            return v[0]
+        if k == 1 and ni.info is not None and len(ni.info) > 2 and ni.info[2] is not None:
+            return _narr.fmt_num(ni.info[2])
+        return None
+    if ni.name == "AddmmBackward0":
+        v = ni.saved.get(("bias", "mat1", "mat2")[k]) if k else None
+        return v[0] if v is not None else None
+    return None
+
+
+# =============================================================================================================
+# the timeline: what grows frame by frame, stored once
+# =============================================================================================================
+class Timeline:
+    """The state every frame reads: lists that only grow (grads kept, buffers freed, nodes done, saved tensors
+    freed) with each frame's length, and per tensor/node histories (status, grads arriving). A frame's view is
+    built when it is read."""
+
+    def __init__(self):
+        self.kept, self.kept_n = [], []
+        self.freed, self.freed_n = [], []
+        self.done = []                      # node ids in the order they ran: frame i has done[:i]
+        self.saved_freed, self.saved_freed_n = [], []
+        self.status_names = []              # tensor names in the order their status was first set
+        self.status_hist = {}               # name -> ([frame], [(code, grad)])
+        self.pending_order = []             # node ids in the order grads first waited for them
+        self.pending_hist = {}              # node id -> [start frame, end frame (it ran) or None, [arrival frames]]
+        self.frame = 0                      # the frame being recorded
+
+    # -- recording -----------------------------------------------------------------------------------------------
+    def set_status(self, name, value):
+        h = self.status_hist.get(name)
+        if h is None:
+            self.status_hist[name] = ([self.frame], [value])
+            self.status_names.append(name)
+        elif h[0][-1] == self.frame:
+            h[1][-1] = value
+        else:
+            h[0].append(self.frame)
+            h[1].append(value)
+
+    def status_now(self, name, default=None):
+        h = self.status_hist.get(name)
+        return h[1][-1] if h is not None else default
+
+    def wait(self, nid, arrival):
+        """A grad is on its way to node ``nid`` (``arrival``: it counts as one of its arrivals)."""
+        h = self.pending_hist.get(nid)
+        if h is None:
+            h = self.pending_hist[nid] = [self.frame, None, []]
+            self.pending_order.append(nid)
+        if arrival:
+            h[2].append(self.frame)
+
+    def ran(self, nid):
+        h = self.pending_hist.get(nid)
+        if h is not None and h[1] is None:
+            h[1] = self.frame
+
+    def close_frame(self):
+        self.kept_n.append(len(self.kept))
+        self.freed_n.append(len(self.freed))
+        self.saved_freed_n.append(len(self.saved_freed))
+        self.frame += 1
+
+    # -- reading -------------------------------------------------------------------------------------------------
+    def status_at(self, i):
+        out = {}
+        for name in self.status_names:
+            frames, values = self.status_hist[name]
+            k = bisect.bisect_right(frames, i)
+            if k:
+                out[name] = values[k - 1]
+        return out
+
+    def status_of(self, name, i, default=("unused", None)):
+        h = self.status_hist.get(name)
+        if h is None:
+            return default
+        k = bisect.bisect_right(h[0], i)
+        return h[1][k - 1] if k else default
+
+    def pending_at(self, i):
+        out = {}
+        for nid in self.pending_order:
+            start, end, arr = self.pending_hist[nid]
+            if start <= i and (end is None or i < end):
+                out[nid] = bisect.bisect_right(arr, i)
+        return out
+
+    def pending_of(self, nid, i):
+        h = self.pending_hist.get(nid)
+        if h is None or h[0] > i or (h[1] is not None and i >= h[1]):
+            return 0
+        return bisect.bisect_right(h[2], i)
+
+
+# =============================================================================================================
+# frames
+# =============================================================================================================
+class Frame:
+    """One step of the replay. ``frames[0]`` is the start frame (``node is None``); then one per executed node.
+
+    ``node``: the node's name (``MulBackward0``, ``AccumulateGrad``, ``MultiplyAddBackward``) or None.
+    ``node_id``: its id in the graph model (and the drawing). ``grads_in``: [(tensor name, grad)] arriving at the
+    node, one per forward output (PyTorch's grad_output). ``grads_out``: [(tensor name or None, grad or None)] sent
+    along each ``next_functions`` edge (grad_input). ``accumulated``: [(leaf name, grad added, leaf .grad after)].
+    ``retained``: [(name, grad)] kept by retain_grad(). ``hooks``: [(tensor name, grad before, grad after)].
+    ``captured``: [(name, grad)] returned by autograd.grad. ``kept``: names whose ``.grad`` is kept as of this
+    frame. ``freed``: buffers freed as of this frame (``"l4.grad"``, ``"l4.grad_fn._saved_self"``).
+    ``newly_kept``/``newly_freed``: what this frame added. ``status``: {tensor name: (code, grad value or None)},
+    code one of kept/freed/not_needed/waiting/pending/returned/unused. ``pending``: {node id: grads arrived so far}
+    for nodes that have not run. ``done``: node ids that ran up to this frame. ``text``: the narration.
+
+    ``kept``, ``freed``, ``status``, ``pending``, ``done`` and ``saved_freed`` are read from the replay's shared
+    timeline (each call builds a fresh list or dict); the narration is written when first read."""
+
+    __slots__ = ("index", "node", "node_id", "label", "grads_in", "grads_out", "accumulated", "retained", "hooks",
+                 "captured", "newly_kept", "newly_freed", "edges_out", "released", "_tl", "_text", "_narrate")
+
+    def __init__(self, index, timeline=None):
+        self.index = index
+        self.node = None
+        self.node_id = None
+        self.label = None
+        self.grads_in = []
+        self.grads_out = []
+        self.accumulated = []
+        self.retained = []
+        self.hooks = []
+        self.captured = []
+        self.newly_kept = []
+        self.newly_freed = []
+        self.edges_out = []      # (node id, edge index, carries grad) sent by this frame's node
+        self.released = []
+        self._tl = timeline
+        self._text = ""
+        self._narrate = None     # a function that writes the text, called once
+
+    def __repr__(self):
+        return f"Frame({self.index}, {self.node})"
+
+    @property
+    def text(self):
+        if self._narrate is not None:
+            fn, self._narrate = self._narrate, None
+            self._text = fn()
+        return self._text
+
+    @text.setter
+    def text(self, value):
+        self._narrate = None
+        self._text = value
+
+    @property
+    def kept(self):
+        tl = self._tl
+        return tl.kept[:tl.kept_n[self.index]] if tl is not None and tl.kept_n else []
+
+    @property
+    def freed(self):
+        tl = self._tl
+        return tl.freed[:tl.freed_n[self.index]] if tl is not None and tl.freed_n else []
+
+    @property
+    def done(self):
+        tl = self._tl
+        return tuple(tl.done[:self.index]) if tl is not None else ()
+
+    @property
+    def saved_freed(self):
+        tl = self._tl
+        return tuple(tl.saved_freed[:tl.saved_freed_n[self.index]]) if tl is not None and tl.saved_freed_n else ()
+
+    @property
+    def status(self):
+        return self._tl.status_at(self.index) if self._tl is not None else {}
+
+    @property
+    def pending(self):
+        return self._tl.pending_at(self.index) if self._tl is not None else {}
+
+    def as_dict(self):
+        return {k: getattr(self, k) for k in ("index", "node", "label", "grads_in", "grads_out", "accumulated",
+                                              "retained", "hooks", "captured", "kept", "freed", "text")}
+
+
+class Replay:
+    """The frames of one recorded pass and the timeline they share. ``facts``: the GraphFacts (None for forward)."""
+
+    def __init__(self, frames, timeline, facts=None):
+        self.frames = frames
+        self.timeline = timeline
+        self.facts = facts
+
+
+def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, capture_map=None):
+    """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
+    step by step. ``capture_map``: {id(node): [(output_nr, k)]} of the ``inputs=`` of an autograd.grad call."""
+    lang = _i18n._check(lang)
+    steps = run.steps
+    by_obj = facts.by_obj
+    step_nodes = [by_obj[id(st.node)] for st in steps]
+    for k, ni in enumerate(step_nodes):
+        ni.ran = True
+        ni.seq = k + 1
+    for ni in step_nodes:
+        for tgt, _ in ni.edges:
+            if tgt is not None and tgt.ran:
+                tgt.arrivals += 1
+
+    tl = Timeline()
+    kept_set, freed_set = set(), set()
+    grad_val = {}            # tensor name -> current grad value (for .grad before/after)
+    for ti in facts.tensors:
+        if ti.kind == "input":
+            tl.set_status(ti.name, ("not_needed", None))
+        elif (ti.kind == "leaf" or ti.retains) and ti.grad_before is not None:
+            tl.set_status(ti.name, ("kept", ti.grad_before))
+            grad_val[ti.name] = ti.grad_before
+            tl.kept.append(ti.name)
+            kept_set.add(ti.name)
+        else:
+            tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
+
+    buffers = {}             # (node id, nr) -> summed grad so far
+    by_name = {ti.name: ti for ti in facts.tensors}
+
+    def set_pending(tgt, nr):
+        name = facts.out_name(tgt, nr)
+        if name in by_name and not (tgt.kind == "acc" and tl.status_now(name, ("",))[0] == "kept"):
+            tl.set_status(name, ("pending", buffers.get((tgt.id, nr))))
+
+    # start frame: the root grads sit in the roots' buffers
+    f0 = Frame(0, tl)
+    root_names = []
+    for t, g in zip(facts.roots, run.root_grads):
+        ti = facts.by_tensor.get(id(t))
+        nm = ti.name if ti is not None else facts.names.label(t)
+        root_names.append(nm)
+        ni = facts.of(t.grad_fn) if t.grad_fn is not None else facts.of(accumulator(t))
+        nr = t._output_nr if t.grad_fn is not None else 0
+        if ni is not None and g is not None:
+            key = (ni.id, nr)
+            buffers[key] = g if key not in buffers else buffers[key] + g
+            tl.wait(ni.id, False)
+            if nm in by_name and tl.status_now(nm)[0] != "kept":
+                tl.set_status(nm, ("pending", buffers[key]))
+    f0.text = _narr.start_text(root_names, [g for g in run.root_grads if g is not None], explicit_gradient,
+                               mode_grad, lang, retain_graph)
+    frames = [f0]
+    tl.close_frame()
+    capture_map = capture_map or {}
+
+    for st, ni in zip(steps, step_nodes):
+        fr = Frame(len(frames), tl)
+        fr.node = ni.name
+        fr.node_id = ni.id
+        fr.label = ni.label
+        fr.grads_in = [(facts.out_name(ni, nr), g) for nr, g in enumerate(st.grads_in)]
+        fr.grads_out = [(ni.in_names[k] if k < len(ni.in_names) else None, g) for k, g in enumerate(st.grads_out)]
+        fr.hooks = [(facts.out_name(ni, nr), b, a) for nr, b, a in st.hooks]
+        newly_kept, newly_freed = [], []
+        for nr in range(ni.nout):
+            buffers.pop((ni.id, nr), None)
+        tl.ran(ni.id)
+
+        captured = []
+        for nr, k in capture_map.get(id(st.node), ()):
+            g = st.grads_in[nr] if nr < len(st.grads_in) else None
+            name = facts.out_name(ni, nr)
+            captured.append((name, g))
+            if name in by_name:
+                tl.set_status(name, ("returned", g))
+        fr.captured = captured
+
+        accumulated = []
+        if ni.kind == "acc":
+            for tensor, added, after in st.accumulated:
+                ti = facts.by_tensor.get(id(tensor))
+                name = ti.name if ti is not None else ni.leaf_name
+                before = grad_val.get(name)
+                accumulated.append((name, added, after, before))
+                grad_val[name] = after
+                tl.set_status(name, ("kept", after))
+                if name not in kept_set:
+                    tl.kept.append(name)
+                    kept_set.add(name)
+                newly_kept.append(name)
+            if not st.accumulated and not captured:
+                name = ni.leaf_name
+                if tl.status_now(name, ("",))[0] in ("pending", "waiting"):
+                    tl.set_status(name, ("kept", grad_val[name]) if name in grad_val else ("waiting", None))
+        else:
+            retained_names = []
+            for tensor, g in st.retained:
+                ti = facts.by_tensor.get(id(tensor))
+                name = ti.name if ti is not None else facts.names.label(tensor)
+                prev = grad_val.get(name)
+                total = g if prev is None or g is None else prev + g
+                grad_val[name] = total
+                tl.set_status(name, ("kept", total))
+                retained_names.append(name)
+                fr.retained.append((name, g))
+                if name not in kept_set:
+                    tl.kept.append(name)
+                    kept_set.add(name)
+                newly_kept.append(name)
+            for nr in range(ni.nout):
+                name = facts.out_name(ni, nr)
+                if name in retained_names or any(c[0] == name for c in captured):
+                    continue
+                if nr < len(st.grads_in) and st.grads_in[nr] is None and name not in by_name:
+                    continue
+                key = f"{name}.grad"
+                if key not in freed_set:
+                    tl.freed.append(key)
+                    freed_set.add(key)
+                    newly_freed.append(key)
+                if name in by_name:
+                    g = st.grads_in[nr] if nr < len(st.grads_in) else None
+                    tl.set_status(name, ("freed", g))
+            if st.released:
+                rel = []
+                for attr, _tname, _val in ni.saved_items:
+                    key = f"{ni.owner}.{attr}"
+                    rel.append(attr)
+                    if key not in freed_set:
+                        tl.freed.append(key)
+                        freed_set.add(key)
+                        newly_freed.append(key)
+                fr.released = rel
+                tl.saved_freed.append(ni.id)
+        fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
+
+        # grads sent along the edges land in the next nodes' buffers
+        for k, (tgt, nr) in enumerate(ni.edges):
+            g = st.grads_out[k] if k < len(st.grads_out) else None
+            if tgt is None or not tgt.ran:
+                fr.edges_out.append((ni.id, k, False))
+                continue
+            fr.edges_out.append((ni.id, k, g is not None))
+            tl.wait(tgt.id, True)
+            if g is not None:
+                key = (tgt.id, nr)
+                buffers[key] = g if key not in buffers else buffers[key] + g
+            set_pending(tgt, nr)
+
+        tl.done.append(ni.id)
+        fr.newly_kept = newly_kept
+        fr.newly_freed = newly_freed
+        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph)
+        frames.append(fr)
+        tl.close_frame()
+    return Replay(frames, tl, facts)
+
+
+def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph):
+    def narrate():
+        released = [a.replace("_saved_", "") + (f" = {tn}" if tn else "") for a, tn, _ in ni.saved_items] \
+            if fr.released else []
+        return _narr.node_text(ni, st.grads_in, st.grads_out, lang, hooks=fr.hooks, retained=fr.retained,
+                               accumulated=accumulated, captured=captured, released=released,
+                               retain_graph=retain_graph)
+    return narrate
+
+
+# =============================================================================================================
+# forward
+# =============================================================================================================
+def forward_replay(ops, label, lang):
+    """Frames for forward ops recorded by a trace: which op ran, on which tensors, what it gave, and whether it
+    recorded a ``grad_fn``. ``label(tensor)``: the name to show."""
+    lang = _i18n._check(lang)
+    tl = Timeline()
+    f0 = Frame(0, tl)
+    f0.text = _i18n.t("stepper.ui.ops", lang) + f": {len(ops)}"
+    frames = [f0]
+    tl.close_frame()
+    for op in ops:
+        fr = Frame(len(frames), tl)
+        fr.node = op.name
+        fr.label = op.op
+        out = label(op.output)
+        args = [label(t) if t is not None else _i18n.t("label.scalar", lang) for t in op.inputs]
+        fr.grads_in = [(a, None) for a in args]
+        fr.grads_out = [(out, None)]
+        sym = _narr.OP_SYMBOLS.get(op.name)
+        if sym and len(args) == 2:
+            expr = f"{out} = {args[0]} {sym} {args[1]}"
+        else:
+            expr = f"{out} = {op.op}({', '.join(args)})"
+        text = _i18n.t("stepper.narr.fwd_op", lang, op=op.op, expr=expr,
+                       v=_narr.fmt_value(op.output._data, lang=lang))
+        sep = "" if lang == "zh" else " "
+        if op.node is not None:
+            text += sep + _i18n.t("stepper.narr.fwd_node", lang, node=op.name, t=out)
+        else:
+            text += sep + _i18n.t("stepper.narr.fwd_nograd", lang)
+        fr.text = text
+        fr.node_id = f"op{fr.index}"
+        tl.done.append(fr.node_id)
+        frames.append(fr)
+        tl.close_frame()
+    return Replay(frames, tl)

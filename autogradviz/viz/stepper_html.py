@@ -1,0 +1,533 @@
+"""The stepper's HTML and CSS, all in one place: the drawing's restyling, a frame's panel, the replay page.
+
+A view (:class:`BackwardView`, :class:`ForwardView`) turns a replay's frames into HTML for the widget in
+``stepper.py``. The drawing is laid out once; frames only restyle it, in one of two ways:
+
+- **Explicit rules** (small graphs, one ``<style>`` per frame in an ipywidgets ``Stack``): the frame's ``<style>``
+  names the elements to restyle (nodes done, kept, current; edges carrying a grad, waiting in a buffer).
+- **Frame numbers** (large graphs): each node and edge of the drawing carries, in CSS variables, the frames in
+  which it runs, carries a grad or is waited for (``--k``, ``--a``, ``--b``); one shared stylesheet computes its
+  style from the frame shown, ``--f``. A frame then only sets ``--f``. In the replay page (all frames in one
+  widget) ``--f`` follows a hidden ``Dropdown`` jslinked to the slider: ``.scope:has(.agv-pick
+  option:nth-child(k):checked)`` sets it, and shows that frame's narration. So the page stays linear in size and
+  still runs in the browser without a kernel. With the kernel drawing frames on demand, the frame's HTML sets
+  ``--f`` itself.
+"""
+import html
+import re
+
+from . import i18n as _i18n
+from . import narrate as _narr
+from .replay import TABLE_ROWS
+
+__all__ = ["BackwardView", "ForwardView", "BASE_CSS", "nav_html"]
+
+BASE_CSS = """
+.{scope} .agv-graph {{ overflow: auto; max-height: 85vh; border: 1px solid #ddd; background: #fff; }}
+.{scope} .agv-graph svg {{ max-width: 100%; height: auto; }}
+.{scope} .agv-frame {{ font-size: 13px; line-height: 1.45; padding: 0 4px; }}
+.{scope} .agv-head {{ font-weight: bold; margin: 2px 0 4px 0; }}
+.{scope} .agv-text {{ margin: 0 0 8px 0; background: #fffde7; border-left: 4px solid #fbc02d; padding: 4px 8px; }}
+.{scope} table.agv-tab {{ border-collapse: collapse; margin-bottom: 8px; font-size: 12px; }}
+.{scope} table.agv-tab th, .{scope} table.agv-tab td {{ border: 1px solid #ddd; padding: 1px 6px; text-align: left;
+  vertical-align: top; font-family: monospace; }}
+.{scope} table.agv-tab caption {{ text-align: left; font-weight: bold; }}
+.{scope} tr.agv-st-kept td.agv-st {{ color: #1b5e20; font-weight: bold; }}
+.{scope} tr.agv-st-freed td.agv-st {{ color: #b71c1c; }}
+.{scope} tr.agv-st-freed td.agv-g {{ text-decoration: line-through; color: #999; }}
+.{scope} tr.agv-st-pending td.agv-st {{ color: #e65100; }}
+.{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td {{ color: #888; }}
+.{scope} tr.agv-st-returned td.agv-st {{ color: #0d47a1; font-weight: bold; }}
+.{scope} tr.agv-just td {{ background: #fff59d; }}
+.{scope} .agv-legend span {{ display: inline-block; margin-right: 10px; font-size: 11px; }}
+.{scope} .agv-legend i {{ display: inline-block; width: 12px; height: 12px; vertical-align: middle;
+  margin-right: 3px; border: 2px solid #999; }}
+.{scope} .agv-nav button {{ margin-right: 4px; padding: 2px 10px; cursor: pointer; }}
+.{scope} .agv-note {{ font-size: 12px; color: #555; }}
+.{scope} .agv-warn {{ font-size: 12px; color: #8a4b00; background: #fff3e0; padding: 2px 6px; }}
+"""
+
+# colours: current node, done nodes, kept, freed, the edge carrying a grad now, grads waiting in a buffer
+C_CUR, C_CUR_LINE = "#ffe082", "#e65100"
+C_DONE = "#eeeeee"
+C_KEPT, C_KEPT_LINE = "#c8e6c9", "#2e7d32"
+C_FLOW = "#d32f2f"
+C_FREED = "#9e9e9e"
+C_WAIT = "#fb8c00"
+NEVER = 100000000          # a frame number no frame has
+
+# the restyling by frame numbers: --f is the frame shown; a node runs in frame --k; an edge carries a grad in
+# frame --a (if --c is 1), waits in a buffer until frame --b, and is consumed then (coloured --ic)
+VARS_CSS = """
+.{scope} .agv-graph g[style*="--k:"] {{ --f0: var(--f, -9);
+  --tc: clamp(0, 1 - max(var(--f0) - var(--k), var(--k) - var(--f0)), 1);
+  --td: clamp(0, var(--f0) - var(--k), 1); --tx: clamp(0, var(--f0) - var(--k) + 1, 1); }}
+.{scope} .agv-graph g[style*="--k:"] > :is(polygon, path, ellipse, rect):first-of-type {{
+  fill: color-mix(in srgb, {cur} calc(var(--tc) * 100%),
+                  color-mix(in srgb, var(--dc, {done}) calc(var(--td) * 100%), var(--bf, #ffffff)));
+  stroke: color-mix(in srgb, {curl} calc(var(--tc) * 100%),
+                    color-mix(in srgb, var(--ds, var(--bs, #222)) calc(var(--td) * 100%), var(--bs, #222)));
+  stroke-width: calc((var(--bw, 1) + (3 - var(--bw, 1)) * var(--tc)
+                      + (var(--dw, var(--bw, 1)) - var(--bw, 1)) * var(--td)) * 1px); }}
+.{scope} .agv-graph g[style*="--x:"] > :is(polygon, path, ellipse, rect):first-of-type {{
+  stroke-dasharray: calc(5px * var(--tx)) calc(3px * var(--tx)); }}
+.{scope} .agv-graph g[style*="--g:"] {{ filter: drop-shadow(0 0 calc(4px * var(--tc)) {keptl}); }}
+.{scope} .agv-graph g[style*="--a:"] {{ --f0: var(--f, -9);
+  --tf: calc(var(--c, 0) * clamp(0, 1 - max(var(--f0) - var(--a), var(--a) - var(--f0)), 1));
+  --tw: calc(clamp(0, var(--f0) - var(--a), 1) * clamp(0, var(--b) - var(--f0), 1));
+  --ti: clamp(0, 1 - max(var(--f0) - var(--b), var(--b) - var(--f0)), 1);
+  --ec: color-mix(in srgb, {flow} calc(var(--tf) * 100%), color-mix(in srgb, {wait} calc(var(--tw) * 100%),
+                  color-mix(in srgb, var(--ic, {freed}) calc(var(--ti) * 100%), var(--bs, #222)))); }}
+.{scope} .agv-graph g[style*="--a:"] > path {{ stroke: var(--ec);
+  stroke-width: calc((1 + 2 * var(--tf) + var(--tw) + var(--ti)) * 1px); }}
+.{scope} .agv-graph g[style*="--a:"]:not(.agv-dash) > path:not([stroke-dasharray]) {{
+  stroke-dasharray: calc(6px * var(--ti)) calc(3px * var(--ti)); }}
+.{scope} .agv-graph g[style*="--a:"] > polygon {{ stroke: var(--ec); }}
+.{scope} .agv-graph g[style*="--a:"]:not(.agv-open) > polygon {{ fill: var(--ec); }}
+"""
+
+
+def t(key, lang, **kw):
+    return _i18n.t(key, lang, **kw)
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def css_str(s):
+    """A CSS string literal for ``content``: quotes and backslashes escaped, ``<`` written as ``\\3c`` so that no
+    text can close the ``<style>`` it sits in."""
+    s = str(s).replace("\\", "\\\\").replace("'", "\\'").replace("\n", "\\a ").replace("<", "\\3c ")
+    return f"'{s}'"
+
+
+def nav_js(key):
+    """Inline handler: press ``key`` on this stepper's slider handle. noUiSlider moves the slider, the slider
+    model changes, and jslink moves Play and the frames: no kernel involved."""
+    return ("var r=this.closest('.agv-stepper');var h=r&&r.querySelector('.agv-slider .noUi-handle');"
+            f"if(h){{h.dispatchEvent(new KeyboardEvent('keydown',{{key:'{key}',bubbles:true}}));}}")
+
+
+def nav_html(lang):
+    nav = "".join(
+        f'<button type="button" class="agv-btn agv-{k}" title="{esc(t("stepper.ui." + k, lang))}" '
+        f'onclick="{esc(nav_js(key))}">{esc(t("stepper.ui." + k, lang))}</button>'
+        for k, key in (("first", "Home"), ("back", "ArrowLeft"), ("next", "ArrowRight"), ("last", "End")))
+    return f'<div class="agv-nav">{nav}</div>'
+
+
+def header_html(scope, title, vars_css=False):
+    css = BASE_CSS.format(scope=scope)
+    if vars_css:
+        css += VARS_CSS.format(scope=scope, cur=C_CUR, curl=C_CUR_LINE, done=C_DONE, keptl=C_KEPT_LINE,
+                               flow=C_FLOW, wait=C_WAIT, freed=C_FREED)
+    return f"<style>{css}</style><b>{esc(title)}</b>"
+
+
+# -- the drawing, annotated with frame numbers ------------------------------------------------------------------
+_GROUP = re.compile(r'<g id="([^"]+)" class="(node|edge)">(.*?)</g>', re.S)
+_SHAPE = re.compile(r'<(polygon|path|ellipse) fill="([^"]*)" stroke="([^"]*)"(?: stroke-width="([^"]*)")?'
+                    r'(?: stroke-dasharray="[^"]*")?')
+
+
+def annotate_svg(svg, node_vars, edge_vars):
+    """Put each node's and edge's CSS variables (``{element id: {var: value}}``) on its group, with the colours it
+    was drawn in (``--bf``, ``--bs``, ``--bw``), so that the frame-number stylesheet can restyle it."""
+    def sub(m):
+        eid, kind, body = m.group(1), m.group(2), m.group(3)
+        vs = (node_vars if kind == "node" else edge_vars).get(eid)
+        if vs is None:
+            return m.group(0)
+        s = _SHAPE.search(body)
+        if s is None:
+            return m.group(0)
+        items = dict(vs)
+        cls = kind
+        if kind == "node":
+            items.setdefault("--bf", s.group(2) if s.group(2) not in ("none", "") else "#ffffff")
+            items["--bs"] = s.group(3)
+            if s.group(4):
+                items["--bw"] = s.group(4)
+        else:
+            items["--bs"] = s.group(3)
+            if "stroke-dasharray" in body.split("<polygon", 1)[0]:
+                cls += " agv-dash"
+            poly = re.search(r'<polygon fill="([^"]*)"', body)
+            if poly is not None and poly.group(1) == "none":
+                cls += " agv-open"
+        style = ";".join(f"{k}:{v}" for k, v in items.items())
+        return f'<g id="{eid}" class="{cls}" style="{style}">{body}</g>'
+    return _GROUP.sub(sub, svg)
+
+
+# =============================================================================================================
+# backward
+# =============================================================================================================
+class BackwardView:
+    """HTML for a backward replay. ``model``: the graph model whose ids the frames use (for edges and aliases)."""
+
+    forward = False
+
+    def __init__(self, replay, model, lang, scope, prefix):
+        self.replay = replay
+        self.frames = replay.frames
+        self.tl = replay.timeline
+        self.facts = facts = replay.facts
+        self.lang = lang
+        self.scope = scope
+        self.prefix = p = prefix
+        self.aliases = getattr(model, "aliases", None) or {}
+        self.by_name = {ti.name: ti for ti in facts.tensors}
+        self.eid = {}                 # (node id, edge index) -> element id of the edge
+        for ni in facts.nodes:
+            for k in range(len(ni.edges)):
+                e = model.edge_id(ni.node, k)
+                if e is not None:
+                    self.eid[(ni.id, k)] = f"{p}{e[0]}_{e[1]}"
+        # the edges that carry each node's incoming grads (the buffers freed or kept when it runs)
+        self.incoming = {}
+        for ni in facts.nodes:
+            for k, (tgt, nr) in enumerate(ni.edges):
+                if tgt is not None and (ni.id, k) in self.eid:
+                    self.incoming.setdefault(tgt.id, []).append((self.eid[(ni.id, k)], facts.out_name(tgt, nr)))
+        self.root_gids = []
+        for tr in facts.roots:
+            rid = model.id_of(tr)
+            if rid is None:
+                continue
+            self.root_gids.append(rid)
+            ni = facts.of(tr.grad_fn) if tr.grad_fn is not None else facts.of(_accumulator(tr))
+            if ni is not None:
+                self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{ni.id}",
+                                                            facts.out_name(ni, tr._output_nr)))
+
+    # -- explicit rules: one <style> per frame ------------------------------------------------------------------
+    def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
+        # a shared leaf may be drawn once per use (graph.py's split_shared): restyle every copy
+        sc, p = "." + self.scope, self.prefix
+        ids = [gid] + list(self.aliases.get(gid, ()))
+        return ", ".join(f"{sc} #{p}{g} {x}" for g in ids for x in parts)
+
+    def frame_css(self, i):
+        """The rules that restyle the drawing for frame ``i``, naming each element."""
+        fr = self.frames[i]
+        sc, p = "." + self.scope, self.prefix
+        rules = []
+        node_sel = self._node_sel
+        for nid in self.tl.done[:i]:
+            if nid != fr.node_id:
+                rules.append(f"{node_sel(nid)} {{ fill: {C_DONE} !important; }}")
+        for nid in fr.saved_freed:
+            rules.append(f"{node_sel(nid, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
+        by_name = self.by_name
+        for name in fr.kept:
+            ti = by_name.get(name)
+            if ti is not None and ti.node is not None and ti.kind == "leaf":
+                rules.append(f"{node_sel(ti.node.id)} {{ fill: {C_KEPT} !important; "
+                             f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
+        for name in fr.newly_kept:
+            ti = by_name.get(name)
+            if ti is not None and ti.node is not None:
+                ids = [ti.node.id] + list(self.aliases.get(ti.node.id, ()))
+                rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
+                             f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
+        # grads waiting in buffers: edges from nodes that ran into nodes that have not run yet
+        for ni in self.facts.nodes:
+            if not ni.ran or ni.seq >= i:
+                continue
+            for k, (tgt, _) in enumerate(ni.edges):
+                if tgt is not None and tgt.ran and tgt.seq > i and (ni.id, k) in self.eid:
+                    e = self.eid[(ni.id, k)]
+                    rules.append(f"{sc} #{e} path {{ stroke: {C_WAIT} !important; stroke-width: 2px; }} "
+                                 f"{sc} #{e} polygon {{ fill: {C_WAIT} !important; stroke: {C_WAIT} !important; }}")
+        if fr.node_id is None:
+            for rid in self.root_gids:
+                rules.append(f"{node_sel(rid)} {{ fill: {C_CUR} !important; stroke: {C_CUR_LINE} !important; "
+                             f"stroke-width: 3px; }}")
+        else:
+            rules.append(f"{node_sel(fr.node_id)} {{ fill: {C_CUR} !important; "
+                         f"stroke: {C_CUR_LINE} !important; stroke-width: 3px; }}")
+            # the grads it just consumed: kept (retain_grad, a leaf) or freed
+            kept_now = set(fr.newly_kept)
+            for e, name in self.incoming.get(fr.node_id, ()):
+                col = C_KEPT_LINE if name in kept_now else C_FREED
+                rules.append(f"{sc} #{e} path {{ stroke: {col} !important; stroke-width: 2px; "
+                             f"stroke-dasharray: 6,3; }} {sc} #{e} polygon {{ fill: {col} !important; "
+                             f"stroke: {col} !important; }}")
+            for src, k, carries in fr.edges_out:
+                e = self.eid.get((src, k))
+                if e is not None and carries:
+                    rules.append(f"{sc} #{e} path {{ stroke: {C_FLOW} !important; stroke-width: 3px; }} "
+                                 f"{sc} #{e} polygon {{ fill: {C_FLOW} !important; stroke: {C_FLOW} !important; }} "
+                                 f"{sc} #{e} text {{ fill: {C_FLOW} !important; font-weight: bold; }}")
+        return "\n".join(rules)
+
+    # -- frame numbers: CSS variables on the drawing ---------------------------------------------------------------
+    def drawing_vars(self):
+        """``({node element id: vars}, {edge element id: vars})`` for :func:`annotate_svg`."""
+        p = self.prefix
+        frames, tl, facts = self.frames, self.tl, self.facts
+        kept_at = {}
+        prev = 0
+        for i, n in enumerate(tl.kept_n):
+            for name in tl.kept[prev:n]:
+                kept_at.setdefault(name, i)
+            prev = n
+        released = set(tl.saved_freed)
+        nodes, edges = {}, {}
+        for ni in facts.nodes:
+            v = {"--k": ni.seq if ni.ran else NEVER}
+            if ni.kind == "acc":
+                ti = self.by_name.get(ni.leaf_name)
+                at = kept_at.get(ni.leaf_name) if ti is not None and ti.kind == "leaf" else None
+                if at == 0:
+                    v.update({"--bf": C_KEPT, "--dc": C_KEPT, "--ds": C_KEPT_LINE, "--dw": 2})
+                elif at is not None:
+                    v.update({"--dc": C_KEPT, "--ds": C_KEPT_LINE, "--dw": 2})
+            if ni.id in released:
+                v["--x"] = 1
+            if ni.ran and frames[ni.seq].newly_kept:
+                v["--g"] = 1
+            for gid in [ni.id] + list(self.aliases.get(ni.id, ())):
+                nodes[p + gid] = v
+        for rid in self.root_gids:
+            nodes[p + rid] = {"--k": 0, "--dc": "var(--bf)", "--ds": "var(--bs)"}
+        for ni in facts.nodes:
+            for k, (tgt, _) in enumerate(ni.edges):
+                e = self.eid.get((ni.id, k))
+                if e is None:
+                    continue
+                a = ni.seq if ni.ran else NEVER
+                carries = ni.ran and k < len(frames[ni.seq].edges_out) and frames[ni.seq].edges_out[k][2]
+                b = tgt.seq if (ni.ran and tgt is not None and tgt.ran) else -NEVER
+                edges[e] = {"--a": a, "--b": b}
+                if carries:
+                    edges[e]["--c"] = 1
+        for nid, ins in self.incoming.items():
+            ni = facts.by_id.get(nid)
+            if ni is None or not ni.ran:
+                continue
+            kept_now = set(frames[ni.seq].newly_kept)
+            for e, name in ins:
+                v = edges.setdefault(e, {"--a": NEVER, "--b": ni.seq})
+                if name in kept_now:
+                    v["--ic"] = C_KEPT_LINE
+        return nodes, edges
+
+    def page_decl(self, i):
+        """Frame ``i``'s declarations on the replay page: ``--f`` (the drawing restyles itself) and the head and
+        narration the page shows (``--h``, ``--t``: CSS strings shown with ``content``)."""
+        fr = self.frames[i]
+        lang = self.lang
+        node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
+        head = t("stepper.ui.step", lang, i=i, n=len(self.frames) - 1, node=node)
+        return f"--f:{i};--h:{css_str(head)};--t:{css_str(fr.text)}"
+
+    def page_rules(self):
+        """The per-frame rules of the replay page: the frame whose option the hidden Dropdown has selected sets
+        its declarations on the stepper. Frame 0's are also the defaults, for browsers without ``:has()``."""
+        sc = "." + self.scope
+        out = [f"{sc}{{{self.page_decl(0)}}}"]
+        for i in range(len(self.frames)):
+            out.append(f"{sc}:has(.agv-pick :nth-child({i + 1}):checked){{{self.page_decl(i)}}}")
+        out.append(f"{sc} .agv-now .agv-head::before{{content:var(--h)}}"
+                   f"{sc} .agv-now .agv-text::before{{content:var(--t)}}")
+        return "\n".join(out)
+
+    def live_rule(self, i):
+        """With a kernel, the widget also states the frame shown directly (a second way, for browsers without
+        ``:has()``; both give the same values)."""
+        return f"<style>.{self.scope}{{{self.page_decl(i)}}}</style>"
+
+    def page_html(self):
+        return ("<div class='agv-frame agv-now'><div class='agv-head'></div><p class='agv-text'></p></div>")
+
+    # -- one frame's panel -----------------------------------------------------------------------------------------
+    def current_id(self, fr):
+        if fr.node_id is not None:
+            return fr.node_id
+        return self.root_gids[0] if self.root_gids else ""
+
+    def frame_html(self, i, css="explicit", tables=True):
+        """Frame ``i``'s panel: its head, narration and (``tables``) the tensor and saved-tensor tables.
+        ``css``: "explicit" (a <style> naming the elements to restyle), "vars" (a <style> setting ``--f``) or
+        None (the replay page sets ``--f`` itself)."""
+        lang = self.lang
+        fr = self.frames[i]
+        n = len(self.frames) - 1
+        node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
+        cur = self.current_id(fr)
+        if css is None:      # the replay page: small, and single quotes, which JSON stores without escapes
+            return (f"<div class='agv-frame' data-frame='{i}'><div class='agv-head'>"
+                    f"{esc(t('stepper.ui.step', lang, i=i, n=n, node=node))}</div>"
+                    f"<p class='agv-text'>{esc(fr.text)}</p></div>")
+        out = [f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
+               f'data-current="{esc(self.prefix + cur if cur else "")}">']
+        if css == "explicit":
+            out.append(f"<style>{self.frame_css(i)}</style>")
+        elif css == "vars":
+            out.append(f"<style>.{self.scope}{{--f:{i}}}</style>")
+        out.append(f'<div class="agv-head">{esc(t("stepper.ui.step", lang, i=i, n=n, node=node))}</div>')
+        out.append(f'<p class="agv-text">{esc(fr.text)}</p>')
+        if tables:
+            out.append(self.tensor_table(fr))
+            out.append(self.saved_table(fr))
+        out.append("</div>")
+        return "".join(out)
+
+    def tensor_table(self, fr, limit=None):
+        lang = self.lang
+        tl = self.tl
+        i = fr.index
+        rows = []
+        just = set(fr.newly_kept) | {x[:-5] for x in fr.newly_freed if x.endswith(".grad")}
+        just |= {name for name, _ in fr.grads_in}
+        limit = TABLE_ROWS if limit is None else min(limit, TABLE_ROWS)
+        for ti in self.facts.tensors[:limit]:
+            code, g = tl.status_of(ti.name, i)
+            if code == "pending":
+                k = tl.pending_of(ti.node.id, i) if ti.node is not None else 0
+                label = t("stepper.status.pending", lang, k=k, n=ti.node.arrivals if ti.node is not None else 0)
+            else:
+                label = t("stepper.status." + code, lang)
+            cls = f"agv-st-{code}" + (" agv-just" if ti.name in just and fr.node is not None else "")
+            rows.append(f'<tr class="{cls}" data-tensor="{esc(ti.name)}"><td>{esc(ti.name)}</td>'
+                        f'<td>{esc(_narr.fmt_value(ti.value, lang=lang))}</td>'
+                        f'<td class="agv-g">{esc(_narr.fmt_value(g, lang=lang) if g is not None else "")}</td>'
+                        f'<td class="agv-st">{esc(label)}</td></tr>')
+        more = len(self.facts.tensors) - limit
+        if more > 0:
+            rows.append(f'<tr><td colspan="4">{esc(t("stepper.ui.more_rows", lang, n=more))}</td></tr>')
+        head = "".join(f"<th>{esc(t(k, lang))}</th>" for k in ("stepper.ui.col_name", "stepper.ui.col_value",
+                                                                "stepper.ui.col_grad", "stepper.ui.col_status"))
+        return (f'<table class="agv-tab agv-tensors"><caption>{esc(t("stepper.ui.tensors", lang))}</caption>'
+                f"<tr>{head}</tr>{''.join(rows)}</table>")
+
+    def saved_table(self, fr, limit=30):
+        lang = self.lang
+        rows = []
+        freed_now = set(fr.newly_freed)
+        gone = set(fr.saved_freed)
+        count = 0
+        for ni in self.facts.nodes:
+            if not ni.saved_items:
+                continue
+            count += 1
+            if count > limit:
+                continue
+            items = "; ".join(f"{a.replace('_saved_', '')}" + (f" = {tn}" if tn else "") +
+                              f": {_narr.fmt_value(v, lang=lang)}" for a, tn, v in ni.saved_items)
+            freed = ni.id in gone
+            code = "freed" if freed else "saved_alive"
+            just = any(f"{ni.owner}.{a}" in freed_now for a, _, _ in ni.saved_items)
+            cls = f"agv-st-{'freed' if freed else 'kept'}" + (" agv-just" if just else "")
+            rows.append(f'<tr class="{cls}" data-node="{esc(ni.owner)}"><td>{esc(ni.owner)}</td>'
+                        f'<td class="agv-g">{esc(items)}</td>'
+                        f'<td class="agv-st">{esc(t("stepper.status." + code, lang))}</td></tr>')
+        if not rows:
+            return ""
+        if count > limit:
+            rows.append(f'<tr><td colspan="3">{esc(t("stepper.ui.more_rows", lang, n=count - limit))}</td></tr>')
+        head = "".join(f"<th>{esc(t(k, lang))}</th>" for k in ("stepper.ui.col_node", "stepper.ui.col_saved",
+                                                                "stepper.ui.col_state"))
+        return (f'<table class="agv-tab agv-saved"><caption>{esc(t("stepper.ui.saved", lang))}</caption>'
+                f"<tr>{head}</tr>{''.join(rows)}</table>")
+
+    def legend_html(self):
+        lang = self.lang
+        items = [(C_CUR, C_CUR_LINE, "stepper.ui.legend_current"), ("#fff", C_FLOW, "stepper.ui.legend_edge"),
+                 (C_DONE, "#999", "stepper.ui.legend_done"), (C_KEPT, C_KEPT_LINE, "stepper.ui.legend_kept")]
+        spans = "".join(f'<span><i style="background:{bg};border-color:{bd}"></i>{esc(t(k, lang))}</span>'
+                        for bg, bd, k in items)
+        spans += (f'<span><i style="background:#fff;border-style:dashed;border-color:#555"></i>'
+                  f'{esc(t("stepper.ui.legend_freed", lang))}</span>'
+                  f'<span><i style="background:#fff;border-color:{C_WAIT}"></i>'
+                  f'{esc(t("stepper.ui.legend_wait", lang))}</span>')
+        return f'<div class="agv-legend">{spans}</div>'
+
+
+def _accumulator(t):
+    from ..autograd.graph import accumulator
+    return accumulator(t)
+
+
+# =============================================================================================================
+# forward
+# =============================================================================================================
+class ForwardView:
+    """HTML for a forward replay: ``gid`` maps each frame's ``node_id`` to the drawing's node id."""
+
+    forward = True
+
+    def __init__(self, replay, ops, tensors, lang, scope, prefix):
+        self.replay = replay
+        self.frames = replay.frames
+        self.ops = ops
+        self.tensors = tensors        # [(name, tensor, value copy, requires_grad, grad_fn)] in first-seen order
+        self.lang = lang
+        self.scope = scope
+        self.prefix = prefix
+        self.gid = {}
+        self.edges_of = {}
+
+    def map_drawing(self, model):
+        p = self.prefix
+        for fr, op in zip(self.frames[1:], self.ops):
+            gid = model.id_of(op.node) if op.node is not None else None
+            if gid is None:
+                gid = model.id_of(op.output)
+            if gid is not None:
+                self.gid[fr.node_id] = gid
+        for e in model.edges:
+            self.edges_of.setdefault(e.dst, []).append(f"{p}{e.src}_{e.dst}")
+
+    def frame_css(self, i):
+        fr = self.frames[i]
+        sc, p = "." + self.scope, self.prefix
+        rules = []
+        for nid in fr.done:
+            g = self.gid.get(nid)
+            if g is not None and nid != fr.node_id:
+                rules.append(f"{sc} #{p}{g} polygon, {sc} #{p}{g} ellipse {{ fill: {C_DONE} !important; }}")
+        g = self.gid.get(fr.node_id) if fr.node_id else None
+        if g is not None:
+            rules.append(f"{sc} #{p}{g} polygon, {sc} #{p}{g} ellipse {{ fill: {C_CUR} !important; "
+                         f"stroke: {C_CUR_LINE} !important; stroke-width: 3px; }}")
+            for e in self.edges_of.get(g, ()):
+                rules.append(f"{sc} #{e} path {{ stroke: {C_FLOW} !important; stroke-width: 3px; }} "
+                             f"{sc} #{e} polygon {{ fill: {C_FLOW} !important; stroke: {C_FLOW} !important; }}")
+        return "\n".join(rules)
+
+    def frame_html(self, i, css="explicit", tables=True):
+        lang = self.lang
+        fr = self.frames[i]
+        n = len(self.frames) - 1
+        node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
+        cur = self.gid.get(fr.node_id, "") if fr.node_id else ""
+        made = {id(op.output) for op in self.ops[:i]}
+        rows = []
+        for name, tensor, val, rg, fn in self.tensors:
+            if fn is not None and id(tensor) not in made:
+                continue
+            cls = "agv-st-kept" if rg else "agv-st-not_needed"
+            just = i > 0 and tensor is self.ops[i - 1].output
+            gf = fn.name() if fn is not None else ""
+            rows.append(f'<tr class="{cls}{" agv-just" if just else ""}" data-tensor="{esc(name)}">'
+                        f'<td>{esc(name)}</td><td>{esc(_narr.fmt_value(val, lang=lang))}</td>'
+                        f'<td class="agv-st">requires_grad={rg}</td><td>{esc(gf)}</td></tr>')
+        table = (f'<table class="agv-tab agv-tensors"><caption>{esc(t("stepper.ui.tensors", lang))}</caption>'
+                 f'<tr><th>{esc(t("stepper.ui.col_name", lang))}</th><th>{esc(t("stepper.ui.col_value", lang))}'
+                 f'</th><th>requires_grad</th><th>grad_fn</th></tr>{"".join(rows)}</table>')
+        return (f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
+                f'data-current="{esc(self.prefix + cur if cur else "")}"><style>{self.frame_css(i)}</style>'
+                f'<div class="agv-head">{esc(t("stepper.ui.step", lang, i=i, n=n, node=node))}</div>'
+                f'<p class="agv-text">{esc(fr.text)}</p>{table}</div>')
+
+    def legend_html(self):
+        lang = self.lang
+        items = [(C_CUR, C_CUR_LINE, "stepper.ui.legend_op"), ("#fff", C_FLOW, "stepper.ui.legend_in"),
+                 (C_DONE, "#999", "stepper.ui.legend_done")]
+        spans = "".join(f'<span><i style="background:{bg};border-color:{bd}"></i>{esc(t(k, lang))}</span>'
+                        for bg, bd, k in items)
+        return f'<div class="agv-legend">{spans}</div>'
