@@ -42,16 +42,25 @@ _CHECK_ID = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-# Lessons that use torch.autograd.functional, which comes with the "parity" work; until the engine has it, their
-# in-process runs are skipped (nbval needs it too).
-_NEEDS_FUNCTIONAL = {"12-jacobians-and-hessians", "13-recap"}
+# Lessons that use what comes with the "parity" work (torch.autograd.functional, inference tensors); until the
+# engine has it, their in-process runs are skipped (nbval needs it too).
+def _has_functional():
+    import importlib.util
+    return importlib.util.find_spec("autogradviz.autograd.functional") is not None
+
+
+def _has_inference_tensors():
+    import autogradviz
+    return hasattr(autogradviz.Tensor, "is_inference")
+
+
+_NEEDS_PARITY = {"11-stopping-gradients": _has_inference_tensors, "12-jacobians-and-hessians": _has_functional,
+                 "13-recap": _has_functional}
 
 
 def _skip_without_functional(stem):
-    if stem in _NEEDS_FUNCTIONAL:
-        import importlib.util
-        if importlib.util.find_spec("autogradviz.autograd.functional") is None:
-            pytest.skip("autogradviz.autograd.functional is not in this engine yet")
+    if stem in _NEEDS_PARITY and not _NEEDS_PARITY[stem]():
+        pytest.skip(f"{stem} needs the parity work (autograd.functional, inference tensors), not in this engine yet")
 
 
 def _blocks(stem):
