@@ -42,27 +42,6 @@ _CHECK_ID = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-# Lessons that use what comes with the "parity" work (torch.autograd.functional, inference tensors); until the
-# engine has it, their in-process runs are skipped (nbval needs it too).
-def _has_functional():
-    import importlib.util
-    return importlib.util.find_spec("autogradviz.autograd.functional") is not None
-
-
-def _has_inference_tensors():
-    import autogradviz
-    return hasattr(autogradviz.Tensor, "is_inference")
-
-
-_NEEDS_PARITY = {"11-stopping-gradients": _has_inference_tensors, "12-jacobians-and-hessians": _has_functional,
-                 "13-recap": _has_functional}
-
-
-def _skip_without_functional(stem):
-    if stem in _NEEDS_PARITY and not _NEEDS_PARITY[stem]():
-        pytest.skip(f"{stem} needs the parity work (autograd.functional, inference tensors), not in this engine yet")
-
-
 def _blocks(stem):
     return bn.parse((SRC / f"{stem}.lesson").read_text(encoding="utf-8"))
 
@@ -331,7 +310,6 @@ def _watch_drawings(stem):
 
 @pytest.mark.parametrize("stem", STEMS)
 def test_starters_fail_and_solutions_pass(stem):
-    _skip_without_functional(stem)
     ids = [e[0] for e in _exercises(stem)]
     as_written = _run_lesson(stem, use_solutions=False)
     solved = _run_lesson(stem, use_solutions=True)
@@ -1024,8 +1002,6 @@ _PYTORCH_CELLS = [
 @pytest.mark.parametrize("stem,marker", _PYTORCH_CELLS)
 def test_cell_prints_what_pytorch_prints(stem, marker):
     torch = pytest.importorskip("torch")
-    if "functional" in marker:
-        _skip_without_functional(stem)
     import autogradviz
     code = next(bn.localize(b["body"], "en") for b in _blocks(stem) if b["kind"] == "code" and marker in b["body"])
     outs = []
