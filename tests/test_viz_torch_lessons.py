@@ -19,7 +19,9 @@ from autogradviz import viz  # noqa: E402
 from test_viz_torch import assert_same_dot  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "notebooks", "src")
-LESSONS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "*.lesson")))
+# the lesson on real PyTorch runs torch itself: nothing to compare
+LESSONS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "*.lesson"))
+                 if "from-autogradviz-to-pytorch" not in p)
 _TEMPLATE = re.compile(r"\{\{en:(.*?)\|zh:.*?\}\}", re.S)
 
 
@@ -37,7 +39,10 @@ def code_cells(name):
 def for_torch(code):
     """The same cell for real PyTorch: only the imports change."""
     code = code.replace("import autogradviz as torch", "import torch")
+    code = code.replace("from autogradviz import nn, optim, viz",
+                        "from torch import nn, optim\nfrom autogradviz import viz")
     code = code.replace("from autogradviz import nn, viz", "from torch import nn\nfrom autogradviz import viz")
+    code = code.replace("from autogradviz.autograd.functional import", "from torch.autograd.functional import")
     code = code.replace("from autogradviz.autograd import Function", "from torch.autograd import Function")
     code = code.replace("from autogradviz.autograd import Variable", "from torch.autograd import Variable")
     return code
@@ -104,6 +109,12 @@ def _run(name, lib):
 
 # lessons whose real-torch run differs in the cells that raise, with the reason (should be empty)
 STOPS = {}
+# known differences in a lesson's drawings: (lesson, PyTorch's text, autogradviz's text, reason). Should be empty.
+DIFFERENCES = [
+    ("10-training-a-network.lesson", "(self, target, total_weight)", "(self, target, weight)",
+     "autogradviz's NllLossBackward0 lists `weight` among the tensors it saved (and freed); PyTorch saved "
+     "`total_weight` (and no `weight`: none was given). An engine difference, for docs/differences.md."),
+]
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -112,13 +123,21 @@ def test_lesson_identical_with_real_torch(name):
     real, stop_t = _run(name, torch)
     n = min(len(ours), len(real))
     assert len(real) == len(ours)
+    used = set()
     for k in range(n):
         (ka, a), (kt, t) = ours[k], real[k]
         assert kt == ka
+        for j, (lesson, theirs, mine, _why) in enumerate(DIFFERENCES):
+            if lesson == name and isinstance(t, str) and theirs in t:
+                t = t.replace(theirs, mine)
+                used.add(j)
         if isinstance(a, str):
             assert_same_dot(t, a, f"{name} drawing {k}")
         else:
             assert t == a, f"{name} {ka} {k}"
+    for j, (lesson, *_rest) in enumerate(DIFFERENCES):
+        if lesson == name:
+            assert j in used, f"the listed difference {DIFFERENCES[j][:3]} no longer occurs: remove it"
     if name in STOPS:
         pytest.xfail(STOPS[name])
     assert stop_t == stop_a, f"{name}: the cells that raised differ"
