@@ -120,6 +120,54 @@ STRINGS = {
                        "zh": "未知的语言{value!r}：请使用'en'或'zh'"},
     "error.render_failed": {"en": "Graphviz ({renderer}) could not render the graph: {message}",
                             "zh": "Graphviz（{renderer}）无法渲染这张图：{message}"},
+    # -- one rule for bad arguments (viz/_args.py): one line naming the function, the argument, what is accepted
+    "error.arg": {"en": "{fn}(): {arg} must be {accepted}, not {got}",
+                  "zh": "{fn}()：{arg}应为{accepted}，而不是{got}"},
+    "error.nothing": {"en": "{fn}(): nothing to draw: pass a tensor (for example the loss), a grad_fn node or a "
+                            "trace that recorded something",
+                      "zh": "{fn}()：没有可画的内容：请传入一个张量（例如loss）、一个grad_fn节点，或记录了内容的trace"},
+    "error.kernel_page": {
+        "en": "{fn}(): this stepper is too large to be saved as a page ({n} steps, about {mb} MB of frames, so the "
+              "kernel draws each step on demand); build it on a smaller graph, e.g. a smaller model or batch, or "
+              "draw it with viz.draw_backward(..., max_nodes=...)",
+        "zh": "{fn}()：这个单步执行器太大，无法保存为网页（{n}步，帧约{mb}MB，所以由内核按需绘制每一步）；"
+              "请在更小的图上构建它，例如更小的模型或批量，或用viz.draw_backward(..., max_nodes=...)绘制"},
+    "error.closed": {"en": "{fn}(): this stepper was closed", "zh": "{fn}()：这个单步执行器已经关闭"},
+    "accept.int": {"en": "an int", "zh": "整数"},
+    "accept.int_ge0": {"en": "an int ≥ 0", "zh": "≥ 0的整数"},
+    "accept.int_ge0_none": {"en": "an int ≥ 0 or None", "zh": "≥ 0的整数或None"},
+    "accept.int_ge1": {"en": "an int ≥ 1", "zh": "≥ 1的整数"},
+    "accept.int_ge1_none": {"en": "an int ≥ 1 or None (no limit)", "zh": "≥ 1的整数或None（不限制）"},
+    "accept.lang_set": {"en": "'en' or 'zh'", "zh": "'en'或'zh'"},
+    "accept.bool": {"en": "True or False", "zh": "True或False"},
+    "accept.lang": {"en": "'en', 'zh' or None", "zh": "'en'、'zh'或None"},
+    "accept.str": {"en": "a str", "zh": "字符串"},
+    "accept.str_none": {"en": "a str or None", "zh": "字符串或None"},
+    "accept.attrs": {"en": "None or a dict of Graphviz attributes {str: str}",
+                     "zh": "None或Graphviz属性字典{str: str}"},
+    "accept.path": {"en": "a file path (str or pathlib.Path)", "zh": "文件路径（str或pathlib.Path）"},
+    "accept.names": {"en": "a dict {name: tensor or nn.Module}, an nn.Module, or (name, tensor) pairs",
+                     "zh": "字典{名字: 张量或nn.Module}、nn.Module，或(名字, 张量)对"},
+    "accept.names_key": {"en": "a dict whose keys are non-empty str names", "zh": "键为非空字符串名字的字典"},
+    "accept.names_value": {"en": "a dict whose values are tensors or nn.Modules", "zh": "值为张量或nn.Module的字典"},
+    "accept.trace": {"en": "a viz.trace() recording or None", "zh": "viz.trace()的记录或None"},
+    "accept.tensors": {"en": "a tensor or a non-empty list of tensors", "zh": "张量或非空的张量列表"},
+    "accept.gradient": {"en": "None, a tensor, or a list of tensors (one per output)",
+                        "zh": "None、张量，或张量列表（每个输出一个）"},
+    "accept.roots": {"en": "tensors, grad_fn nodes or a viz.trace() recording",
+                     "zh": "张量、grad_fn节点或viz.trace()的记录"},
+    "accept.rankdir": {"en": "one of 'TB', 'LR', 'BT', 'RL'", "zh": "'TB'、'LR'、'BT'、'RL'之一"},
+    "accept.split_shared": {"en": "'auto', True or False", "zh": "'auto'、True或False"},
+    "accept.model": {"en": "an nn.Module or None", "zh": "nn.Module或None"},
+    "accept.format": {"en": "an output format such as 'svg' or 'png'", "zh": "输出格式，例如'svg'或'png'"},
+    "accept.renderer": {"en": "'auto', 'dot', 'wasm' or None", "zh": "'auto'、'dot'、'wasm'或None"},
+    "accept.engine": {"en": "a Graphviz layout engine such as 'dot'", "zh": "Graphviz布局引擎，例如'dot'"},
+    "accept.source": {"en": "DOT text (a str) or a graph from draw_*()", "zh": "DOT文本（字符串）或draw_*()画出的图"},
+    "accept.model_graph": {"en": "a GraphModel (from viz.backward_graph or viz.forward_graph)",
+                           "zh": "GraphModel（来自viz.backward_graph或viz.forward_graph）"},
+    "accept.fn_or_trace": {"en": "a function to run or a viz.trace() recording",
+                           "zh": "要运行的函数或viz.trace()的记录"},
+    "accept.figure": {"en": "a stepper or a drawing from draw_*()", "zh": "单步执行器或draw_*()画出的图"},
     "error.bad_root": {"en": "draw_*() takes tensors, grad_fn nodes or a trace, not {type}",
                        "zh": "draw_*()接受张量、grad_fn节点或trace，而不是{type}"},
 }
@@ -149,8 +197,19 @@ def _check(lang):
 def set_lang(lang):
     """Choose the language of labels, legends and messages: ``"en"`` or ``"zh"`` (``get_lang()`` reads it).
 
-    Returns None, so that a notebook cell ending with ``viz.set_lang("zh")`` shows no output."""
-    _LANG[0] = _check(lang)
+    ``None`` goes back to the default (``$AUTOGRADVIZ_LANG``, else English). Returns None, so that a notebook cell
+    ending with ``viz.set_lang("zh")`` shows no output."""
+    __tracebackhide__ = True  # noqa: F841
+    if lang is None:           # back to the default, as set_renderer(None): $AUTOGRADVIZ_LANG, else English
+        _LANG[0] = _initial_lang()
+        return
+    if not isinstance(lang, str):
+        e = TypeError(t("error.arg", fn="set_lang", arg="lang", accepted=t("accept.lang"), got=type(lang).__name__))
+        raise e.with_traceback(None) from None
+    try:
+        _LANG[0] = _check(lang)
+    except ValueError as e:
+        raise e.with_traceback(None) from None
 
 
 def get_lang():

@@ -44,6 +44,7 @@ import ipywidgets as widgets
 
 from .._tensor import Tensor
 from ..autograd.graph import accumulator
+from . import _args
 from . import i18n as _i18n
 from . import layout as _layout
 from .names import Names, user_frame, _pairs as _name_pairs
@@ -69,6 +70,23 @@ def _as_list(x):
     if isinstance(x, (list, tuple)):
         return list(x)
     return [x]
+
+
+def _check_common(fn, max_embed_bytes, show_values, interval):
+    _args.check_int(fn, "max_embed_bytes", max_embed_bytes, 0)
+    _args.check_int(fn, "show_values", show_values, 0)
+    _args.check_int(fn, "interval", interval, 1)
+
+
+@contextlib.contextmanager
+def _learners():
+    """Errors raised while the learner's program runs (backward, the function given to ForwardStepper) are theirs:
+    raised again from the public call with PyTorch's type and message and without our frames."""
+    try:
+        yield
+    except Exception as e:
+        _args.learner_error(e)
+        raise
 
 
 @contextlib.contextmanager
@@ -193,7 +211,7 @@ class _StepperBase(widgets.VBox):
         self.slider.add_class("agv-slider")
         self.play = widgets.Play(value=0, min=0, max=n - 1, step=1, interval=interval,
                                  description=t("stepper.ui.play", lang), show_repeat=False)
-        self.speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
+        self.speed = widgets.IntSlider(value=interval, min=min(100, interval), max=max(3000, interval), step=100,
                                        description=t("stepper.ui.speed", lang), layout=widgets.Layout(width="260px"))
         self.speed.add_class("agv-speed")
         self._links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
@@ -375,9 +393,20 @@ class BackwardStepper(_StepperBase):
     ``graph_model``: the graph model whose node ids the frames (``frame.node_id``) and the drawing use.
     """
 
+    @_args.door
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
                  max_layout_cost=MAX_LAYOUT_COST, _frame=None):
+        fn = "BackwardStepper"
+        _args.check_tensors(fn, "root", root, none=False)
+        _args.check_gradients(fn, "gradient", gradient)
+        _args.check_bool(fn, "retain_graph", retain_graph)
+        _args.check_names(fn, names)
+        _args.check_lang(fn, lang)
+        _args.check_tensors(fn, "inputs", inputs)
+        _check_common(fn, max_embed_bytes, show_values, interval)
+        if not _args._is_int(max_layout_cost):     # any int: below 0 always the plain drawing
+            raise _args.bad_type(fn, "max_layout_cost", "int", max_layout_cost)
         frame = _frame if _frame is not None else user_frame(1)
         with _gc_paused():
             self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
@@ -392,7 +421,7 @@ class BackwardStepper(_StepperBase):
                 raise TypeError(f"BackwardStepper takes tensors, not {type(r).__name__}")
         grads = _as_list(gradient)
         if grads is not None and len(grads) != len(roots):
-            raise RuntimeError(f"got {len(grads)} gradients for {len(roots)} outputs")
+            raise _args.learner_error(RuntimeError(f"got {len(grads)} gradients for {len(roots)} outputs"))
         from .graph import backward_graph
 
         # the graph model: its ids are the frames' and the drawing's; then the panel's names and copies of what
@@ -419,7 +448,7 @@ class BackwardStepper(_StepperBase):
         capture = None
         self.result = None
         from .. import autograd as _ag
-        with Recorder(forward=False) as rec:
+        with Recorder(forward=False) as rec, _learners():
             if inputs_l is None:
                 _ag.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
             else:
@@ -506,19 +535,26 @@ class ForwardStepper(_StepperBase):
 
     _title_key = "stepper.ui.title_forward"
 
+    @_args.door
     def __init__(self, fn_or_trace, *args, names=None, lang=None, max_embed_bytes=DEFAULT_MAX_EMBED,
                  interval=DEFAULT_INTERVAL, show_values=4, **kwargs):
         from .trace import trace as _trace
+        fn = "ForwardStepper"
+        if not (callable(fn_or_trace) or _args.check_trace(fn, "fn_or_trace", fn_or_trace) is not None):
+            raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
+        _args.check_names(fn, names)
+        _args.check_lang(fn, lang)
+        _check_common(fn, max_embed_bytes, show_values, interval)
         self._start(lang, MAX_LAYOUT_COST)
         self.result = None
         local_names = {}
         if hasattr(fn_or_trace, "ops") and hasattr(fn_or_trace, "backwards"):
             tr = fn_or_trace
         elif callable(fn_or_trace):
-            with _trace() as tr:
+            with _trace() as tr, _learners():
                 self.result, local_names = _capture_locals(fn_or_trace, args, kwargs)
         else:
-            raise TypeError(f"ForwardStepper takes a function or a trace, not {type(fn_or_trace).__name__}")
+            raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
         self.trace = tr
         pairs = [(k, v) for k, v in local_names.items() if isinstance(v, Tensor) and not k.startswith("_")]
         if isinstance(self.result, Tensor):
