@@ -198,8 +198,22 @@ def _show(n, names, prec=0):
 
 @functools.lru_cache(maxsize=None)
 def _parsed(formula):
-    tree = ast.parse(formula, mode="eval")
-    return tree, compile(tree, "<formula>", "eval")
+    return compile(ast.parse(formula, mode="eval"), "<formula>", "eval")
+
+
+@functools.lru_cache(maxsize=1024)
+def _written(formula, numbers, labels, unary):
+    """How the narration writes ``formula`` with the node's ``numbers`` put in and each saved tensor called by its
+    label (``labels``; else ``x`` for a one-input op's ``self``, else its saved name; ``result`` stays ``result``)."""
+    labels = dict(labels)
+
+    def names(key):
+        if key == "result":
+            return "result"
+        if key in labels:
+            return labels[key]
+        return "x" if unary and key == "self" else key
+    return _show(_fold(ast.parse(formula, mode="eval"), dict(numbers)), names)
 
 
 def _local(ns, k):
@@ -217,16 +231,9 @@ def _local(ns, k):
     for key, v in numbers.items():
         values.setdefault(key, v)
     unary = len(facts.grads) == 1
+    labels = tuple(sorted((key, v[0]) for key, v in ns.saved.items() if v is not None and v[0]))
 
-    def names(key):
-        v = ns.saved.get(key)
-        if key == "result":
-            return "result"
-        if v is not None and v[0]:
-            return v[0]
-        return "x" if unary and key == "self" else key
-
-    tree, code = _parsed(formula)
+    code = _parsed(formula)
     try:
         env = {key: np.asarray(v, dtype=np.float64) for key, v in values.items()}
         env.update(_FUNCS)
@@ -239,8 +246,8 @@ def _local(ns, k):
         value = np.asarray(value, dtype=np.float64)
     if formula == "result" and facts.fn:
         return f"{facts.fn}(x) = result", np.asarray(value, np.float64)
-    shown = _fold(ast.parse(formula, mode="eval"), {key: v for key, v in numbers.items() if key not in ns.saved})
-    return _show(shown, names), value
+    numbers = tuple(sorted((key, v) for key, v in numbers.items() if key not in ns.saved))
+    return _written(formula, numbers, labels, unary), value
 
 
 def _loc_part(desc, loc, lang):
