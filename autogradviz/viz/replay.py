@@ -29,11 +29,25 @@ _ACC_NAME = "AccumulateGrad"
 TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
 
 
-def _copy(a, src=None):
-    """A detached numpy copy of a tensor's (or an array's) values, or None."""
+def _copy(a, src=None, cache=None):
+    """A detached numpy copy of a tensor's (or an array's) values, or None. With ``cache`` (a dict, used while one
+    graph is read, when every tensor is alive), a tensor seen before, or the transpose of one (a linear layer saves
+    ``weight.t()``), shares the first copy instead of making another."""
     if a is None:
         return None
-    return np.array((src or source_for()).array(a), copy=True)
+    arr = (src or source_for()).array(a)
+    if cache is None or not isinstance(arr, np.ndarray):
+        return np.array(arr, copy=True)
+    ptr = arr.__array_interface__["data"][0]
+    key = (ptr, arr.shape, arr.strides, arr.dtype.str)
+    c = cache.get(key)
+    if c is None:
+        c = np.array(arr, copy=True)
+        c.flags.writeable = False       # shared between the panel's rows and frames: read only
+        cache[key] = c
+        if arr.ndim == 2:
+            cache[(ptr, arr.shape[::-1], arr.strides[::-1], arr.dtype.str)] = c.T
+    return c
 
 
 # =============================================================================================================
@@ -77,14 +91,14 @@ class TensorInfo:
 
     __slots__ = ("name", "tensor", "kind", "node", "nr", "value", "grad_before", "retains", "order")
 
-    def __init__(self, name, tensor, kind, node, nr, order, src):
+    def __init__(self, name, tensor, kind, node, nr, order, src, cache=None):
         self.name = name
         self.tensor = tensor
         self.kind = kind         # "leaf", "input" (needs no grad), "nonleaf"
         self.node = node         # NodeFacts: grad_fn for a non-leaf, AccumulateGrad for a leaf (or None)
         self.nr = nr
-        self.value = _copy(tensor, src) if order < TABLE_ROWS else None   # what the panel shows, nothing more
-        self.grad_before = _copy(src.grad(tensor), src)
+        self.value = _copy(tensor, src, cache) if order < TABLE_ROWS else None   # what the panel shows
+        self.grad_before = _copy(src.grad(tensor), src, cache)
         self.retains = bool(src.retains_grad(tensor))
         self.order = order
 
@@ -123,10 +137,12 @@ class GraphFacts:
         self._label_nodes()
         self.tensors = []
         self.by_tensor = {}
+        self._copies = {}          # one copy per array while the graph is read (see _copy)
         self._collect_tensors()
         self._name_outputs()
         self._snap_saved()
         self._exprs()
+        self._copies = None
 
     def of(self, node):
         """The NodeFacts of an engine node, or None."""
@@ -151,7 +167,7 @@ class GraphFacts:
         if e is not None and e.tensor is t:
             return e
         name = self.names.label(t)
-        info = TensorInfo(name, t, kind, node, nr, len(self.tensors), self.src)
+        info = TensorInfo(name, t, kind, node, nr, len(self.tensors), self.src, self._copies)
         self.tensors.append(info)
         self.by_tensor[key] = info
         return info
@@ -268,7 +284,7 @@ class GraphFacts:
                 tname = info.name if info is not None and info.tensor is t else None
                 if tname is None and src.grad_fn(t) is ni.node:
                     tname = self.out_name(ni, src.output_nr(t))
-                val = _copy(t, src)
+                val = _copy(t, src, self._copies)
                 ni.saved_items.append((attr, tname, val))
                 key = attr[len("_saved_"):] if attr.startswith("_saved_") else attr
                 ni.saved[key] = (tname, val)

@@ -103,11 +103,84 @@ def _gc_paused():
             gc.enable()
 
 
+class _CellSteppers:
+    """Bounded memory when a notebook cell runs again: the steppers a cell made are closed when that cell runs
+    again (ipywidgets keeps every widget until it is closed, so a re-run cell would otherwise keep them all).
+
+    A cell is known by the id its frontend sends in the execute request's metadata (``cellId``: JupyterLab,
+    Notebook 7, VS Code); IPython hands it to ``pre_run_cell`` as ``info.cell_id``. Outside a notebook (no kernel,
+    or a frontend that sends no cell id) nothing is tracked and nothing changes. Steppers are held weakly."""
+
+    def __init__(self):
+        self.by_cell = {}          # cell id -> [weakref to a stepper]
+        self.hooked = None         # the IPython shell whose pre_run_cell we listen to
+
+    @staticmethod
+    def _shell():
+        import sys
+        if "IPython" not in sys.modules:
+            return None
+        try:
+            from IPython import get_ipython
+            return get_ipython()
+        except Exception:
+            return None
+
+    @staticmethod
+    def current_cell(shell):
+        """The id of the cell running now, from the kernel's parent message (None outside a notebook)."""
+        kernel = getattr(shell, "kernel", None)
+        hdr = None
+        get_parent = getattr(kernel, "get_parent", None)
+        if get_parent is not None:
+            try:
+                hdr = get_parent("shell")
+            except Exception:
+                hdr = None
+        if not hdr:
+            hdr = getattr(shell, "parent_header", None)
+        md = (hdr or {}).get("metadata") or {}
+        cid = md.get("cellId") or md.get("cell_id")
+        return cid if isinstance(cid, str) and cid else None
+
+    def track(self, stepper):
+        shell = self._shell()
+        if shell is None:
+            return
+        cid = self.current_cell(shell)
+        if cid is None:
+            return
+        if self.hooked is not shell:
+            try:
+                shell.events.register("pre_run_cell", self._pre_run_cell)
+            except Exception:
+                return
+            self.hooked = shell
+        import weakref
+        self.by_cell.setdefault(cid, []).append(weakref.ref(stepper))
+
+    def _pre_run_cell(self, info=None):
+        cid = getattr(info, "cell_id", None) or self.current_cell(self.hooked)
+        refs = self.by_cell.pop(cid, None) if cid else None
+        for r in refs or ():
+            st = r()
+            if st is not None and not getattr(st, "closed", False):
+                try:
+                    st.close()
+                except Exception:   # never let a cleanup stop the learner's cell
+                    pass
+
+
+_cells = _CellSteppers()
+
+
 class _StepperBase(widgets.VBox):
     """What both steppers share: the drawing, the controls, the three ways frames reach the browser, navigation.
     Subclasses set ``frames``, ``lang``, ``view`` and call :meth:`_assemble`."""
 
     _title_key = "stepper.ui.title"
+
+    closed = False
 
     def _start(self, lang, max_layout_cost):
         self._t0 = time.perf_counter()
@@ -252,6 +325,7 @@ class _StepperBase(widgets.VBox):
         self.add_class("agv-stepper")
         self.add_class(self._scope)
         self.build_seconds = time.perf_counter() - self._t0
+        _cells.track(self)
 
     def _page(self, svg):
         """(page HTML, annotated drawing) of the replay page: all frames in one widget."""
@@ -302,6 +376,13 @@ class _StepperBase(widgets.VBox):
         self._html_cache = {}
         self._links = []
         super().close()
+        # a closed stepper may still be held (IPython's Out history, a variable): let go of its widgets' values too
+        for attr in ("graph_html", "slider", "play", "speed", "nav", "stack", "pick", "frame_html", "page_html",
+                     "live", "note"):
+            if hasattr(self, attr):
+                setattr(self, attr, None)
+        self._trait_values["children"] = ()
+        self.closed = True
 
     # -- navigation ------------------------------------------------------------------------------------------------
     @property
