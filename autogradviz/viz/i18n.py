@@ -127,11 +127,12 @@ STRINGS = {
                             "trace that recorded something",
                       "zh": "{fn}()：没有可画的内容：请传入一个张量（例如loss）、一个grad_fn节点，或记录了内容的trace"},
     "error.kernel_page": {
-        "en": "{fn}(): this stepper is too large to be saved as a page ({n} steps, about {mb} MB of frames, so the "
-              "kernel draws each step on demand); build it on a smaller graph, e.g. a smaller model or batch, or "
-              "draw it with viz.draw_backward(..., max_nodes=...)",
-        "zh": "{fn}()：这个单步执行器太大，无法保存为网页（{n}步，帧约{mb}MB，所以由内核按需绘制每一步）；"
-              "请在更小的图上构建它，例如更小的模型或批量，或用viz.draw_backward(..., max_nodes=...)绘制"},
+        "en": "{fn}(): this stepper can't be saved as a page: its frames are drawn by the kernel on demand ({n} "
+              "steps, about {mb} MB of frames); build it with a larger max_embed_bytes= or on a smaller graph, or "
+              "save a still drawing cut to size with viz.draw_backward(..., max_nodes=...)",
+        "zh": "{fn}()：这个单步执行器无法保存为网页：它的帧由内核按需绘制（{n}步，帧约{mb}MB）；"
+              "请用更大的max_embed_bytes=或在更小的图上构建它，或用viz.draw_backward(..., max_nodes=...)保存一张"
+              "裁剪过的静态图"},
     "error.closed": {"en": "{fn}(): this stepper was closed", "zh": "{fn}()：这个单步执行器已经关闭"},
     "accept.int": {"en": "an int", "zh": "整数"},
     "accept.int_ge0": {"en": "an int ≥ 0", "zh": "≥ 0的整数"},
@@ -234,6 +235,7 @@ STRINGS.update({
     "stepper.ui.next": {"en": "Next ▶", "zh": "下一步 ▶"},
     "stepper.ui.last": {"en": "Last ▶|", "zh": "最后一步 ▶|"},
     "stepper.ui.play": {"en": "Play", "zh": "播放"},
+    "stepper.ui.pause": {"en": "Pause", "zh": "暂停"},
     "stepper.ui.speed": {"en": "ms/step", "zh": "毫秒/步"},
     "stepper.ui.frame": {"en": "Step", "zh": "步骤"},
     "stepper.ui.step": {"en": "Step {i} of {n}: {node}", "zh": "第{i}步，共{n}步：{node}"},

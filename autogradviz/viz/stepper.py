@@ -384,6 +384,15 @@ class _StepperBase(widgets.VBox):
         self._trait_values["children"] = ()
         self.closed = True
 
+    # -- a page that works offline ----------------------------------------------------------------------------------
+    def save_html(self, path):
+        """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
+        JavaScript; no CDN, no network): it steps in any browser, from a course site or a USB stick. Returns the
+        path. A stepper whose frames the kernel draws on demand (very large graphs) can't be saved: ValueError."""
+        __tracebackhide__ = True  # noqa: F841
+        from .export import _export
+        return _export("save_html", path, (self,), None, None)
+
     # -- navigation ------------------------------------------------------------------------------------------------
     @property
     def index(self):
