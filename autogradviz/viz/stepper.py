@@ -384,6 +384,43 @@ class _StepperBase(widgets.VBox):
         self._trait_values["children"] = ()
         self.closed = True
 
+    # -- the static picture -----------------------------------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view, and beside it a static picture (``text/html``) of the frame shown now: viewers without
+        widgets (GitHub, nbviewer, an unexecuted notebook) show that. JupyterLab and Notebook 7 prefer the widget."""
+        data = super()._repr_mimebundle_(**kwargs)
+        if data is not None and not self.closed:
+            try:
+                data["text/html"] = self.static_html()
+            except Exception:     # the picture is a courtesy: never let it stop the widget from showing
+                pass
+        return data
+
+    def static_html(self, i=None):
+        """A static picture of frame ``i`` (default: the one shown): the drawing restyled for that frame, its
+        narration and tables, in plain HTML and CSS. Deterministic: its ids come from its content, not from how
+        many steppers the kernel made before."""
+        import hashlib
+        import re
+        from .stepper_html import BASE_CSS
+        i = self._index if i is None else i
+        view, lang = self.view, self.lang
+        svg = self._svg
+        graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
+                 f'<div class="agv-graph agv-note">{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}'
+                 f'</div>')
+        panel = view.frame_html(i, css="explicit")
+        body = (f'<div class="agv-static {self._scope}"><style>{BASE_CSS.format(scope=self._scope)}'
+                f'.{self._scope} .agv-graph {{ max-height: none; }}</style>'
+                f'<b>{esc(t(self._title_key, lang))}</b> '
+                f'<span class="agv-note">{esc(t("stepper.ui.static", lang))}</span>'
+                f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
+                f'<div style="flex:1 1 55%;min-width:260px">{graph}{view.legend_html()}</div>'
+                f'<div style="flex:1 1 35%;min-width:240px">{panel}</div></div></div>')
+        key = hashlib.sha1(re.sub(r"agv(-s)?\d+", "", body).encode("utf-8")).hexdigest()[:10]
+        body = re.sub(re.escape(self._scope) + r"(?![0-9])", f"agv-p{key}", body)
+        return body.replace(self._prefix, f"agvp{key}_")
+
     # -- a page that works offline ----------------------------------------------------------------------------------
     def save_html(self, path):
         """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
