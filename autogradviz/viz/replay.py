@@ -551,6 +551,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
             tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
 
     buffers = {}             # (node id, nr) -> the engine's pending total so far
+    arrivals = {}            # (node id, nr) -> [(sender's label, grad)]: the grads summed in that buffer
     by_name = {ti.name: ti for ti in facts.tensors}
 
     def set_pending(tgt, nr):
@@ -669,25 +670,38 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 fr.edges_out.append((ni.id, k, False))
                 continue
             fr.edges_out.append((ni.id, k, g is not None))
+            if g is not None:
+                arrivals.setdefault((tgt.id, nr), []).append((ni.label, k, g))
             tl.wait(tgt.id, True)
             set_pending(tgt, nr)
 
         tl.done.append(ni.id)
         fr.newly_kept = newly_kept
         fr.newly_freed = newly_freed
-        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph)
+        summed = [(facts.out_name(ni, nr), arrivals.pop((ni.id, nr))) for nr in range(ni.nout)
+                  if len(arrivals.get((ni.id, nr), ())) > 1]
+        for nr in range(ni.nout):
+            arrivals.pop((ni.id, nr), None)
+        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed)
         frames.append(fr)
         tl.close_frame()
     return Replay(frames, tl, facts)
 
 
-def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph):
+def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed=()):
     def narrate():
         released = [a.replace("_saved_", "") + (f" = {tn}" if tn else "") for a, tn, _ in ni.saved_items] \
             if fr.released else []
+        totals = []
+        for nr, (name, parts) in enumerate(summed):
+            if ni.kind == "acc":
+                total = accumulated[0][1] if accumulated else None
+            else:
+                total = st.grads_in[nr] if nr < len(st.grads_in) else None
+            totals.append((name, parts, total))
         return _narr.node_text(ni, st.grads_in, st.grads_out, lang, hooks=fr.hooks, retained=fr.retained,
                                accumulated=accumulated, captured=captured, released=released,
-                               retain_graph=retain_graph)
+                               retain_graph=retain_graph, summed=totals)
     return narrate
 
 

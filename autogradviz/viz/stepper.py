@@ -212,7 +212,9 @@ class _StepperBase(widgets.VBox):
                 from .render import render
                 node_attrs = {v.id: {"id": p + v.id} for v in m.nodes}
                 edge_attrs = {(e.src, e.dst): {"id": f"{p}{e.src}_{e.dst}"} for e in m.edges}
-                g = to_digraph(m, lang=self.lang, legend=True, node_attrs=node_attrs, edge_attrs=edge_attrs)
+                # no legend inside the picture: the one compact legend below it explains the node kinds too
+                g = to_digraph(m, lang=self.lang, legend=False, node_attrs=node_attrs, edge_attrs=edge_attrs)
+                self.view.roles = m.roles
                 svg = render(g.source, "svg").decode("utf-8")
                 k = svg.find("<svg")
                 self.graph_layout = "graphviz"

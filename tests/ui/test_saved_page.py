@@ -39,7 +39,7 @@ def _rgb(css):
     return tuple(round(v) for v in nums[:3])
 
 
-CURRENT = (255, 224, 130)       # stepper_html.C_CUR, #ffe082
+CURRENT = (255, 171, 145)       # stepper_html.C_CUR, #ffab91
 
 
 def _shown(root):

@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 pytestmark = pytest.mark.ui
 
 NOTEBOOK = "stepper_demo.ipynb"
-HIGHLIGHT = "rgb(255, 224, 130)"   # the current node's fill (stepper_html.C_CUR, #ffe082)
+HIGHLIGHT = "rgb(255, 171, 145)"   # the current node's fill (stepper_html.C_CUR, #ffab91)
 
 # what the page shows now: the frame index, the highlighted element, its fill, and the side-panel statuses
 STATE_JS = """() => {
