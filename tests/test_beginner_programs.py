@@ -12,8 +12,10 @@ micrograd's README examples on float64 tensors, twenty common mistakes, and the 
 in-place Functions, inference mode, post-accumulate-grad hooks, torch.autograd.functional, multi-tensor backward).
 The programs are written for this project; none is copied from those sources.
 
-float32 results printed with many digits are kept off rounding boundaries (numpy's and PyTorch's transcendental
-functions and reductions may differ in the last bit; see docs/differences.md).
+Printed tensors follow the comparison policy (tests/compare_policy.py). Python floats printed with many digits
+(``.item()``, ``f"{loss:.6f}"``) cannot carry a tolerance, so their programs keep float32 results off rounding
+boundaries (numpy's and PyTorch's transcendental functions, reductions and BLAS may differ in the last bit; see
+docs/differences.md).
 """
 import contextlib
 import io
@@ -27,6 +29,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
+from compare_policy import PrintLog, reconcile  # noqa: E402
 
 ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
@@ -1551,8 +1554,15 @@ def functional_strict(T):
 # ===============================================================================================================
 @pytest.mark.parametrize("fn", PROGRAMS)
 def test_beginner_program_same_as_torch(fn):
-    ref = run_program(fn, torch)
-    ours = run_program(fn, A)
+    # the comparison policy (tests/compare_policy.py): a printed tensor may differ only where both values agree
+    # within the ulp bound and our printer, given torch's values, prints torch's text; all else character for character
+    ref_log = PrintLog(torch.Tensor, lambda t: t.detach().clone().numpy(force=True))
+    our_log = PrintLog(A.Tensor, lambda t: t._data)
+    with ref_log.active():
+        ref = run_program(fn, torch)
+    with our_log.active():
+        ours = run_program(fn, A)
+    ours = reconcile(ours, ref, our_log, ref_log)
     assert ours == ref, f"printed text differs\n--- torch\n{ref}\n--- autogradviz\n{ours}"
 
 

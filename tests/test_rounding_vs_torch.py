@@ -15,6 +15,7 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 from autogradviz.ops.activation import _tanh_backward  # noqa: E402
+from compare_policy import assert_values  # noqa: E402
 
 SHAPES = [(1,), (3,), (5,), (7,), (8,), (9,), (31,), (64,), (100,), (1000,), (4097,), (3, 9), (40, 33), (256, 10),
           (2, 50, 3), (7, 3, 20), (1, 300), (300, 1)]
@@ -25,9 +26,17 @@ def _data(shape, seed):
     return rng.uniform(-1, 1, shape) * 10 ** rng.uniform(-2, 3, shape)
 
 
+# The orders reproduced here are those of PyTorch's x86-64 kernels (AVX2 and AVX512 builds). On another CPU
+# PyTorch itself adds in another order, so there the comparison policy's ulp bound applies instead.
+X86_KERNELS = torch.backends.cpu.get_cpu_capability() in ("AVX2", "AVX512")
+
+
 def _same_bits(ours, ref):
     o, r = np.asarray(ours), np.asarray(ref)
     assert o.dtype == r.dtype and o.shape == r.shape
+    if not X86_KERNELS:
+        assert_values(o, r, "values (not PyTorch's x86-64 kernels: the ulp policy)")
+        return
     assert np.array_equal(o, r, equal_nan=True), f"differ at {np.nonzero(o != r)}: {o[o != r][:4]} vs {r[o != r][:4]}"
 
 
