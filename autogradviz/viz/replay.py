@@ -27,6 +27,7 @@ __all__ = ["Frame", "NodeFacts", "TensorInfo", "GraphFacts", "Timeline", "backwa
 
 _ACC_NAME = "AccumulateGrad"
 TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
+SHARE_MIN = 1024     # elements from which copies are shared (see _copy)
 
 
 def _copy(a, src=None, cache=None):
@@ -36,8 +37,8 @@ def _copy(a, src=None, cache=None):
     if a is None:
         return None
     arr = (src or source_for()).array(a)
-    if cache is None or not isinstance(arr, np.ndarray):
-        return np.array(arr, copy=True)
+    if cache is None or not isinstance(arr, np.ndarray) or arr.size < SHARE_MIN:
+        return np.array(arr, copy=True)     # small: a copy costs less than finding one to share
     ptr = arr.__array_interface__["data"][0]
     key = (ptr, arr.shape, arr.strides, arr.dtype.str)
     c = cache.get(key)

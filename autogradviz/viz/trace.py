@@ -323,7 +323,8 @@ class Recorder:
         else:
             td = total._data
             # the first accumulation stores a copy of the grad that arrived: share that grad instead of a second copy
-            tot = g if (g is not None and g.shape == td.shape and g.dtype == td.dtype
+            # (large grads only: a small copy costs less than the comparison)
+            tot = g if (g is not None and td.size >= 1024 and g.shape == td.shape and g.dtype == td.dtype
                         and np.array_equal(g, td)) else td.copy()
         self._log((_ACC, tensor, g, tot))
         if self._prev_obs is not None:
