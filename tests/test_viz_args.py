@@ -432,3 +432,17 @@ def test_fuzz_trace(forward):
     if forward:
         _renders(viz.draw_forward(tr))
     _renders(viz.draw_backward(y, trace=tr))
+
+
+def test_traceback_shows_no_code_of_ours():
+    """The only frame of ours left is the door, compiled without source: a traceback prints one short line for it
+    (IPython never hides the last frame, so this is the shortest it can be)."""
+    x = agv.tensor([1.0, 2.0], requires_grad=True)
+    for call in (lambda: BackwardStepper(x * 2), lambda: viz.draw_backward(), lambda: BackwardStepper(3)):
+        with pytest.raises(Exception) as ei:
+            call()
+        ours = [f for f in traceback.extract_tb(ei.value.__traceback__)
+                if "autogradviz" in f.filename and "tests" not in f.filename]
+        assert [f.filename for f in ours] == ["<autogradviz>"], ours
+        assert ours[0].name in ("BackwardStepper", "draw_backward")
+        assert not (ours[0].line or "").strip()

@@ -81,11 +81,14 @@ def _learner_frames(tb):
     return out
 
 
-def door(fn):
-    """Wrap a public function (or ``__init__``): argument errors and the learner's errors surface at the caller."""
+# The door's wrapper is compiled from this text under a file name that has no source, so a traceback shows one
+# short line for it ("File <autogradviz>, in draw_backward") and no code around it: the learner's own line stays the
+# last code shown. Its globals name this module, so names.user_frame() knows it is ours.
+_DOOR_SRC = """
+def make(fn):
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        __tracebackhide__ = True  # noqa: F841  (IPython and pytest hide this frame)
+        __tracebackhide__ = True
         try:
             return fn(*args, **kwargs)
         except Exception as e:
@@ -95,6 +98,18 @@ def door(fn):
                 raise e.with_traceback(_learner_frames(e.__traceback__)) from None
             raise
     return wrapper
+"""
+_DOOR_NS = {"__name__": __name__, "functools": functools, "_learner_frames": None}
+exec(compile(_DOOR_SRC, "<autogradviz>", "exec"), _DOOR_NS)
+_DOOR_NS["_learner_frames"] = _learner_frames
+
+
+def door(fn):
+    """Wrap a public function (or ``__init__``): argument errors and the learner's errors surface at the caller."""
+    w = _DOOR_NS["make"](fn)
+    name = fn.__qualname__.replace(".__init__", "")
+    w.__code__ = w.__code__.replace(co_name=name, co_qualname=name)
+    return w
 
 
 # -- the checks ---------------------------------------------------------------------------------------------------
