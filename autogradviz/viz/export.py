@@ -16,7 +16,7 @@ import os
 from . import _args
 from . import i18n as _i18n
 
-__all__ = ["export_html", "stepper_page_html", "page_css"]
+__all__ = ["export_html", "export_notebook", "with_static_pictures", "stepper_page_html", "page_css"]
 
 PAGE_CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Noto Sans CJK SC", "PingFang SC",
@@ -184,3 +184,48 @@ def _export(fn, path, figures, title, lang):
     with open(p, "w", encoding="utf-8") as fh:
         fh.write(doc)
     return p
+
+
+# -- a whole notebook -------------------------------------------------------------------------------------------------
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+# shown until the widget manager draws the stepper (nbconvert's lab template: one jp-OutputArea-child per output)
+FALLBACK_CSS = ("<style>.jp-OutputArea-child:has(.agv-stepper) + .jp-OutputArea-child .agv-fallback "
+                "{ display: none; }</style>")
+
+
+def with_static_pictures(nb):
+    """A copy of notebook ``nb`` (an nbformat node) in which each widget output that carries a static picture is
+    followed by an output of that picture alone: nbconvert writes only the widget view of a widget output, so
+    without this an exported page shows nothing where the widget manager can't load (offline). Once the manager
+    draws the stepper, a CSS rule hides the picture."""
+    import copy
+    nb = copy.deepcopy(nb)
+    for cell in nb.get("cells", ()):
+        outs = cell.get("outputs")
+        if not outs:
+            continue
+        new = []
+        for o in outs:
+            new.append(o)
+            data = o.get("data") or {}
+            pic = data.get("text/html")
+            if WIDGET_VIEW in data and pic:
+                pic = "".join(pic) if isinstance(pic, list) else pic
+                new.append({"output_type": "display_data", "metadata": {},
+                            "data": {"text/html": f'{FALLBACK_CSS}<div class="agv-fallback">{pic}</div>'}})
+        cell["outputs"] = new
+    return nb
+
+
+def export_notebook(ipynb, html_path):
+    """Export an executed notebook to HTML with nbconvert (the ``lab`` template, widget state included), keeping
+    each stepper's static picture for readers whose browser can't load the widget manager (offline)."""
+    import nbformat
+    from nbconvert import HTMLExporter
+    src = _args.check_path("export_notebook", "ipynb", ipynb)
+    out = _args.check_path("export_notebook", "html_path", html_path)
+    nb = with_static_pictures(nbformat.read(src, as_version=4))
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    with open(out, "w", encoding="utf-8") as fh:
+        fh.write(body)
+    return out

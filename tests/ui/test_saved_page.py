@@ -1,5 +1,7 @@
 """The offline stepper page (issue 15): ``stepper.save_html(path)`` and ``viz.export_html`` open in Chromium with
 every network request blocked, and step (buttons, slider, keys, Play) without a kernel."""
+from pathlib import Path
+
 import autogradviz as agv
 from autogradviz import viz
 
@@ -129,3 +131,42 @@ def test_saved_replay_page_of_a_large_graph_steps_offline(page, tmp_path):
     assert _shown(root) == len(s.frames) - 1
     assert asked == []
     assert page.errors == []
+
+
+LESSON = Path(__file__).resolve().parents[2] / "notebooks" / "en" / "02-leaf-tensors.ipynb"
+
+
+def _export_lesson(tmp_path):
+    from autogradviz.viz.export import export_notebook
+    out = tmp_path / "lesson.html"
+    export_notebook(LESSON, out)
+    return out
+
+
+def test_exported_lesson_offline_shows_the_static_picture(page, tmp_path):
+    """No widget manager (the CDN is unreachable): the stepper's place shows its static picture."""
+    out = _export_lesson(tmp_path)
+    asked = _open_offline(page, out)
+    assert asked, "the exported page asks the CDN for the widget manager"      # and gets nothing
+    pic = page.locator(".agv-fallback .agv-static svg")
+    assert pic.count() == 1 and pic.is_visible()
+    assert page.locator(".agv-stepper").count() == 0
+
+
+def test_exported_lesson_with_the_manager_hides_the_picture(page, tmp_path, widget_js):
+    out = _export_lesson(tmp_path)
+
+    def route(r):
+        url = r.request.url
+        if url.endswith("embed-amd.js"):
+            r.fulfill(path=str(widget_js["embed"]), content_type="application/javascript")
+        elif url.split("?")[0].endswith(".js") and "require" in url:
+            r.fulfill(path=str(widget_js["require"]), content_type="application/javascript")
+        elif url.startswith("file:"):
+            r.continue_()
+        else:
+            r.abort()
+    page.route("**/*", route)
+    page.goto(out.as_uri())
+    page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=60_000)
+    assert not page.locator(".agv-fallback").is_visible()
