@@ -133,7 +133,15 @@ def test_saved_replay_page_of_a_large_graph_steps_offline(page, tmp_path):
     assert page.errors == []
 
 
-LESSON = Path(__file__).resolve().parents[2] / "notebooks" / "en" / "02-leaf-tensors.ipynb"
+def _lesson_with_a_stepper():
+    """The first English lesson whose stored outputs hold a stepper."""
+    for p in sorted((Path(__file__).resolve().parents[2] / "notebooks" / "en").glob("*.ipynb")):
+        if "<BackwardStepper" in p.read_text(encoding="utf-8"):
+            return p
+    raise AssertionError("no lesson stores a stepper")
+
+
+LESSON = _lesson_with_a_stepper()
 
 
 def _export_lesson(tmp_path):
