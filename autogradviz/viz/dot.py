@@ -545,6 +545,15 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
 _RANKDIRS = ("TB", "LR", "BT", "RL")
 
 
+def _is_torch_obj(r):
+    """A real torch tensor or grad_fn node (viz/sources/torch.py; torch is never imported here)."""
+    import sys
+    if sys.modules.get("torch") is None:
+        return False
+    from .sources.torch import is_torch_obj
+    return is_torch_obj(r)
+
+
 def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir, title, split_shared,
                 graph_attr, node_attr, edge_attr, bools):
     """The door of draw_forward / draw_backward: every argument checked, in the order of the signature."""
@@ -552,7 +561,7 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
     for r in _graph._flatten_roots(roots):
         if r is None:
             continue
-        if not (_graph._is_trace(r) or _graph.SRC.owns(r)):
+        if not (_graph._is_trace(r) or _graph.SRC.owns(r) or _is_torch_obj(r)):
             raise _args.bad_type(fn, "roots", "roots", r)
         real.append(r)
     if not real and trace is None:
