@@ -34,6 +34,9 @@ except ImportError:  # pragma: no cover
     torch = None
 
 
+CLOCK = [time.perf_counter]
+
+
 def timeit(fn, number, repeat):
     """Median seconds per call over ``repeat`` runs of ``number`` calls."""
     return compare({"x": fn}, number, repeat)["x"]
@@ -45,12 +48,13 @@ def compare(fns, number, repeat):
     for fn in fns.values():
         fn()
     runs = {k: [] for k in fns}
+    clock = CLOCK[0]
     for _ in range(repeat):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(number):
                 fn()
-            runs[k].append((time.perf_counter() - t0) / number)
+            runs[k].append((clock() - t0) / number)
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
@@ -312,7 +316,12 @@ def main(argv=None):
     ap.add_argument("--only", default="small,recorder,mlp,raw,tanh,chain",
                     help="comma-separated rows to run (small, recorder, mlp, raw, tanh, chain)")
     ap.add_argument("--repeat", type=int, default=None, help="repeats per row (default 9, --quick 3)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: time.perf_counter; cpu: time.process_time, the CPU time of this process (on a machine "
+                         "shared with other work it leaves out the time spent waiting for a core)")
     args = ap.parse_args(argv)
+    CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"clock: {args.clock}; medians of {args.repeat or (3 if args.quick else 9)} repeats, contenders in turn")
     rep = args.repeat or (3 if args.quick else 9)
     only = set(args.only.split(","))
 
