@@ -81,8 +81,32 @@ def clamp_(t, min=None, max=None):
 
 
 from . import nn, optim  # noqa: E402
+from . import utils  # noqa: E402
+from ._creation import normal  # noqa: E402
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa
+from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402
+                        IntTensor, LongTensor, ShortTensor)
 from .autograd.grad_mode import no_grad as _ng  # noqa: E402,F401
 
 __version__ = "0.1.0"
 
 del _builtins
+
+
+def _accept_numpy_names():
+    """``axis=``/``keepdims=`` wherever PyTorch takes ``dim``/``keepdim`` (ops/_aliases.py)."""
+    from .ops._aliases import numpy_names
+    g = globals()
+    for name in ("max", "min", "cat", "stack", "softmax", "log_softmax", "squeeze", "unsqueeze", "flip", "cumsum",
+                 "amax", "amin", "logsumexp", "chunk", "split", "unbind", "prod", "var", "std", "norm", "all", "any",
+                 "argmax", "argmin", "narrow", "roll", "gather", "index_select", "transpose", "flatten"):
+        if name in g and callable(g[name]):
+            g[name] = numpy_names(g[name])
+    import types
+    for name, fn in list(vars(Tensor).items()):
+        if isinstance(fn, types.FunctionType) and not name.startswith("__"):
+            setattr(Tensor, name, numpy_names(fn))
+
+
+_accept_numpy_names()
+

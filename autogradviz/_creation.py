@@ -1,5 +1,6 @@
 """Tensor creation: tensor(), the legacy Tensor(*sizes)/Tensor(seq) constructor, ones/zeros/..., random."""
 import numbers
+import warnings
 
 import numpy as np
 
@@ -60,8 +61,10 @@ def _to_array(data, dt):
     if isinstance(data, Tensor):
         return np.array(data._data, dtype=dt.np)
     if isinstance(data, (list, tuple)):
-        data = [x._data if isinstance(x, Tensor) else x for x in data] if any(isinstance(x, Tensor) for x in data) \
-            else data
+        if any(isinstance(x, Tensor) for x in data):
+            if any(isinstance(x, Tensor) and x._data.size != 1 for x in data):
+                raise ValueError("only one element tensors can be converted to Python scalars")
+            data = [x._data.reshape(()) if isinstance(x, Tensor) else x for x in data]
     try:
         arr = np.array(data, dtype=dt.np)
     except (ValueError, TypeError) as e:
@@ -71,8 +74,19 @@ def _to_array(data, dt):
     return arr
 
 
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
+
+
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
+    return _tensor(data, dtype, device, requires_grad)
+
+
+def _tensor(data, dtype=None, device=None, requires_grad=False):
     _device(device)
     if isinstance(data, np.ndarray):
         dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
@@ -95,7 +109,7 @@ def as_tensor(data, dtype=None, device=None):
         return data
     if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
         return from_numpy(data)
-    return tensor(data, dtype=dtype)
+    return _tensor(data, dtype=dtype)
 
 
 def from_numpy(arr):
@@ -170,9 +184,57 @@ def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     return _finish(_random.uniform(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **kw):
     _device(device)
+    size = _size_kw(size, kw, "randn")
     return _finish(_random.normal(_size(size), _dt(dtype).np, generator=generator), requires_grad)
+
+
+def _size_kw(size, kw, name):
+    """``f(2, 3)``, ``f((2, 3))`` or ``f(size=(2, 3))``."""
+    if "size" in kw:
+        if size:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        size = (kw.pop("size"),)
+    if kw:
+        raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kw))}'")
+    return size
+
+
+_NORMAL_SIGNATURES = (
+    " * (Tensor mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (Tensor mean, float std = 1, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, Tensor std, *, torch.Generator generator = None, Tensor out = None)\n"
+    " * (float mean, float std, tuple of ints size, *, torch.Generator generator = None, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, bool pin_memory = False, "
+    "bool requires_grad = False)\n")
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """``torch.normal``: ``normal(mean, std, size)`` with numbers (drawn as ``normal_(mean, std)``), or with a
+    tensor mean and/or std (standard normal draws, then ``* std + mean``, as PyTorch)."""
+    _device(device)
+    tm, ts = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not tm and not ts:
+        if size is None:
+            names = ", ".join(type(v).__name__ for v in (mean, std))
+            raise TypeError(f"normal() received an invalid combination of arguments - got ({names}), but expected "
+                            f"one of:\n{_NORMAL_SIGNATURES}")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        return _finish(_random.normal(_size((size,)), _dt(dtype).np, mean=float(mean), std=float(std),
+                                      generator=generator), requires_grad)
+    if ts and (std._data < 0).any():
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+    md = mean._data if tm else None
+    sd = std._data if ts else None
+    ref = md if md is not None else sd
+    shape = np.broadcast_shapes(*(x.shape for x in (md, sd) if x is not None))
+    z = _random.normal(shape, ref.dtype, generator=generator)
+    with np.errstate(all="ignore"):
+        r = z * (sd if sd is not None else ref.dtype.type(std)) + (md if md is not None else ref.dtype.type(mean))
+    return _wrap(np.asarray(r, dtype=ref.dtype))
 
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
@@ -244,6 +306,11 @@ def legacy_tensor(cls, *args, **kwargs):
         raise RuntimeError("autogradviz only has the CPU device")
     if not args:
         arr = np.empty((0,), dtype=_dtype.get_default_dtype().np)
+    elif len(args) == 1 and isinstance(args[0], Tensor) and cls is Tensor:
+        # an alias of the tensor (a view, AliasBackward0 when it has a history), as PyTorch's
+        from .ops._core import view_of
+        from .ops.shape import AliasBackward0
+        return view_of(args[0], args[0]._data[...], AliasBackward0)
     elif len(args) == 1 and isinstance(args[0], Tensor):
         arr = args[0]._data
     elif len(args) == 1 and isinstance(args[0], np.ndarray):
@@ -272,4 +339,48 @@ def legacy_tensor(cls, *args, **kwargs):
     return t
 
 
+class _LegacyTypeMeta(type):
+    """``torch.FloatTensor``, ``torch.LongTensor``, ...: old-style constructors (``FloatTensor([1, 2])``,
+    ``FloatTensor(2, 3)`` uninitialised) that also answer ``isinstance`` by dtype, as PyTorch's do."""
+
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, Tensor) and obj.dtype is cls._dtype
+
+    def __call__(cls, *args, **kwargs):
+        if kwargs.get("device") not in (None, "cpu"):
+            raise RuntimeError("autogradviz only has the CPU device")
+        dt = cls._dtype
+        if not args:
+            return _wrap(np.empty((0,), dtype=dt.np))
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            if args[0].dtype is not dt:
+                raise TypeError(f"expected {cls.__name__} (got {args[0].type()})")
+            return args[0].detach()
+        if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+            return _wrap(np.zeros(_size(args), dtype=dt.np))  # PyTorch leaves it uninitialised
+        if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+            return _wrap(_to_array(list(args[0]) if isinstance(args[0], tuple) else args[0], dt))
+        types = ", ".join(type(a).__name__ for a in args)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({types}), but expected one of:\n"
+                        " * (*, torch.device device = None)\n * (torch.Storage storage)\n * (Tensor other)\n"
+                        " * (tuple of ints size, *, torch.device device = None)\n"
+                        " * (object data, *, torch.device device = None)\n")
+
+    def __repr__(cls):
+        return f"<class 'torch.{cls.__name__}'>"
+
+
+def _legacy_type(name, dt):
+    return _LegacyTypeMeta(name, (), {"_dtype": dt, "__module__": "torch"})
+
+
+FloatTensor = _legacy_type("FloatTensor", _dtype.float32)
+DoubleTensor = _legacy_type("DoubleTensor", _dtype.float64)
+HalfTensor = _legacy_type("HalfTensor", _dtype.float16)
+LongTensor = _legacy_type("LongTensor", _dtype.int64)
+IntTensor = _legacy_type("IntTensor", _dtype.int32)
+ShortTensor = _legacy_type("ShortTensor", _dtype.int16)
+CharTensor = _legacy_type("CharTensor", _dtype.int8)
+ByteTensor = _legacy_type("ByteTensor", _dtype.uint8)
+BoolTensor = _legacy_type("BoolTensor", _dtype.bool_)
 _tensor_module._LEGACY[0] = legacy_tensor

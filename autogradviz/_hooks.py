@@ -23,7 +23,7 @@ class RemovableHandle:
 
     def remove(self):
         hooks = self.hooks
-        if type(hooks) is list:
+        if isinstance(hooks, list):  # a list, or a leaf's TensorHooks (a list subclass)
             for i, f in enumerate(hooks):
                 if f is self._fn:
                     del hooks[i]

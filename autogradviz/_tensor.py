@@ -58,6 +58,50 @@ class Size(tuple):
         return (_make_size, (tuple(self),))
 
 
+class _GradState:
+    """Grad mode and inference mode: ``autograd.grad_mode.STATE`` (kept here so that ``_wrap`` can read it)."""
+    __slots__ = ("enabled", "inference", "grad_flag", "inference_seen")
+
+
+GRAD_STATE = _GradState()
+GRAD_STATE.enabled = True           # ops record a graph (False under no_grad and inference_mode)
+GRAD_STATE.inference = False        # inside inference_mode(True)
+GRAD_STATE.grad_flag = True         # what is_grad_enabled() reports inside inference_mode
+GRAD_STATE.inference_seen = False   # an inference tensor may exist: ops check what they save
+
+
+class InferenceVersion(list):
+    """The version counter of an inference tensor (one made under inference_mode): its type marks the tensor.
+    Outside inference mode an in-place write fails when it bumps the version, after the data changed (PyTorch
+    checks at the same moment)."""
+    __slots__ = ()
+
+    def __setitem__(self, i, v):
+        if not GRAD_STATE.inference:
+            raise RuntimeError(INFERENCE_INPLACE_MSG)
+
+
+INFERENCE_INPLACE_MSG = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a normal "
+    "tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+INFERENCE_VERSION_MSG = "Inference tensors do not track version counter."
+
+
+class TensorHooks(list):
+    """A leaf's hooks: the list holds the gradient hooks (``register_hook``), ``post`` the post-accumulate-grad
+    hooks. True when either is non-empty (the engine's fast path checks it)."""
+    __slots__ = ("post",)
+
+    def __init__(self):
+        super().__init__()
+        self.post = []
+
+    def __bool__(self):
+        return len(self) > 0 or len(self.post) > 0
+
+
 def _make_size(t):
     return Size(t)
 
@@ -73,7 +117,7 @@ def _wrap(data, requires_grad=False, grad_fn=None):
     t._grad = None
     t._output_nr = 0
     t._retains_grad = False
-    t._vc = [0]
+    t._vc = [0] if not GRAD_STATE.inference else InferenceVersion((0,))
     t._base = None
     t._hooks = None
     t._acc = None
@@ -123,6 +167,8 @@ class Tensor:
             )
         if requires_grad and not self.dtype.is_floating_point:
             raise RuntimeError(_msg)
+        if requires_grad and type(self._vc) is InferenceVersion and not GRAD_STATE.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
 
@@ -174,7 +220,12 @@ class Tensor:
 
     @property
     def _version(self):
+        if type(self._vc) is InferenceVersion:
+            raise RuntimeError(INFERENCE_VERSION_MSG)
         return self._vc[0]
+
+    def is_inference(self):
+        return type(self._vc) is InferenceVersion
 
     @property
     def output_nr(self):
@@ -247,12 +298,16 @@ class Tensor:
         return bool(self._data.reshape(()))
 
     def __float__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
             warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
                           "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
         return float(self.item())
 
     def __int__(self):
+        if self._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
         return int(self.item())
 
     def __index__(self):
@@ -317,12 +372,24 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is None:
             if self._hooks is None:
-                self._hooks = []
+                self._hooks = TensorHooks()
             lst = self._hooks
         else:
             lst = self.grad_fn._cold().tensor_prehooks.setdefault(self._output_nr, [])
         lst.append(hook)
         return RemovableHandle(lst, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs after backward has accumulated this leaf's ``.grad`` (not under autograd.grad)."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        from .autograd.graph import RemovableHandle
+        if self._hooks is None:
+            self._hooks = TensorHooks()
+        self._hooks.post.append(hook)
+        return RemovableHandle(self._hooks.post, hook)
 
     # -- printing -----------------------------------------------------------------------------------------
     def __repr__(self, *, tensor_contents=None):

@@ -26,14 +26,19 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if grad_tensors is None:
         grad_tensors = grad_variables
     grads = _as_tuple(grad_tensors) if grad_tensors is not None else (None,) * len(tensors)
+    # PyTorch pairs them with zip (extra gradients are ignored), then its engine checks the counts
+    grads = grads[:len(tensors)]
     if len(grads) != len(tensors):
-        raise RuntimeError(f"got {len(grads)} gradients for {len(tensors)} outputs")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if isinstance(t, Tensor) and not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 
@@ -42,10 +47,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """Return the gradients of ``outputs`` with respect to ``inputs`` without touching any ``.grad``."""
     outputs = _as_tuple(outputs)
     inputs = _as_tuple(inputs)
+    if len(inputs) == 0:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outputs)
+    grads = grads[:len(outputs)]  # zip, as PyTorch's _make_grads
     if len(grads) != len(outputs):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs" if False else
-                           f"got {len(grads)} grad_outputs for {len(outputs)} outputs")
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:
@@ -61,3 +68,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 _tensor._ENGINE[1] = backward
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from . import functional  # noqa: E402
+from .anomaly_mode import detect_anomaly, set_detect_anomaly  # noqa: E402

@@ -235,6 +235,10 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
             _store_grad(var, g, create_graph)
         if obs is not None:
             obs.accumulate(node, var, g)
+        hooks = var._hooks
+        if hooks and hooks.post:  # register_post_accumulate_grad_hook
+            for h in list(hooks.post):
+                h(var)
     if x is not None and x.hooks:
         for h in list(x.hooks):
             h((), (_to_tensor(g),))

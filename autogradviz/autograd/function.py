@@ -26,6 +26,9 @@ class FunctionCtx:
         self._non_diff = tensors
 
     def mark_dirty(self, *tensors):
+        # as PyTorch's mark_dirty: each tensor's version moves once more (on top of the in-place op's own bump)
+        for t in tensors:
+            t._vc[0] += 1
         self._dirty = tensors
 
     def set_materialize_grads(self, value):
@@ -188,9 +191,16 @@ class Function(metaclass=_FunctionMeta):
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+        dirty_ids = {id(t) for t in ctx._dirty} if ctx._dirty else ()
+        if dirty_ids and not dirty_ids <= input_ids:
+            import warnings
+            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                          "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=2)
         fixed = []
         for o in outs:
-            if isinstance(o, Tensor) and id(o) in input_ids:
+            if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
+                pass  # an input changed in place (ctx.mark_dirty): the output is the input object itself
+            elif isinstance(o, Tensor) and id(o) in input_ids:
                 # an input returned as-is: the output is a new tensor sharing its memory
                 alias = _wrap(o._data)
                 alias._vc = o._vc
@@ -207,6 +217,9 @@ class Function(metaclass=_FunctionMeta):
             non_diff = {id(t) for t in ctx._non_diff}
             for i, o in enumerate(outs):
                 if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
+                    if id(o) in dirty_ids:
+                        _set_dirty_history(ctx, o, i, len(outs), args)
+                        continue
                     o.grad_fn = ctx
                     o._output_nr = i
                     o._requires_grad = True
@@ -222,6 +235,34 @@ class Function(metaclass=_FunctionMeta):
                     FWD.fn(cls.__name__ + "Backward", tuple(a if isinstance(a, Tensor) else None for a in args), o,
                            ctx if is_diff else None)
         return outs[0] if single else outs
+
+
+def _set_dirty_history(ctx, o, i, n_out, args):
+    """Output ``i`` of the custom Function ``ctx`` is an input it changed in place (``ctx.mark_dirty``): the
+    input's history now goes through ``ctx``, as an in-place op's does (a view's base gets CopySlices)."""
+    if o.grad_fn is None and o._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    if o._base is not None and n_out > 1:
+        raise RuntimeError(
+            "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+            "return more than one Tensor. This is not supported by the current autograd engine. You should either "
+            "make sure the input is not a view (using .clone() for example) or make your Function only return one "
+            "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor "
+            "and a second one that does the other operations). You can ask on the forum "
+            "https://discuss.pytorch.org/ if you need help to do this change.")
+    from ..ops.inplace import _after, _before, refresh_views
+    before = _before(o)
+    if before[2] and next(a for a in args if isinstance(a, Tensor)) is not o:
+        raise NotImplementedError("autogradviz: a custom Function can change a view in place only when the view "
+                                  "is its first Tensor argument")
+    o.grad_fn = ctx
+    o._output_nr = i
+    o._requires_grad = True
+    saved = ctx._saved
+    _after(o, before)  # a view: its base's history becomes CopySlices around ctx (which keeps its saved tensors)
+    ctx._saved = saved
+    if len(o._vc) > 1:
+        refresh_views(o, True)
 
 
 def once_differentiable(fn):

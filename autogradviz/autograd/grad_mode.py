@@ -5,17 +5,19 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
            "is_inference_mode_enabled"]
 
 
-class _State:
-    __slots__ = ("enabled", "inference")
-
-
-STATE = _State()
-STATE.enabled = True
-STATE.inference = False
+from .._tensor import GRAD_STATE as STATE
 
 
 def is_grad_enabled():
-    return STATE.enabled
+    # inside inference_mode no graph is recorded whatever the grad mode says; the grad mode is kept in grad_flag
+    return STATE.enabled if not STATE.inference else STATE.grad_flag
+
+
+def _set_grad(mode):
+    if STATE.inference:
+        STATE.grad_flag = mode
+    else:
+        STATE.enabled = mode
 
 
 def is_inference_mode_enabled():
@@ -54,11 +56,11 @@ class no_grad(_NoParamDecoratorContextManager):
         self._prev = None
 
     def __enter__(self):
-        self._prev = STATE.enabled
-        STATE.enabled = False
+        self._prev = is_grad_enabled()
+        _set_grad(False)
 
     def __exit__(self, *exc):
-        STATE.enabled = self._prev
+        _set_grad(self._prev)
         return False
 
 
@@ -67,11 +69,11 @@ class enable_grad(_NoParamDecoratorContextManager):
         self._prev = None
 
     def __enter__(self):
-        self._prev = STATE.enabled
-        STATE.enabled = True
+        self._prev = is_grad_enabled()
+        _set_grad(True)
 
     def __exit__(self, *exc):
-        STATE.enabled = self._prev
+        _set_grad(self._prev)
         return False
 
 
@@ -79,15 +81,15 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on construction (as PyTorch does) and restores the previous mode on exit."""
 
     def __init__(self, mode):
-        self._prev = STATE.enabled
+        self._prev = is_grad_enabled()
         self.mode = bool(mode)
-        STATE.enabled = self.mode
+        _set_grad(self.mode)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        STATE.enabled = self._prev
+        _set_grad(self._prev)
         return False
 
     def clone(self):
@@ -95,10 +97,14 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    def __new__(cls, mode_or_orig_func=True):
-        if mode_or_orig_func is None or isinstance(mode_or_orig_func, bool):
+    """As PyTorch's: no graph, and the tensors made inside are inference tensors (``is_inference()``); they cannot
+    be saved for backward nor changed in place outside inference mode. ``inference_mode(False)`` turns it off (and
+    grad mode on) inside an outer one."""
+
+    def __new__(cls, mode=True):
+        if mode is None or isinstance(mode, bool):
             return super().__new__(cls)
-        return cls()(mode_or_orig_func)  # bare @inference_mode
+        return cls()(mode)  # bare @inference_mode
 
     def __init__(self, mode=True):
         self.mode = bool(mode)
@@ -110,15 +116,18 @@ class inference_mode(_DecoratorContextManager):
         return super().__call__(func)
 
     def __enter__(self):
-        self._prev = (STATE.enabled, STATE.inference)
+        self._prev = (STATE.enabled, STATE.inference, STATE.grad_flag)
         if self.mode:
+            STATE.grad_flag = False
             STATE.enabled = False
             STATE.inference = True
+            STATE.inference_seen = True
         else:
             STATE.inference = False
+            STATE.enabled = True
 
     def __exit__(self, *exc):
-        STATE.enabled, STATE.inference = self._prev
+        STATE.enabled, STATE.inference, STATE.grad_flag = self._prev
         return False
 
     def clone(self):

@@ -18,7 +18,8 @@ import weakref
 import numpy as np
 
 from .._hooks import RemovableHandle
-from .._tensor import Tensor, _new
+from .._sumorder import dim_sum, full_sum
+from .._tensor import InferenceVersion, Tensor, _new
 from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
@@ -327,6 +328,14 @@ NO_GRAD_VIEW = _no_accumulator
 ``requires_grad=True``, but nothing accumulates into it: ops that use it get a None edge for it."""
 
 
+def _no_accumulator_inference():
+    return None
+
+
+INFERENCE_VIEW = _no_accumulator_inference
+"""As ``NO_GRAD_VIEW``, for a view made under inference_mode (only the in-place error's words differ)."""
+
+
 def accumulator(t):
     """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch.
     None for a view made under no_grad (``NO_GRAD_VIEW``)."""
@@ -335,7 +344,7 @@ def accumulator(t):
         node = ref()
         if node is not None:
             return node
-        if ref is NO_GRAD_VIEW:
+        if ref is NO_GRAD_VIEW or ref is INFERENCE_VIEW:
             return None
     node = _new(AccumulateGrad)
     node.next_functions = ()
@@ -427,7 +436,11 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
     node = None
     if _GM.enabled and any(t is not None and t._requires_grad for t in inputs):
         edges = tuple(_NONE_EDGE if t is None else edge(t) for t in inputs)
+        if saved and _GM.inference_seen:
+            check_saved(saved)
         node = _new_node(cls, edges, _save(cls, saved, edges, out) if saved else (), info)
+    elif _GM.inference:
+        out._vc = InferenceVersion((0,))
     out.grad_fn = node
     out._requires_grad = node is not None
     if FWD.fn is not None:
@@ -476,6 +489,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                     edges = tuple(_NONE_EDGE if t is None else edge(t) for t in inputs)
                     break
         if edges is not None:
+            if saved and _GM.inference_seen:
+                check_saved(saved)
             node = _new(cls)
             node._seq = _next_seq()
             node._x = None
@@ -495,6 +510,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
+    if _GM.inference:
+        out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
     return out
@@ -529,6 +546,8 @@ def make2(data, cls, a, b, saved=(), info=None):
             node.next_functions = (e, e1)
             if saved:
                 s, s1 = saved
+                if _GM.inference_seen:
+                    check_saved(saved)
                 rule = cls._saved_if
                 if rule is not None:  # _save's rule, for two inputs
                     r0, r1 = rule
@@ -547,9 +566,24 @@ def make2(data, cls, a, b, saved=(), info=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
+    if _GM.inference:
+        out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
     return out
+
+
+INFERENCE_SAVE_MSG = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use it "
+    "in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
+
+
+def check_saved(saved):
+    """An op about to record a node: none of the tensors it saves may be an inference tensor (as PyTorch)."""
+    for s in saved:
+        if s is not None and s is not OUT and type(s._vc) is InferenceVersion:
+            raise RuntimeError(INFERENCE_SAVE_MSG)
 
 
 def view_of(base, data, cls, info=None, op=None):
@@ -568,7 +602,7 @@ def view_of(base, data, cls, info=None, op=None):
             vc[1:] = [r for r in vc[1:] if r() is not None]
     elif base._requires_grad:
         out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
-        out._acc = NO_GRAD_VIEW
+        out._acc = NO_GRAD_VIEW if not _GM.inference else INFERENCE_VIEW
     return out
 
 
@@ -617,10 +651,8 @@ def sum_to(g, shape):
     gshape = g.shape
     if gshape == shape:
         return g
-    if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything into a 0-d array
-        out = np.empty((), g.dtype)
-        np.add.reduce(g, axis=None, out=out)
-        return out
+    if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything, in PyTorch's order
+        return np.asarray(full_sum(g))
     if tuple(gshape) == tuple(shape):
         return g
     lead = len(gshape) - len(shape)
@@ -628,6 +660,12 @@ def sum_to(g, shape):
         axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
         r = g.sum(list(axes), True) if axes else g
         return r.reshape(tuple(shape)) if tuple(r.shape) != tuple(shape) else r
+    if g.dtype.kind == "f":
+        # PyTorch's sum_to: one sum over all the broadcast dims, in its order of adds (_sumorder)
+        red = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+        r = dim_sum(g, red, True) if red else None
+        if r is not None:
+            return r.reshape(shape)
     if lead:
         g = np.add.reduce(g, axis=tuple(range(lead)))
     axes = tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1)

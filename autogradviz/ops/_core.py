@@ -27,7 +27,10 @@ def _sum_keep(x, dim):
 
 
 def _exp(x):
-    return x.exp() if isinstance(x, Tensor) else np.exp(x)
+    if isinstance(x, Tensor):
+        return x.exp()
+    from ._math import np_exp
+    return np_exp(np.asarray(x))
 
 
 def _const(arr, like):

@@ -96,8 +96,27 @@ def _i_fast(op, ufunc):
 
 
 def _new_tensor(a, data, dtype=None, requires_grad=False):
-    from .._creation import tensor
-    return tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad)
+    from .._creation import COPY_CONSTRUCT_WARNING, _tensor
+    if isinstance(data, Tensor):
+        import warnings
+        warnings.warn(COPY_CONSTRUCT_WARNING.format("tensor.new_tensor"), UserWarning, stacklevel=2)
+    return _tensor(data, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _new_full(a, size, fill_value, dtype=None, requires_grad=False):
+    from .._creation import full
+    return full(size, fill_value, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _new_empty(a, *size, dtype=None, requires_grad=False):
+    from .._creation import empty
+    return empty(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
+
+
+def _argsort(a, dim=-1, descending=False, stable=False):
+    from .._tensor import _wrap
+    d = a._data
+    return _wrap(np.argsort(-d if descending else d, axis=dim, kind="stable").astype(np.int64))
 
 
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
@@ -111,12 +130,23 @@ def _new_ones(a, *size, dtype=None, requires_grad=False):
 
 
 _TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "int64": "torch.LongTensor",
-               "int32": "torch.IntTensor", "bool": "torch.BoolTensor", "float16": "torch.HalfTensor",
-               "uint8": "torch.ByteTensor"}
+               "int32": "torch.IntTensor", "int16": "torch.ShortTensor", "int8": "torch.CharTensor",
+               "bool": "torch.BoolTensor", "float16": "torch.HalfTensor", "uint8": "torch.ByteTensor"}
 
 
-def _type(a, dtype=None):
-    return _TYPE_NAMES.get(a.dtype.name) if dtype is None else to(a, dtype)
+def _type(a, dtype=None, non_blocking=False, **kwargs):
+    """``t.type()`` names the legacy type; ``t.type(dtype)``, ``t.type(torch.LongTensor)`` and
+    ``t.type('torch.LongTensor')`` convert."""
+    if dtype is None:
+        return _TYPE_NAMES.get(a.dtype.name)
+    if isinstance(dtype, str):
+        names = {v: k for k, v in _TYPE_NAMES.items()}
+        if dtype not in names:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = getattr(_dtype, {"bool": "bool_"}.get(names[dtype], names[dtype]))
+    elif isinstance(getattr(dtype, "_dtype", None), type(a.dtype)):  # torch.LongTensor and friends
+        dtype = dtype._dtype
+    return to(a, dtype)
 
 
 def _softmax(x, dim, dtype=None):
@@ -170,6 +200,7 @@ METHODS.update({
     "long": lambda a: to(a, _dtype.int64), "int": lambda a: to(a, _dtype.int32), "bool": lambda a: to(a, _dtype.bool_),
     "half": lambda a: to(a, _dtype.float16), "type_as": lambda a, o: to(a, o.dtype), "cpu": lambda a: a,
     "cuda": _cuda, "type": _type, "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
+    "new_full": _new_full, "new_empty": _new_empty, "argsort": _argsort, "masked_fill_": _make_inplace(masked_fill),
     # in place
     "add_": _make_inplace(add), "sub_": _make_inplace(sub), "mul_": _make_inplace(mul), "div_": _make_inplace(div),
     "pow_": _make_inplace(pow), "exp_": _make_inplace(exp), "clamp_": _make_inplace(clamp),
@@ -191,3 +222,7 @@ def attach():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(T)
+    Tensor.is_cuda = property(lambda a: False)
+    Tensor.mT = property(lambda a: a.transpose(-2, -1))  # real tensors: the conjugate is the tensor itself
+    Tensor.mH = property(lambda a: a.transpose(-2, -1))
+    Tensor.H = property(lambda a: a.t() if a.dim() == 2 else T(a))

@@ -12,6 +12,7 @@ from .arith import _sadd, _smul
 from .index import _where
 from .inplace import apply_inplace, check_inplace
 from .unary import _erf, _np_erf
+from ._math import np_exp, np_tanh, one_minus_square
 
 
 def relu_(input):
@@ -123,7 +124,7 @@ class TanhBackward0(BackwardNode):
 
 
 def tanh(a):
-    return make(np.tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
+    return make(np_tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
 
 
 @facts(fn="sigmoid", grads={"self": "result * (1 - result)"})
@@ -137,7 +138,7 @@ class SigmoidBackward0(BackwardNode):
 
 def _np_sigmoid(x):
     with np.errstate(over="ignore"):
-        return (1 / (1 + np.exp(-x))).astype(x.dtype, copy=False)
+        return (1 / (1 + np_exp(-x))).astype(x.dtype, copy=False)
 
 
 def sigmoid(a):
@@ -198,8 +199,8 @@ class ThresholdBackwardBackward0(BackwardNode):
 def _tanh_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
-        return make(g._data * (1 - r._data * r._data), TanhBackwardBackward0, (g, r), (g, r))
-    return g * (1 - r * r)
+        return make(g._data * one_minus_square(r._data), TanhBackwardBackward0, (g, r), (g, r))
+    return g * one_minus_square(np.asarray(r))  # PyTorch's fused 1 - y*y (_math.one_minus_square)
 
 
 def _sigmoid_backward(g, r):
@@ -217,7 +218,7 @@ def _threshold_backward(g, r):
 
 
 _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))
-_tanh = _f(np.tanh, lambda x: tanh(x))
+_tanh = _f(np_tanh, lambda x: tanh(x))
 
 
 @facts(fn="gelu", saved={"approximate": lambda n: n._info})

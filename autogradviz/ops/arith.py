@@ -11,6 +11,7 @@ from .._tensor import _wrap, Tensor
 from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data
 from .index import where
+from ._math import pow_scalar_np
 
 
 def _scalar_other(n):
@@ -319,7 +320,7 @@ class PowBackward0(BackwardNode):
         if e == 0:
             return (g * 0,)
         # PyTorch: grad * (exponent * self.pow(exponent - 1))
-        return (g * _smul(x ** (e - 1), e),)
+        return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
 
 
 @facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)", "exponent": "result * log(self)"})
@@ -371,7 +372,7 @@ def pow(a, exponent):
         return rpow(exponent, a)
     b, bs = _operand(exponent)
     if b is None:
-        data = _binary(np.power, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
+        data = _binary(pow_scalar_np, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
             else None
         if data is None:
             raise RuntimeError("Integers to negative integer powers are not allowed.")

@@ -239,7 +239,7 @@ def _norm_index(a, key):
             k = k._data
             if k.ndim == 0 and k.dtype.kind in "iu":
                 k = int(k)
-        elif isinstance(k, list):
+        elif isinstance(k, (list, range)):
             k = np.asarray(k)
         out.append(k)
     return tuple(out)
@@ -258,6 +258,12 @@ def getitem(a, key):
     n_real = sum((k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1) for k in key
                  if k is not None and k is not Ellipsis and not isinstance(k, (bool, np.bool_)))
     if n_real > d.ndim:
+        if d.ndim == 0 and len(key) == 1:  # x[0] / x[1:] on a 0-d tensor: PyTorch's own words
+            if isinstance(key[0], slice):
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            if isinstance(key[0], (int, np.integer)):
+                raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                 "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
     expanded = []
     for k in key:

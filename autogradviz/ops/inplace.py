@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.node import NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
+from ..autograd.node import INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
 from ._core import _shape_arg
 from .index import _norm_index, _scatter, getitem
 
@@ -23,18 +23,35 @@ NO_GRAD_VIEW_INPLACE_MSG = (
     "you want the inplace to be tracked).")
 
 
+INFERENCE_VIEW_INPLACE_MSG = (
+    "A view was created in inference mode and is being modified inplace in normal mode. Given that this use case "
+    "is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the inference_mode block (if you don't want the inplace to be tracked) or both "
+    "outside (if you want the inplace to be tracked).")
+
+
 def check_inplace(a):
     if _GM.enabled and a._acc is NO_GRAD_VIEW:
         raise RuntimeError(NO_GRAD_VIEW_INPLACE_MSG)
+    if _GM.enabled and a._acc is INFERENCE_VIEW:
+        raise RuntimeError(INFERENCE_VIEW_INPLACE_MSG)
     if _GM.enabled and a._requires_grad:
         if a.grad_fn is None:
             raise RuntimeError(LEAF_INPLACE_MSG)
+        if a._base is not None and getattr(a.grad_fn, "_multi_view", False):
+            raise RuntimeError(f"Output {a._output_nr} of {type(a.grad_fn).__name__[:-9]} is a view and is being "
+                               "modified inplace. This view is the output of a function that returns multiple "
+                               "views. Such functions do not allow the output views to be modified inplace. You "
+                               "should replace the inplace operation by an out-of-place one.")
         b = a._base
         if b is not None:
             while b._base is not None:
                 b = b._base
             if b.grad_fn is None and b._requires_grad:
                 raise RuntimeError(VIEW_LEAF_INPLACE_MSG)
+    if not a._data.flags.writeable:  # an expanded tensor (numpy's broadcast view is read-only)
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a single "
+                           "memory location. Please clone() the tensor before performing the operation.")
 
 
 def _cast_check(a, r):

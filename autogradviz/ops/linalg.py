@@ -60,6 +60,14 @@ def _outer(a, b):
 
 def _check_dtypes(a, b, what="mm"):
     if a._data.dtype != b._data.dtype:
+        from .._tensor import _SCALAR_NAMES as sn
+        na, nb = sn.get(a.dtype.name, a.dtype.name), sn.get(b.dtype.name, b.dtype.name)
+        if what == "mv":  # PyTorch's mv is addmv(out, mat, vec), the result taking the vector's dtype
+            raise RuntimeError(f"addmv input tensors must have the same dtype, but got {nb}, {na}, and {nb}")
+        if what == "dot":
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {na} and {nb}")
+        if what == "bmm":
+            raise RuntimeError(f"expected scalar type {na} but found {nb}")
         names = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names.get(a.dtype.name, a.dtype.name)} "
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
@@ -111,7 +119,7 @@ def mv(a, v):
     if a._data.shape[1] != v._data.shape[0]:
         raise RuntimeError(f"size mismatch, got input ({a._data.shape[0]}), mat ({a._data.shape[0]}x{a._data.shape[1]}), "
                            f"vec ({v._data.shape[0]})")
-    _check_dtypes(a, v)
+    _check_dtypes(a, v, "mv")
     return make(a._data @ v._data, MvBackward0, (a, v), (a, v))
 
 
@@ -134,7 +142,7 @@ def dot(a, b):
         raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of "
                            "elements, but got %d and %d elements respectively"
                            % (a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]))
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, "dot")
     return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b), (a, b))
 
 
@@ -186,7 +194,7 @@ def bmm(a, b):
     if sb[0] != sa[0] or sb[1] != sa[2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: [{sa[0]}, {sa[2]}] but "
                            f"got: [{sb[0]}, {sb[1]}].")
-    _check_dtypes(a, b)
+    _check_dtypes(a, b, "bmm")
     return make(np.matmul(a._data, b._data), BmmBackward0, (a, b), (a, b), (sa, sb))
 
 
@@ -332,6 +340,10 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
                            f"{weight._data.ndim}D")
     if input._data.dtype != weight._data.dtype:
+        if bias is None:  # PyTorch's matmul path, not addmm
+            from .._tensor import _CPP_NAMES as cn
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{cn.get(input._data.dtype.name)} != {cn.get(weight._data.dtype.name)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtname(input)} and {_dtname(weight)}")
     in_f = input._data.shape[-1]
     wt = weight.t()

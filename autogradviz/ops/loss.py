@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .._sumorder import full_sum
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
@@ -93,10 +94,10 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
         except ValueError:
             raise _broadcast_error(input._data.shape, target._data.shape) from None
         sq = diff * diff
-        if reduction == "mean":
-            data = np.asarray(sq.mean(dtype=sq.dtype))
+        if reduction == "mean":  # PyTorch's order of adds (_sumorder), then / numel
+            data = np.asarray(full_sum(sq) / sq.size) if sq.dtype.kind == "f" else np.asarray(sq.mean(dtype=sq.dtype))
         elif reduction == "sum":
-            data = np.asarray(sq.sum(dtype=sq.dtype))
+            data = np.asarray(full_sum(sq))
         else:
             data = sq
     return make(data, MseLossBackward0, (input, target), (input, target),

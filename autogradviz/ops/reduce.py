@@ -8,6 +8,7 @@ from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _float_data, _t
 from .index import _scatter, where
 from .shape import cat
+from .._sumorder import dim_sum, full_sum
 
 
 def _numel(shape):
@@ -67,16 +68,20 @@ def _sum_dtype(a, dtype):
     return np.dtype(np.int64) if k in "biu" else a._data.dtype
 
 
-def sum(a, dim=None, keepdim=False, dtype=None, axis=None):
+def sum(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
+    if keepdims is not None:  # numpy's spelling, which PyTorch accepts too
+        keepdim = keepdims
     d = a._data
     out_dtype = _sum_dtype(a, dtype)
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
-        r = np.sum(d, dtype=out_dtype)
+        r = full_sum(d) if out_dtype == d.dtype else np.sum(d, dtype=out_dtype)  # PyTorch's order of adds
         return make(r, SumBackward0, (a,), (), d.shape)
     dims = _dims(dim, d.ndim) if d.ndim else ()
-    r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
+    r = dim_sum(d, dims, keepdim) if out_dtype == d.dtype and dims else None  # PyTorch's order of adds
+    if r is None:
+        r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
     return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
 
 
@@ -107,16 +112,17 @@ class MeanBackward1(BackwardNode):
         return (_expand_back(g / n, shape, dims, keepdim),)
 
 
-_add_reduce = np.add.reduce
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
-def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
+def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+    if keepdims is not None:
+        keepdim = keepdims
     d = a._data
     dt = d.dtype
     if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
         # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
-        return make(_add_reduce(d, None) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
+        return make(full_sum(d) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     if axis is not None:
         dim = axis
     if dtype is not None:
@@ -126,15 +132,19 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None):
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(d.dtype).name.capitalize().replace('Int64', 'Long')}")
     if dim is None:
         if d.dtype.kind == "f" and d.dtype.itemsize >= 4 and d.size:
-            r = np.add.reduce(d, axis=None) / d.size   # what np.mean computes, without its Python overhead
+            r = full_sum(d) / d.size   # PyTorch's mean: the sum (in its order of adds) divided by the count
         else:
             r = np.mean(d, dtype=d.dtype)
         return make(r, MeanBackward0, (a,), (), (d.shape, float(d.size)))
     dims = _dims(dim, d.ndim) if d.ndim else ()
-    r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
     n = 1
     for k in dims:
         n *= d.shape[k]
+    r = dim_sum(d, dims, keepdim) if dims else None  # PyTorch's mean: the sum in its order, divided by the count
+    if r is not None and n:
+        r = r / d.dtype.type(n)
+    else:
+        r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
     return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n)))
 
 
@@ -275,14 +285,18 @@ def minimum(a, b):
     return make(np.minimum(a._data, b._data), MinimumBackward0, (a, b), (a, b), False)
 
 
-def argmax(a, dim=None, keepdim=False):
+def argmax(a, dim=None, keepdim=False, *, axis=None):
+    if axis is not None:
+        dim = axis
     d = a._data
     if dim is None:
         return _wrap(np.asarray(np.argmax(d), dtype=np.int64))
     return _wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
-def argmin(a, dim=None, keepdim=False):
+def argmin(a, dim=None, keepdim=False, *, axis=None):
+    if axis is not None:
+        dim = axis
     d = a._data
     if dim is None:
         return _wrap(np.asarray(np.argmin(d), dtype=np.int64))
@@ -301,7 +315,11 @@ class CumsumBackward0(BackwardNode):
         return (np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy(),)
 
 
-def cumsum(a, dim, dtype=None):
+def cumsum(a, dim=None, dtype=None, *, axis=None):
+    if axis is not None:
+        dim = axis
+    if dim is None:
+        raise TypeError("cumsum() missing 1 required positional arguments: \"dim\"")
     d = _float_data(a) if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
     dim = _wrap_dim(dim, d.ndim)
     if a._data.dtype.kind in "biu" and dtype is None:

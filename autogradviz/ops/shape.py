@@ -395,6 +395,7 @@ class _SplitNode(BackwardNode):
     """One node for all the outputs of split/chunk/unbind (``_nout`` of them); its grads come back as a list."""
     # no __slots__: each node has its own ``_nout``
     _saved_names = ()
+    _multi_view = True  # its outputs are views that PyTorch refuses to change in place
 
     def _fill_missing(self, buf, create_graph):
         return buf

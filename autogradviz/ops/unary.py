@@ -13,6 +13,7 @@ from ..autograd.node import BackwardNode, declare, facts, make, OUT
 from ._core import _exp, _f, _float_data, _np_or
 from .arith import _smul
 from . import arith as _arith
+from ._math import f32_via_f64, np_cos, np_exp, np_log, np_sin, pow_scalar_np
 
 
 @facts(fn="neg", grads={"self": "-1"})
@@ -41,7 +42,7 @@ class ExpBackward0(BackwardNode):
 
 
 def exp(a):
-    return make(np.exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
+    return make(np_exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
 
 
 @facts(fn="log", grads={"self": "1 / self"})
@@ -55,7 +56,7 @@ class LogBackward0(BackwardNode):
 
 def log(a):
     with np.errstate(divide="ignore", invalid="ignore"):
-        return make(np.log(_float_data(a)), LogBackward0, (a,), (a,))
+        return make(np_log(_float_data(a)), LogBackward0, (a,), (a,))
 
 
 @facts(fn="sqrt", grads={"self": "1 / (2 * result)"})
@@ -95,7 +96,7 @@ class SinBackward0(BackwardNode):
 
 
 def sin(a):
-    return make(np.sin(_float_data(a)), SinBackward0, (a,), (a,))
+    return make(np_sin(_float_data(a)), SinBackward0, (a,), (a,))
 
 
 @facts(fn="cos", grads={"self": "-sin(self)"})
@@ -108,7 +109,7 @@ class CosBackward0(BackwardNode):
 
 
 def cos(a):
-    return make(np.cos(_float_data(a)), CosBackward0, (a,), (a,))
+    return make(np_cos(_float_data(a)), CosBackward0, (a,), (a,))
 
 
 @facts(fn="reciprocal", grads={"self": "-result**2"})
@@ -183,8 +184,8 @@ def _sgn(x):
     return np.sign(x)
 
 
-_cos = _np_or(np.cos, cos)
-_sin = _np_or(np.sin, sin)
+_cos = _np_or(np_cos, cos)
+_sin = _np_or(np_sin, sin)
 
 
 def sign(a):
@@ -227,7 +228,13 @@ def _zero_node(name, fn):
                    grads={"self": "0"})
 
 
-_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_LN2 = math.log(2.0)
+_LN10 = 2.3025850929940456  # the constant of PyTorch's log10 derivative (math.log(10.0) is one ulp above it)
+
+
+def _pw_pow(x, e):
+    """``x.pow(e)`` as PyTorch evaluates it inside a derivative formula (see _math.pow_scalar_np)."""
+    return x ** e if isinstance(x, Tensor) else pow_scalar_np(x, e)
 _2_SQRTPI = 2.0 / math.sqrt(math.pi)
 _erf_np = np.frompyfunc(math.erf, 1, 1)
 
@@ -236,8 +243,8 @@ def _np_erf(x):
     return _erf_np(x).astype(x.dtype) if x.ndim else np.asarray(math.erf(float(x)), dtype=x.dtype)
 
 
-_cosh = _f(np.cosh, lambda x: cosh(x))
-_sinh = _f(np.sinh, lambda x: sinh(x))
+_cosh = _f(f32_via_f64(np.cosh), lambda x: cosh(x))
+_sinh = _f(f32_via_f64(np.sinh), lambda x: sinh(x))
 _erf = _f(_np_erf, lambda x: erf(x))
 
 
@@ -254,9 +261,9 @@ TanBackward0 = _node("TanBackward0", "result", lambda g, r: g * (r * r + 1),
                      fn="tan", d="1 + result**2")
 AtanBackward0 = _node("AtanBackward0", "self", lambda g, x: g / (x * x + 1),
                       fn="atan", d="1 / (1 + self**2)")
-AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * (-x * x + 1) ** -0.5,
+AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * _pw_pow(-x * x + 1, -0.5),
                       fn="asin", d="1 / sqrt(1 - self**2)")
-AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -((-x * x + 1) ** -0.5),
+AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -_pw_pow(-x * x + 1, -0.5),
                       fn="acos", d="-1 / sqrt(1 - self**2)")
 ErfBackward0 = _node("ErfBackward0", "self", lambda g, x: _2_SQRTPI * _exp(-(x * x)) * g,
                      fn="erf", d="2 / sqrt(pi) * exp(-self**2)")
@@ -266,7 +273,7 @@ Log2Backward0 = _node("Log2Backward0", "self", lambda g, x: g / (x * _LN2),
                       fn="log2", d="1 / (self * log(2))")
 Log10Backward0 = _node("Log10Backward0", "self", lambda g, x: g / (x * _LN10),
                        fn="log10", d="1 / (self * log(10))")
-RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * r ** 3,
+RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * _pw_pow(r, 3),
                        fn="rsqrt", d="-0.5 * result**3")
 
 
@@ -280,18 +287,18 @@ CeilBackward0 = _zero_node("CeilBackward0", "ceil")
 RoundBackward0 = _zero_node("RoundBackward0", "round")
 TruncBackward0 = _zero_node("TruncBackward0", "trunc")
 
-log1p = _unary(np.log1p, Log1PBackward0)
-expm1 = _unary(np.expm1, Expm1Backward0, save_out=True)
-sinh = _unary(np.sinh, SinhBackward0)
-cosh = _unary(np.cosh, CoshBackward0)
-tan = _unary(np.tan, TanBackward0, save_out=True)
-atan = _unary(np.arctan, AtanBackward0)
-asin = _unary(np.arcsin, AsinBackward0)
-acos = _unary(np.arccos, AcosBackward0)
+log1p = _unary(f32_via_f64(np.log1p), Log1PBackward0)
+expm1 = _unary(f32_via_f64(np.expm1), Expm1Backward0, save_out=True)
+sinh = _unary(f32_via_f64(np.sinh), SinhBackward0)
+cosh = _unary(f32_via_f64(np.cosh), CoshBackward0)
+tan = _unary(f32_via_f64(np.tan), TanBackward0, save_out=True)
+atan = _unary(f32_via_f64(np.arctan), AtanBackward0)
+asin = _unary(f32_via_f64(np.arcsin), AsinBackward0)
+acos = _unary(f32_via_f64(np.arccos), AcosBackward0)
 erf = _unary(_np_erf, ErfBackward0)
-exp2 = _unary(np.exp2, Exp2Backward0, save_out=True)
-log2 = _unary(np.log2, Log2Backward0)
-log10 = _unary(np.log10, Log10Backward0)
+exp2 = _unary(f32_via_f64(np.exp2), Exp2Backward0, save_out=True)
+log2 = _unary(f32_via_f64(np.log2), Log2Backward0)
+log10 = _unary(f32_via_f64(np.log10), Log10Backward0)
 rsqrt = _unary(lambda d: (1 / np.sqrt(d)).astype(d.dtype, copy=False), RsqrtBackward0, save_out=True)
 
 

@@ -7,7 +7,8 @@
 Node ids are the graph model's (``viz/graph.py``: ``n0``, ``n1``, ... in the order of its walk), so a frame's
 ``node_id`` is the id the drawing uses for that node.
 
-What every frame shows is computed in one pass over the engine's steps. What grows frame by frame (the grads kept,
+What every frame shows is computed in one pass over the engine's steps, from what the engine recorded: the grads in
+and out, the buffers' totals as they fill (``pending`` events), autograd.grad's captures, freed saved tensors. What grows frame by frame (the grads kept,
 the buffers freed, the nodes done, each tensor's status) is stored once, as a timeline shared by all frames, and a
 frame reads its own state from it when asked: a frame keeps only what happened at its own step, and each grad or
 value is one shared array, never a copy per frame. So building the frames is linear in the number of nodes.
@@ -16,12 +17,11 @@ import bisect
 
 import numpy as np
 
-from .._tensor import Tensor
-from ..autograd.function import BackwardCFunction
-from ..autograd.graph import AccumulateGrad, RELEASED, accumulator
+from ..autograd.node import op_facts
 from . import i18n as _i18n
 from . import narrate as _narr
 from .graph import _none_input
+from .sources import source_for
 
 __all__ = ["Frame", "NodeFacts", "TensorInfo", "GraphFacts", "Timeline", "backward_replay", "forward_replay"]
 
@@ -29,12 +29,11 @@ _ACC_NAME = "AccumulateGrad"
 TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
 
 
-def _copy(a):
+def _copy(a, src=None):
+    """A detached numpy copy of a tensor's (or an array's) values, or None."""
     if a is None:
         return None
-    if isinstance(a, Tensor):
-        a = a._data
-    return np.array(a, copy=True)
+    return np.array((src or source_for()).array(a), copy=True)
 
 
 # =============================================================================================================
@@ -47,12 +46,11 @@ class NodeFacts:
                  "in_names", "saved", "saved_items", "info", "expr", "leaf", "leaf_name", "nout", "arrivals",
                  "ran", "seq")
 
-    def __init__(self, nid, node):
+    def __init__(self, nid, node, src):
         self.id = nid
         self.node = node
-        self.kind = "acc" if type(node) is AccumulateGrad else ("custom" if isinstance(node, BackwardCFunction)
-                                                                else "op")
-        self.name = _ACC_NAME if self.kind == "acc" else type(node).__name__
+        self.kind = "acc" if src.is_leaf_node(node) else ("custom" if src.is_custom(node) else "op")
+        self.name = _ACC_NAME if self.kind == "acc" else src.name(node)
         self.label = self.name
         self.owner = self.name
         self.nout = getattr(node, "_nout", 1) if self.kind != "acc" else 1
@@ -64,7 +62,7 @@ class NodeFacts:
         self.saved_items = []    # [(attribute, tensor name or None, value copy)] in order
         self.info = getattr(node, "_info", None)
         self.expr = None
-        self.leaf = node.variable if self.kind == "acc" else None
+        self.leaf = src.variable(node)
         self.leaf_name = None
         self.arrivals = 0        # edges that deliver into this node during the run (set by the replay)
         self.ran = False
@@ -79,16 +77,15 @@ class TensorInfo:
 
     __slots__ = ("name", "tensor", "kind", "node", "nr", "value", "grad_before", "retains", "order")
 
-    def __init__(self, name, tensor, kind, node, nr, order):
+    def __init__(self, name, tensor, kind, node, nr, order, src):
         self.name = name
         self.tensor = tensor
         self.kind = kind         # "leaf", "input" (needs no grad), "nonleaf"
         self.node = node         # NodeFacts: grad_fn for a non-leaf, AccumulateGrad for a leaf (or None)
         self.nr = nr
-        self.value = _copy(tensor) if order < TABLE_ROWS else None   # what the panel shows, nothing more
-        g = tensor._grad
-        self.grad_before = _copy(g)
-        self.retains = bool(tensor._retains_grad)
+        self.value = _copy(tensor, src) if order < TABLE_ROWS else None   # what the panel shows, nothing more
+        self.grad_before = _copy(src.grad(tensor), src)
+        self.retains = bool(src.retains_grad(tensor))
         self.order = order
 
     def __repr__(self):
@@ -97,30 +94,32 @@ class TensorInfo:
 
 class GraphFacts:
     """The backward graph of ``roots`` as the graph model ``model`` has it (its node ids, its walk order), with the
-    panel's tensor names (``names``, a ``names.Names``) and copies of everything backward will free."""
+    panel's tensor names (``names``, a ``names.Names``) and copies of everything backward will free. Every fact
+    about a node or tensor comes through the graph source (``viz/sources``)."""
 
     def __init__(self, roots, names, model):
         self.roots = roots
         self.names = names
         self.model = model
+        self.src = src = source_for(roots)
         root_nodes = []
         for t in roots:
-            if t.grad_fn is not None:
-                root_nodes.append(t.grad_fn)
-            elif t._requires_grad:
-                root_nodes.append(accumulator(t))
+            if src.grad_fn(t) is not None:
+                root_nodes.append(src.grad_fn(t))
+            elif src.requires_grad(t):
+                root_nodes.append(src.leaf_node(t))
         self.root_nodes = root_nodes
         self.nodes = []
         self.by_obj = {}
         self.by_id = {}
         for v in model.nodes:
             if v.kind in ("fn", "acc") and v.alias_of is None and v.ref is not None and id(v.ref) not in self.by_obj:
-                f = NodeFacts(v.id, v.ref)
+                f = NodeFacts(v.id, v.ref, src)
                 self.nodes.append(f)
                 self.by_obj[id(v.ref)] = f
                 self.by_id[v.id] = f
         for ni in self.nodes:
-            ni.edges = [(self.by_obj.get(id(f)) if f is not None else None, nr) for f, nr in ni.node.next_functions]
+            ni.edges = [(self.by_obj.get(id(f)) if f is not None else None, nr) for f, nr in src.edges(ni.node)]
         self._label_nodes()
         self.tensors = []
         self.by_tensor = {}
@@ -152,22 +151,22 @@ class GraphFacts:
         if e is not None and e.tensor is t:
             return e
         name = self.names.label(t)
-        info = TensorInfo(name, t, kind, node, nr, len(self.tensors))
+        info = TensorInfo(name, t, kind, node, nr, len(self.tensors), self.src)
         self.tensors.append(info)
         self.by_tensor[key] = info
         return info
 
     def _collect_tensors(self):
-        names = self.names
+        names, src = self.names, self.src
         known = list(self.roots)
+        saved = {}
         for ni in self.nodes:
             if ni.kind != "acc":
-                s = ni.node._saved
-                if s and s is not RELEASED:
-                    known.extend(t for t, _ in s if t is not None)
+                saved[ni.id] = [t for _, t in src.saved_items(ni.node)]
+                known.extend(saved[ni.id])
         names.add_known(known)
         # forward order: nodes by creation (AccumulateGrad has no creation order; it goes with its consumer)
-        fwd = sorted((ni for ni in self.nodes if ni.kind != "acc"), key=lambda n: n.node._seq)
+        fwd = sorted((ni for ni in self.nodes if ni.kind != "acc"), key=lambda n: src.sequence(n.node))
         leaves, nonleaf = [], []
         seen = set()
 
@@ -181,32 +180,32 @@ class GraphFacts:
             if ni.kind == "acc" and ni.node in self.root_nodes:
                 leaf_like(ni.leaf)
         for ni in fwd:
-            saved = ni.node._saved
-            saved_ts = [t for t, _ in saved if t is not None] if saved and saved is not RELEASED else []
-            for k, (f, _) in enumerate(ni.node.next_functions):
-                if f is not None and type(f) is AccumulateGrad:
-                    leaf_like(f.variable)
+            saved_ts = saved[ni.id]
+            for k, (f, _) in enumerate(src.edges(ni.node)):
+                if f is not None and src.is_leaf_node(f):
+                    leaf_like(src.variable(f))
                 elif f is None:
                     t = _none_input(ni.node, k)
                     if t is not None:
                         leaf_like(t)
             for t in saved_ts:
-                if t.grad_fn is None:
+                if src.grad_fn(t) is None:
                     leaf_like(t)
             for nr, t, _ in names.outputs_of(ni.node):
                 if id(t) not in seen:
                     seen.add(id(t))
                     nonleaf.append(t)
             for t in saved_ts:
-                if t.grad_fn is not None and t.grad_fn is not ni.node and id(t) not in seen \
-                        and id(t.grad_fn) in self.by_obj:
+                fn = src.grad_fn(t)
+                if fn is not None and fn is not ni.node and id(t) not in seen and id(fn) in self.by_obj:
                     seen.add(id(t))
                     nonleaf.append(t)
         # nonleaf tensors by the creation order of their grad_fn
-        nonleaf.sort(key=lambda t: (t.grad_fn._seq, t._output_nr))
+        nonleaf.sort(key=lambda t: (src.sequence(src.grad_fn(t)), src.output_nr(t)))
         for t in leaves:
-            acc = self.by_obj.get(id(t._acc())) if t._acc is not None and t._acc() is not None else None
-            kind = "leaf" if t._requires_grad else "input"
+            node = src.leaf_node(t, create=False)
+            acc = self.of(node) if node is not None else None
+            kind = "leaf" if src.requires_grad(t) else "input"
             info = self._add(t, kind, acc, 0)
             if acc is not None:
                 acc.leaf_name = info.name
@@ -214,10 +213,10 @@ class GraphFacts:
             if ni.kind == "acc" and ni.leaf_name is None:
                 ni.leaf_name = self._add(ni.leaf, "leaf", ni, 0).name
         for t in nonleaf:
-            node = self.by_obj.get(id(t.grad_fn))
+            node = self.by_obj.get(id(src.grad_fn(t)))
             if node is None:
                 continue
-            self._add(t, "nonleaf", node, t._output_nr)
+            self._add(t, "nonleaf", node, src.output_nr(t))
 
     def _name_outputs(self):
         for info in self.tensors:
@@ -258,25 +257,18 @@ class GraphFacts:
         return n if n else f"({ni.label})"
 
     def _snap_saved(self):
+        src = self.src
         for ni in self.nodes:
             if ni.kind == "acc":
                 continue
-            saved = ni.node._saved
-            if not saved or saved is RELEASED:
-                continue
-            if ni.kind == "custom":
-                attrs = [f"saved_tensors[{i}]" for i in range(len(saved))]
-            else:
-                sn = getattr(ni.node, "_saved_names", ()) or ()
-                attrs = [f"_saved_{sn[i]}" if i < len(sn) else f"_saved_{i}" for i in range(len(saved))]
-            for (t, _v), attr in zip(saved, attrs):
-                if t is None:
-                    continue
+            for name, t in src.saved_items(ni.node):
+                # PyTorch's attribute: grad_fn._saved_self; a custom Function's ctx.saved_tensors[0]
+                attr = name if name.startswith("saved_tensors[") else f"_saved_{name}"
                 info = self.by_tensor.get(id(t))
                 tname = info.name if info is not None and info.tensor is t else None
-                if tname is None and t.grad_fn is ni.node:
-                    tname = self.out_name(ni, t._output_nr)
-                val = _copy(t)
+                if tname is None and src.grad_fn(t) is ni.node:
+                    tname = self.out_name(ni, src.output_nr(t))
+                val = _copy(t, src)
                 ni.saved_items.append((attr, tname, val))
                 key = attr[len("_saved_"):] if attr.startswith("_saved_") else attr
                 ni.saved[key] = (tname, val)
@@ -308,19 +300,23 @@ class GraphFacts:
 
 
 def _input_from_saved(ni, k):
-    """The name of input ``k`` of a node when it needs no grad (no edge): from what the node saved."""
-    if ni.name in ("MulBackward0", "DivBackward0", "MaximumBackward0", "MinimumBackward0", "PowBackward1"):
-        key = ("self", "other")[k] if ni.name != "PowBackward1" else ("self", "exponent")[k]
-        v = ni.saved.get(key)
-        if v is not None and v[0]:
-            return v[0]
-        if k == 1 and ni.info is not None and len(ni.info) > 2 and ni.info[2] is not None:
-            return _narr.fmt_num(ni.info[2])
+    """The name of input ``k`` of a node when it needs no grad (no edge): the op's facts name its inputs (MulBackward0:
+    ``self``, ``other``); the tensor saved under that name, or the number the node keeps (``x * 3``: ``other`` = 3)."""
+    facts = op_facts(ni.name)
+    if facts is None or k >= len(facts.grads) or ni.kind != "op":
         return None
-    if ni.name == "AddmmBackward0":
-        v = ni.saved.get(("bias", "mat1", "mat2")[k]) if k else None
-        return v[0] if v is not None else None
-    return None
+    key = list(facts.grads)[k]
+    v = ni.saved.get(key)
+    if v is not None:
+        return v[0] or None
+    try:
+        kept = getattr(ni.node, "_saved_" + key)
+    except Exception:
+        return None
+    kept = getattr(kept, "_data", kept)
+    if kept is None or isinstance(kept, (bool, np.bool_, str, tuple, list)) or np.ndim(kept) != 0:
+        return None
+    return _narr.fmt_num(float(kept))
 
 
 # =============================================================================================================
@@ -509,9 +505,9 @@ class Replay:
         self.facts = facts
 
 
-def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, capture_map=None):
+def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph):
     """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
-    step by step. ``capture_map``: {id(node): [(output_nr, k)]} of the ``inputs=`` of an autograd.grad call."""
+    step by step: the buffers' totals and autograd.grad's captures are the engine's own events."""
     lang = _i18n._check(lang)
     steps = run.steps
     by_obj = facts.by_obj
@@ -538,7 +534,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         else:
             tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
 
-    buffers = {}             # (node id, nr) -> summed grad so far
+    buffers = {}             # (node id, nr) -> the engine's pending total so far
     by_name = {ti.name: ti for ti in facts.tensors}
 
     def set_pending(tgt, nr):
@@ -546,26 +542,25 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         if name in by_name and not (tgt.kind == "acc" and tl.status_now(name, ("",))[0] == "kept"):
             tl.set_status(name, ("pending", buffers.get((tgt.id, nr))))
 
-    # start frame: the root grads sit in the roots' buffers
+    # start frame: the root grads sit in the roots' buffers (the engine's pending events say how much)
     f0 = Frame(0, tl)
     root_names = []
-    for t, g in zip(facts.roots, run.root_grads):
+    for t in facts.roots:
         ti = facts.by_tensor.get(id(t))
-        nm = ti.name if ti is not None else facts.names.label(t)
-        root_names.append(nm)
-        ni = facts.of(t.grad_fn) if t.grad_fn is not None else facts.of(accumulator(t))
-        nr = t._output_nr if t.grad_fn is not None else 0
-        if ni is not None and g is not None:
-            key = (ni.id, nr)
-            buffers[key] = g if key not in buffers else buffers[key] + g
-            tl.wait(ni.id, False)
-            if nm in by_name and tl.status_now(nm)[0] != "kept":
-                tl.set_status(nm, ("pending", buffers[key]))
+        root_names.append(ti.name if ti is not None else facts.names.label(t))
+    for node, nr, total in run.root_pending:
+        ni = facts.of(node)
+        if ni is None:
+            continue
+        buffers[(ni.id, nr)] = total
+        tl.wait(ni.id, False)
+        nm = facts.out_name(ni, nr)
+        if nm in by_name and tl.status_now(nm)[0] != "kept":
+            tl.set_status(nm, ("pending", total))
     f0.text = _narr.start_text(root_names, [g for g in run.root_grads if g is not None], explicit_gradient,
                                mode_grad, lang, retain_graph)
     frames = [f0]
     tl.close_frame()
-    capture_map = capture_map or {}
 
     for st, ni in zip(steps, step_nodes):
         fr = Frame(len(frames), tl)
@@ -581,8 +576,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         tl.ran(ni.id)
 
         captured = []
-        for nr, k in capture_map.get(id(st.node), ()):
-            g = st.grads_in[nr] if nr < len(st.grads_in) else None
+        for _k, nr, g in st.captured:
             name = facts.out_name(ni, nr)
             captured.append((name, g))
             if name in by_name:
@@ -648,7 +642,11 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 tl.saved_freed.append(ni.id)
         fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
 
-        # grads sent along the edges land in the next nodes' buffers
+        # grads sent along the edges land in the next nodes' buffers: the engine reports each buffer's new total
+        for node, nr, total in st.pending:
+            tgt = facts.of(node)
+            if tgt is not None:
+                buffers[(tgt.id, nr)] = total
         for k, (tgt, nr) in enumerate(ni.edges):
             g = st.grads_out[k] if k < len(st.grads_out) else None
             if tgt is None or not tgt.ran:
@@ -656,9 +654,6 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 continue
             fr.edges_out.append((ni.id, k, g is not None))
             tl.wait(tgt.id, True)
-            if g is not None:
-                key = (tgt.id, nr)
-                buffers[key] = g if key not in buffers else buffers[key] + g
             set_pending(tgt, nr)
 
         tl.done.append(ni.id)
@@ -706,7 +701,7 @@ def forward_replay(ops, label, lang):
         else:
             expr = f"{out} = {op.op}({', '.join(args)})"
         text = _i18n.t("stepper.narr.fwd_op", lang, op=op.op, expr=expr,
-                       v=_narr.fmt_value(op.output._data, lang=lang))
+                       v=_narr.fmt_value(source_for().array(op.output), lang=lang))
         sep = "" if lang == "zh" else " "
         if op.node is not None:
             text += sep + _i18n.t("stepper.narr.fwd_node", lang, node=op.name, t=out)

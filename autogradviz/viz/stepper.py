@@ -43,11 +43,11 @@ import time
 import ipywidgets as widgets
 
 from .._tensor import Tensor
-from ..autograd.graph import accumulator
 from . import i18n as _i18n
 from . import layout as _layout
 from .names import Names, user_frame, _pairs as _name_pairs
 from .replay import Frame, GraphFacts, _copy, backward_replay, forward_replay
+from .sources import source_for
 from .stepper_html import BackwardView, ForwardView, annotate_svg, esc, header_html, nav_html, t
 from .trace import Recorder
 
@@ -416,18 +416,12 @@ class BackwardStepper(_StepperBase):
 
         # the real run
         inputs_l = _as_list(inputs)
-        capture = None
         self.result = None
         from .. import autograd as _ag
         with Recorder(forward=False) as rec:
             if inputs_l is None:
                 _ag.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
             else:
-                capture = {}
-                for k, tt in enumerate(inputs_l):
-                    node = tt.grad_fn if tt.grad_fn is not None else accumulator(tt)
-                    nr = tt._output_nr if tt.grad_fn is not None else 0
-                    capture.setdefault(id(node), []).append((nr, k))
                 self.result = _ag.grad(roots, inputs_l, grad_outputs=grads, retain_graph=retain_graph,
                                        allow_unused=True)
         self.run = rec.backwards[-1]
@@ -438,7 +432,7 @@ class BackwardStepper(_StepperBase):
         self._title_key = "stepper.ui.title_grad" if self.mode_grad else "stepper.ui.title"
         self.replay = backward_replay(facts, self.run, self.lang, grads is not None and any(g is not None
                                                                                             for g in grads),
-                                      self.mode_grad, self.retain_graph, capture)
+                                      self.mode_grad, self.retain_graph)
         self.frames = self.replay.frames
         self.view = BackwardView(self.replay, structure, self.lang, self._scope, self._prefix)
         if drawing is not None:
@@ -528,13 +522,14 @@ class ForwardStepper(_StepperBase):
         frame = user_frame(1)
         nm = Names(names=pairs, frame=frame)
         # tensors in first-seen order
+        src = source_for()
         tensors = []
         seen = set()
         for op in tr.ops:
             for tt in list(op.inputs) + [op.output]:
                 if tt is not None and id(tt) not in seen:
                     seen.add(id(tt))
-                    tensors.append((nm.label(tt), tt, _copy(tt), bool(tt._requires_grad), tt.grad_fn))
+                    tensors.append((nm.label(tt), tt, _copy(tt), bool(src.requires_grad(tt)), src.grad_fn(tt)))
         graph_model = None
         try:
             from .graph import forward_graph

@@ -192,15 +192,17 @@ class BackwardView:
                 if tgt is not None and (ni.id, k) in self.eid:
                     self.incoming.setdefault(tgt.id, []).append((self.eid[(ni.id, k)], facts.out_name(tgt, nr)))
         self.root_gids = []
+        src = facts.src
         for tr in facts.roots:
             rid = model.id_of(tr)
             if rid is None:
                 continue
             self.root_gids.append(rid)
-            ni = facts.of(tr.grad_fn) if tr.grad_fn is not None else facts.of(_accumulator(tr))
+            fn = src.grad_fn(tr)
+            ni = facts.of(fn if fn is not None else src.leaf_node(tr))
             if ni is not None:
                 self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{ni.id}",
-                                                            facts.out_name(ni, tr._output_nr)))
+                                                            facts.out_name(ni, src.output_nr(tr))))
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
@@ -445,11 +447,6 @@ class BackwardView:
                   f'<span><i style="background:#fff;border-color:{C_WAIT}"></i>'
                   f'{esc(t("stepper.ui.legend_wait", lang))}</span>')
         return f'<div class="agv-legend">{spans}</div>'
-
-
-def _accumulator(t):
-    from ..autograd.graph import accumulator
-    return accumulator(t)
 
 
 # =============================================================================================================

@@ -1,0 +1,83 @@
+"""Floating-point evaluation as PyTorch's CPU kernels do it, for the op catalogue: transcendental functions
+rounded from a wider precision, pow by the exponents ATen special-cases, tanh_backward's fused 1 - y*y."""
+import numpy as np
+
+__all__ = ["np_exp", "np_tanh", "np_sin", "np_cos", "np_log", "f32_via_f64", "pow_scalar_np", "one_minus_square"]
+
+
+def _f32_via_f64(fn):
+    """``fn`` whose float32 results are computed in float64 and rounded once. PyTorch's float32 exp, tanh, ...
+    (glibc's correctly rounded functions, Sleef's 1-ulp vector kernels) agree with the correctly rounded result
+    far more often than numpy's float32 routines do: measured on 100,000 inputs, exp 39% of results differed from
+    PyTorch's with numpy's float32 exp and 1% this way, tanh 32% and 0.05%."""
+    def f(x):
+        if x.dtype == np.float32:
+            with np.errstate(over="ignore"):
+                return np.asarray(fn(x.astype(np.float64))).astype(np.float32)
+        return fn(x)
+    f.__name__ = fn.__name__
+    return f
+
+
+_LONG = np.longdouble if np.finfo(np.longdouble).nmant > 52 else None
+
+
+def _rounded_from_wider(fn):
+    """As ``_f32_via_f64``, and float64 results computed in x87 extended precision (where numpy has it) and rounded
+    once: PyTorch's float64 tanh and exp then agree with ours for 99.3% and 99.5% of inputs (numpy's own float64
+    functions: 79% and 95.5%). About ten times slower in float64; the lessons' float64 tensors are small."""
+    f32 = _f32_via_f64(fn)
+    if _LONG is None:
+        return f32
+
+    def f(x):
+        if x.dtype == np.float64:
+            with np.errstate(over="ignore"):
+                return np.asarray(fn(x.astype(_LONG))).astype(np.float64)
+        return f32(x)
+    f.__name__ = fn.__name__
+    return f
+
+
+np_exp = _rounded_from_wider(np.exp)
+np_tanh = _rounded_from_wider(np.tanh)
+# float32 only (in float64 numpy's results already agree with PyTorch's for 99.8% of inputs or more)
+np_sin = _f32_via_f64(np.sin)
+np_cos = _f32_via_f64(np.cos)
+np_log = _f32_via_f64(np.log)
+
+
+def pow_scalar_np(x, e):
+    """``x ** e`` for a number ``e`` as ATen's pow kernel computes floating tensors: the exponents 2, 3, 0.5, -0.5,
+    -1 and -2 by multiplication, sqrt and division (numpy's power would call pow() for some of them)."""
+    if x.dtype.kind == "f" and not isinstance(e, bool):
+        if e == 2:
+            return x * x
+        if e == 3:
+            return x * x * x
+        if e == 0.5:
+            return np.sqrt(x)
+        if e == -0.5:
+            return 1 / np.sqrt(x)
+        if e == -1:
+            return 1 / x
+        if e == -2:
+            return 1 / (x * x)
+    return np.power(x, e)
+
+
+f32_via_f64 = _f32_via_f64
+
+
+def one_minus_square(r):
+    """``1 - r*r`` as PyTorch's tanh_backward kernel evaluates it: a fused multiply-add (one rounding) in the
+    vectorised builds. float32: r*r is exact in float64 and so is 1 - r*r (49 bits), then one rounding."""
+    from .._random import _fma_enabled, fma64
+    if not _fma_enabled() or r.dtype.kind != "f":
+        return 1 - r * r
+    if r.dtype == np.float64:
+        return fma64(-r, r, 1.0)
+    if r.dtype == np.float32:
+        r64 = r.astype(np.float64)
+        return (1.0 - r64 * r64).astype(np.float32)
+    return 1 - r * r
