@@ -126,3 +126,51 @@ def test_write_in_place_is_used():
     with agv.no_grad():
         w -= 0.5 * agv.ones(3)
     assert w._data is d and w._version == 1
+
+
+def _float_inputs():
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(70001) * 4).astype(np.float32)
+    x[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.7, 89.0, -104.0, 1e-30, -1e-42, 3.4e38, 0.5]
+    yield x
+    yield x[:70000].reshape(7, 10000)[:, ::3]        # not contiguous
+    yield np.asarray(np.float32(0.25))              # 0-d
+    yield np.zeros((0, 3), np.float32)              # empty
+    yield x.astype(np.float64)[:1000]              # float64: not through the trick
+
+
+@pytest.mark.parametrize("name", ["np_exp", "np_tanh", "np_sin", "np_cos", "np_log"])
+def test_cast_in_the_ufunc_same_as_plain(name):
+    """[cast in the ufunc]: float32 through the ufunc's float64 loop gives the bits of the float64 copy rounded."""
+    from autogradviz.ops import _math
+    fn = getattr(_math, name)
+    with np.errstate(all="ignore"):
+        for x in _float_inputs():
+            _same(fn(x), fn.plain(x))
+
+
+def test_float64_in_chunks_same_as_plain():
+    """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
+    from autogradviz.ops import _math
+    from autogradviz.ops.activation import _tanh_backward
+    rng = np.random.default_rng(4)
+    for x in _float_inputs():
+        with np.errstate(all="ignore"):
+            r = np.tanh(x)
+            _same(_math.one_minus_square(r), _math.one_minus_square_reference(r))
+            g = rng.standard_normal(r.shape).astype(r.dtype)
+            _same(_tanh_backward(g, r), g * _math.one_minus_square_reference(r))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+def test_small_sums_inline_same_as_plain(dtype):
+    """[small sums inline]: a 0-d sum_to (a scalar weight's grad) and mean() of up to four numbers give the bits of
+    _sumorder's full_sum."""
+    from autogradviz._sumorder import full_sum
+    from autogradviz.autograd.node import sum_to, sum_to_reference
+    rng = np.random.default_rng(5)
+    for shape in [(1,), (2,), (3,), (4,), (2, 2), (1, 4), (5,), (2, 3), (3, 3, 3), (0,)]:
+        g = (rng.standard_normal(shape) * 1e4).astype(dtype)
+        _same(sum_to(g, ()), sum_to_reference(g, ()))
+        if dtype in (np.float32, np.float64) and g.size:
+            _same(agv.tensor(g).mean()._data, np.asarray(full_sum(g) / g.size))
