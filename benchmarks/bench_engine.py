@@ -304,9 +304,10 @@ def chain(n):
         y = x
         for _ in range(n):
             y = y * 1.0000001
-        t0 = time.perf_counter()
+        clock = CLOCK[0]
+        t0 = clock()
         y.backward()
-        return time.perf_counter() - t0
+        return clock() - t0
     return run
 
 
