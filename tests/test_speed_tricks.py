@@ -174,3 +174,43 @@ def test_small_sums_inline_same_as_plain(dtype):
         _same(sum_to(g, ()), sum_to_reference(g, ()))
         if dtype in (np.float32, np.float64) and g.size:
             _same(agv.tensor(g).mean()._data, np.asarray(full_sum(g) / g.size))
+
+
+def _accumulating_program(engine_fn):
+    """The seeds' graph and a tensor-weight graph, backward three times into existing grads (float32 and float64),
+    with a hook on one leaf (the plain path) beside the plain leaves (the inline path)."""
+    from autogradviz import _tensor
+    prev = _tensor._ENGINE[0]
+    _tensor._ENGINE[0] = engine_fn
+    try:
+        out = []
+        for dt in (agv.float32, agv.float64):
+            inp = agv.tensor([[1.0, 2.0], [3.0, -0.5]], dtype=dt)
+            w1 = agv.tensor(2.0, dtype=dt, requires_grad=True)
+            w2 = agv.tensor(3.0, dtype=dt, requires_grad=True)
+            w3 = agv.tensor(4.0, dtype=dt, requires_grad=True)
+            v = agv.tensor([0.1, -0.3], dtype=dt, requires_grad=True)
+            seen = []
+            w3.register_hook(lambda g: seen.append(g.clone()))
+            for _ in range(3):
+                l1 = inp * w1
+                l4 = (l1 + w2) * (l1 * w3) * v
+                l4.mean().backward()
+                (inp @ v).sum().backward()
+            out.append([(t.grad._data.copy(), t.grad._version) for t in (w1, w2, w3, v)] + [len(seen)])
+        return out
+    finally:
+        _tensor._ENGINE[0] = prev
+
+
+def test_inline_accumulate_same_as_reference_engine():
+    """[inline accumulate]: grads added into existing .grad by the engine's loop give the reference engine's bits
+    and versions."""
+    from autogradviz.autograd import engine
+    fast = _accumulating_program(engine.run_backward)
+    ref = _accumulating_program(engine.run_backward_reference)
+    for f, r in zip(fast, ref):
+        assert f[-1] == r[-1]
+        for (gf, vf), (gr, vr) in zip(f[:-1], r[:-1]):
+            _same(gf, gr)
+            assert vf == vr
