@@ -459,9 +459,12 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     bpop = buffers.pop
     bget = buffers.get
     filled = []
-    for (node, nr), g in zip(roots, root_grads):
-        if g is not None:
-            filled.append((node, nr, _deliver(buffers, node, nr, g)))
+    if obs is None and len(roots) == 1 and roots[0][0]._nout == 1:
+        buffers[roots[0][0]] = root_grads[0]  # [one root] what _deliver does for it, without the call and tuple
+    else:
+        for (node, nr), g in zip(roots, root_grads):
+            if g is not None:
+                filled.append((node, nr, _deliver(buffers, node, nr, g)))
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
     filled = sent = total = None

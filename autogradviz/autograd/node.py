@@ -336,6 +336,9 @@ INFERENCE_VIEW = _no_accumulator_inference
 """As ``NO_GRAD_VIEW``, for a view made under inference_mode (only the in-place error's words differ)."""
 
 
+_INF = float("inf")  # an accumulator's sequence number: PyTorch's ready queue runs it first
+
+
 def accumulator(t):
     """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch.
     None for a view made under no_grad (``NO_GRAD_VIEW``)."""
@@ -350,7 +353,7 @@ def accumulator(t):
     node.next_functions = ()
     node._saved = ()
     node._info = None
-    node._seq = float("inf")
+    node._seq = _INF
     node._x = None
     node.variable = t
     t._acc = weakref.ref(node)
