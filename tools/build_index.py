@@ -18,10 +18,11 @@ OUT = ROOT / "notebooks" / "index.ipynb"
 
 INTRO = """# autogradviz · How PyTorch's autograd really works · PyTorch自动求导原理
 
-Ten short lessons that open up `loss.backward()`: you write ordinary PyTorch code (`import autogradviz as torch`)
-and watch the graph it builds, the order in which the backward pass visits its nodes, and which gradients are kept.
+Short lessons that open up `loss.backward()`: you write ordinary PyTorch code (`import autogradviz as torch`)
+and watch the graph it builds, the order in which the backward pass visits its nodes, and which gradients are kept;
+at the end, a network trained from scratch.
 
-十节短课，带你拆开`loss.backward()`：写的是普通的PyTorch代码（`import autogradviz as torch`），看到的是它搭出的计算图、反向传播访问节点的顺序，以及哪些梯度被保留下来。
+一组短课，带你拆开`loss.backward()`：写的是普通的PyTorch代码（`import autogradviz as torch`），看到的是它搭出的计算图、反向传播访问节点的顺序，以及哪些梯度被保留下来；最后从零训练一个网络。
 
 Start with lesson 00 in your language. · 请从第00课开始，选择你的语言。"""
 

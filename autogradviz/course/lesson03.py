@@ -1,78 +1,68 @@
-"""Self-checks of lesson 03 (dynamic and static graphs)."""
-import math
-
+"""Self-checks of lesson 03 (leaf tensors)."""
 import numpy as np
 
-from .. import Tensor, tensor
-from . import exercise
+from .. import ones, rand, tensor
+from . import Diagnosis, compare, exercise
+from ._util import bool_list, count_wrong
 
 
-def _grow(x):
-    """The lesson's data-dependent function."""
-    y = x * 2
-    while y.sum() < 10:
-        y = y * 2
-    return y
-
-
-def _count(root, name):
-    """How many nodes called ``name`` are reachable from ``root`` (iterative walk, each node once)."""
-    seen, todo = [], [root]
-    while todo:
-        node = todo.pop()
-        if node is None or any(node is s for s in seen):
-            continue
-        seen.append(node)
-        todo.extend(fn for fn, _ in node.next_functions)
-    return sum(1 for n in seen if n.name() == name)
+def _example(w2_value=3.0, retain=()):
+    """The worked example of the lesson; returns its tensors by name after one backward pass."""
+    t = {"input": ones([2, 2])}
+    t["w1"] = tensor(2.0, requires_grad=True)
+    t["w2"] = tensor(w2_value, requires_grad=True)
+    t["w3"] = tensor(4.0, requires_grad=True)
+    t["l1"] = t["input"] * t["w1"]
+    t["l2"] = t["l1"] + t["w2"]
+    t["l3"] = t["l1"] * t["w3"]
+    t["l4"] = t["l2"] * t["l3"]
+    t["loss"] = t["l4"].mean()
+    for name in retain:
+        t[name].retain_grad()
+    t["loss"].backward()
+    return t
 
 
 @exercise("03.1",
-          hint_en="follow the loop: after the first doubling y = [1, 1]; the loop keeps doubling while the sum "
-                  "is below 10. Count the first multiplication too.",
-          hint_zh="跟着循环走：第一次翻倍后y = [1, 1]；只要元素之和小于10，循环就继续翻倍。别忘了算上第一次乘法。")
-def _ex03_1(answer):
-    expected = _count(_grow(tensor([0.5, 0.5], requires_grad=True)).grad_fn, "MulBackward0")
-    # from first principles: k doublings of [0.5, 0.5] have the sum 2 ** k; doubling stops once it reaches 10
-    k = 1
-    while 2 ** k < 10:
-        k += 1
-    return isinstance(answer, int) and not isinstance(answer, bool) and answer == expected == k
+          hint_en="every tensor with requires_grad=False is a leaf, even one made by an operation; a tensor that "
+                  "requires grad is a leaf only if you created it (no grad_fn).",
+          hint_zh="requires_grad=False的张量都是叶子张量，哪怕它是运算得到的；需要求导的张量只有在由你创建"
+                  "（没有grad_fn）时才是叶子张量。")
+def _ex02_1(answer):
+    p = rand(3)
+    q = p * 2
+    r = rand(3, requires_grad=True)
+    s = r * 2
+    expected = [p.is_leaf, q.is_leaf, r.is_leaf, s.is_leaf]
+    bad = bool_list(answer, 4)
+    if bad:
+        return bad
+    if list(answer) == [True, False, True, False]:
+        return Diagnosis("q was made by an operation, but from a tensor that needs no grad: what does that make it?",
+                         "q确实是运算的结果，但它的输入不需要求导：那它算什么？")
+    return count_wrong(answer, expected, "answers", "个答案") or True
 
 
 @exercise("03.2",
-          hint_en="def piecewise(x): if x.sum() > 0: return (x * x).sum() — else return (-x).sum(). "
-                  "The function must return a scalar tensor that is connected to x.",
-          hint_zh="def piecewise(x)：若x.sum() > 0，返回(x * x).sum()，否则返回(-x).sum()。"
-                  "函数必须返回一个和x相连的标量张量。")
-def _ex03_2(fn):
-    if not callable(fn):
+          hint_en="call l3.retain_grad() after building l3 and before loss.backward(), then answer = l3.grad.",
+          hint_zh="在得到l3之后、调用loss.backward()之前执行l3.retain_grad()，然后answer = l3.grad。")
+def _ex02_2(answer):
+    t = _example(retain=("l3", "l2"))
+    # from first principles: d mean(l2*l3) / d l3 = l2 / 4 = (w1 + w2) / 4
+    if not np.allclose(t["l3"].grad.numpy(), np.full((2, 2), (2.0 + 3.0) / 4)):
         return False
-    for values in ([1.0, 2.0, -0.5], [-1.0, 0.5, -2.0], [0.0, 0.0], [3.0]):
-        x = tensor(values, requires_grad=True)
-        out = fn(x)
-        if not isinstance(out, Tensor) or out.dim() != 0:
-            return False
-        out.backward()
-        v = np.array(values, dtype=np.float32)
-        expected = 2 * v if v.sum() > 0 else -np.ones_like(v)
-        if x.grad is None or not np.allclose(x.grad.numpy(), expected):
-            return False
-        if not np.isclose(float(out), (v * v).sum() if v.sum() > 0 else (-v).sum(), atol=1e-5):
-            return False
-    return True
+    if compare(answer, t["l2"].grad) is None:
+        return Diagnosis("that is the gradient of l2, not of l3.", "这是l2的梯度，不是l3的。")
+    return compare(answer, t["l3"].grad) or True
 
 
 @exercise("03.3",
-          hint_en="write y.backward(retain_graph=True) first, then y.backward(); the two gradients add up "
-                  "in x.grad. Then answer = x.grad.",
-          hint_zh="先写y.backward(retain_graph=True)，再写y.backward()；两次的梯度会在x.grad里累加。"
-                  "然后answer = x.grad。")
-def _ex03_3(answer):
-    x = tensor(1.0, requires_grad=True)
-    y = x.exp() * x
-    y.backward(retain_graph=True)
-    y.backward()
-    by_hand = 2 * math.e * (1 + 1.0)         # twice d(x e^x)/dx = e^x (1 + x) at x = 1
-    return (isinstance(answer, Tensor) and answer.dim() == 0 and np.isclose(float(answer), float(x.grad))
-            and np.isclose(float(answer), by_hand, rtol=1e-5))
+          hint_en="d loss / d w1 = w3 * (2 * w1 + w2): put in w1 = 2, w2 = 5, w3 = 4.",
+          hint_zh="d loss / d w1 = w3 * (2 * w1 + w2)：代入w1 = 2、w2 = 5、w3 = 4。")
+def _ex02_3(answer):
+    t = _example(w2_value=5.0)
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        if abs(float(answer) - float(_example()["w1"].grad)) < 1e-4:
+            return Diagnosis("that is w1.grad for the lesson's w2 = 3; this exercise sets w2 = 5.",
+                             "这是课文里w2 = 3时的w1.grad；本题的w2 = 5。")
+    return compare(answer, t["w1"].grad, want="number", atol=1e-4) or True

@@ -1,67 +1,90 @@
-"""Self-checks of lesson 04 (tensors)."""
+"""Self-checks of lesson 04 (dynamic and static graphs)."""
+import math
+
 import numpy as np
 
-from .. import Tensor, float32
-from . import exercise
+from .. import Tensor, tensor
+from . import Diagnosis, compare, exercise
+from ._util import scalar_function_result, walk
 
 
-def _shares_memory(a, b):
-    """True if writing through ``a`` is seen through ``b`` (tested, then undone)."""
-    if a.numel() == 0:
-        return False
-    flat_a = a.reshape(-1) if a.is_contiguous() else None
-    if flat_a is None:
-        return False
-    before_a, before_b = a.numpy().copy(), b.numpy().copy()
-    marker = float(np.abs(before_b).max()) + 12345.0
-    try:
-        a.numpy().reshape(-1)[0] = marker
-        seen = bool((b.numpy() == marker).any())
-    finally:
-        a.numpy()[...] = before_a
-    return seen and np.array_equal(b.numpy(), before_b)
+def _grow(x):
+    """The lesson's data-dependent function."""
+    y = x * 2
+    while y.sum() < 10:
+        y = y * 2
+    return y
+
+
+def _count(root, name):
+    return sum(1 for n in walk(root) if n.name() == name)
 
 
 @exercise("04.1",
-          hint_en="the data goes in as ONE nested list, one inner list per row: torch.Tensor([[1, 2, 3], [4, 5, 6]]).",
-          hint_zh="数据要作为**一个**嵌套列表传进去，每行一个内层列表：torch.Tensor([[1, 2, 3], [4, 5, 6]])。")
-def _ex04_1(answer):
-    expected = np.arange(1, 7, dtype=np.float32).reshape(2, 3)
-    return (isinstance(answer, Tensor) and answer.dtype == float32 and tuple(answer.shape) == (2, 3)
-            and np.array_equal(answer.numpy(), expected))
+          hint_en="follow the loop: after the first doubling y = [1, 1]; the loop keeps doubling while the sum "
+                  "is below 10. Count the first multiplication too.",
+          hint_zh="跟着循环走：第一次翻倍后y = [1, 1]；只要元素之和小于10，循环就继续翻倍。别忘了算上第一次乘法。")
+def _ex03_1(answer):
+    expected = _count(_grow(tensor([0.5, 0.5], requires_grad=True)).grad_fn, "MulBackward0")
+    # from first principles: k doublings of [0.5, 0.5] have the sum 2 ** k; doubling stops once it reaches 10
+    k = 1
+    while 2 ** k < 10:
+        k += 1
+    if expected != k:
+        return False
+    return compare(answer, expected, want="int") or True
 
 
 @exercise("04.2",
-          hint_en="base.view(3, 4) (or base.view(3, -1)) gives the shape without copying; reshape may copy, "
-                  "and clone always does.",
-          hint_zh="base.view(3, 4)（或base.view(3, -1)）只换形状、不复制；reshape可能复制，clone一定复制。")
-def _ex04_2(answer, base):
-    return (isinstance(answer, Tensor) and tuple(answer.shape) == (3, 4)
-            and np.array_equal(answer.numpy(), base.numpy().reshape(3, 4))
-            and answer.data_ptr() == base.data_ptr() and _shares_memory(answer, base))
+          hint_en="def piecewise(x): if x.sum() > 0: return (x * x).sum() — else return (-x).sum(). "
+                  "The function must return a scalar tensor that is connected to x.",
+          hint_zh="def piecewise(x)：若x.sum() > 0，返回(x * x).sum()，否则返回(-x).sum()。"
+                  "函数必须返回一个和x相连的标量张量。")
+def _ex03_2(fn):
+    if not callable(fn):
+        return Diagnosis(f"the answer should be your function itself (answer = piecewise), not a "
+                         f"{type(fn).__name__}.",
+                         f"答案应当是你的函数本身（answer = piecewise），而不是{type(fn).__name__}。")
+    for values in ([1.0, 2.0, -0.5], [-1.0, 0.5, -2.0], [0.0, 0.0], [3.0]):
+        x = tensor(values, requires_grad=True)
+        out = fn(x)
+        bad = scalar_function_result(out, values)
+        if bad:
+            return bad
+        v = np.array(values, dtype=np.float32)
+        positive = v.sum() > 0
+        branch_en = "when x.sum() > 0" if positive else "when x.sum() <= 0"
+        branch_zh = "x.sum() > 0时" if positive else "x.sum() <= 0时"
+        want = (v * v).sum() if positive else (-v).sum()
+        if not np.isclose(float(out.detach()), want, atol=1e-5):
+            return Diagnosis(f"the value is wrong {branch_en} (x = {values}).",
+                             f"{branch_zh}函数值不对（x = {values}）。")
+        if not out.requires_grad:
+            return Diagnosis(f"{branch_en} the result does not require grad: it is not connected to x.",
+                             f"{branch_zh}结果不需要求导：它没有和x连在一起。")
+        out.backward()
+        expected = 2 * v if positive else -np.ones_like(v)
+        if x.grad is None or not np.allclose(x.grad.numpy(), expected):
+            return Diagnosis(f"the gradient is wrong {branch_en} (x = {values}).",
+                             f"{branch_zh}梯度不对（x = {values}）。")
+    return True
 
 
 @exercise("04.3",
-          hint_en="unsqueeze twice: once at dim 0 for the leading 1, once at dim -1 (or 2) for the trailing 1.",
-          hint_zh="调用两次unsqueeze：一次在第0维得到开头的1，一次在第-1维（或第2维）得到结尾的1。")
-def _ex04_3(answer, v3):
-    return (isinstance(answer, Tensor) and tuple(answer.shape) == (1, v3.shape[0], 1)
-            and np.array_equal(answer.numpy().reshape(-1), v3.numpy())
-            and answer.data_ptr() == v3.data_ptr() and _shares_memory(answer, v3))
-
-
-@exercise("04.4",
-          hint_en="call t.resize_(1, 3) (with the underscore: it changes t itself) and set answer = t.",
-          hint_zh="调用t.resize_(1, 3)（带下划线：它直接修改t本身），然后answer = t。")
-def _ex04_4(answer, t):
-    first_row = Tensor([[1, 2, 3], [4, 5, 6]])[:1].numpy().copy()
-    if not (isinstance(answer, Tensor) and answer is t and tuple(answer.shape) == (1, 3)
-            and np.array_equal(answer.numpy(), first_row)):
+          hint_en="write y.backward(retain_graph=True) first, then y.backward(); the two gradients add up "
+                  "in x.grad. Then answer = x.grad.",
+          hint_zh="先写y.backward(retain_graph=True)，再写y.backward()；两次的梯度会在x.grad里累加。"
+                  "然后answer = x.grad。")
+def _ex03_3(answer):
+    x = tensor(1.0, requires_grad=True)
+    y = x.exp() * x
+    y.backward(retain_graph=True)
+    y.backward()
+    by_hand = 2 * math.e * (1 + 1.0)         # twice d(x e^x)/dx = e^x (1 + x) at x = 1
+    if not np.isclose(float(x.grad), by_hand, rtol=1e-5):
         return False
-    own = Tensor([[1, 2, 3], [4, 5, 6]])
-    own.resize_(1, 3)
-    own.resize_(2, 3)                 # what a shrink followed by a grow gives, computed by the engine
-    t.resize_(2, 3)
-    kept = np.array_equal(t.numpy(), own.numpy())
-    t.resize_(1, 3)                   # leave t as the learner made it
-    return kept
+    if isinstance(answer, Tensor) and answer.numel() == 1 and np.isclose(float(answer.detach()), by_hand / 2):
+        return Diagnosis("that is the gradient of one backward pass; the exercise runs backward twice, and the "
+                         "two gradients add up.",
+                         "这是一次反向传播的梯度；题目要调用两次backward，两次的梯度会累加。")
+    return compare(answer, x.grad) or True
