@@ -4,7 +4,7 @@
 #   make lab        JupyterLab on notebooks/ (interface language as you have it set)
 #   make lab-zh     JupyterLab on notebooks/ with the Chinese (zh_CN) interface
 #   make bench      engine and viz benchmarks (when they exist)
-#   make notebooks  rebuild the lessons from notebooks/src and execute them (LESSONS="02-leaf-tensors" for some)
+#   make notebooks  rebuild the lessons from notebooks/src and execute them (LESSONS="03-leaf-tensors" for some)
 #   make clean      caches and build artifacts (keeps .venv); `make distclean` removes .venv too
 #
 # Everything runs in a project-local virtual environment, .venv. The project is installed into it
