@@ -214,3 +214,19 @@ def test_inline_accumulate_same_as_reference_engine():
         for (gf, vf), (gr, vr) in zip(f[:-1], r[:-1]):
             _same(gf, gr)
             assert vf == vr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_sums_inline_in_mul_and_add(dtype):
+    """[small sums inline] in MulBackward0 and AddBackward0: a scalar weight's grad is sum_to's plain edition of the
+    same product, bit for bit."""
+    from autogradviz.autograd.node import sum_to_reference
+    rng = np.random.default_rng(6)
+    for shape in [(1,), (3,), (2, 2), (1, 4), (5,), (2, 3)]:
+        x = (rng.standard_normal(shape) * 1e3).astype(dtype)
+        g = (rng.standard_normal(shape) * 1e3).astype(dtype)
+        w = agv.tensor(np.asarray(1.5, dtype), requires_grad=True)
+        v = agv.tensor(np.asarray(-0.5, dtype), requires_grad=True)
+        (agv.tensor(x) * w + v).backward(agv.tensor(g))
+        _same(w.grad._data, sum_to_reference(g * x, ()))
+        _same(v.grad._data, sum_to_reference(g, ()))
