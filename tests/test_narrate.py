@@ -47,3 +47,42 @@ def test_facts_are_language_neutral_and_found_by_name():
     f = op_facts("DivBackward0")
     assert f.symbol == "÷" and f.grads == {"self": "1 / other", "other": "-self / other**2"}
     assert op_facts("ExpBackward0").fn == "exp"
+
+
+# -- sums: a grad that arrives along several paths (issue 14) -------------------------------------------------------
+def _paths_graph(lib):
+    x = lib.tensor(2.0, requires_grad=True)
+    a = x + 1
+    if hasattr(a, "retain_grad"):
+        a.retain_grad()
+    y = a * 5 + a * a          # a's grad arrives three times: 5 from a*5, a and a from a*a
+    return x, a, y
+
+
+def test_narration_explains_a_sum_with_its_numbers():
+    import re
+    import torch
+    from autogradviz.viz import BackwardStepper
+    tx, ta, ty = _paths_graph(torch)
+    ty.backward()
+    for lang, phrase, frm in (("en", "arrived along 3 paths", "(from"), ("zh", "沿3条路径到达", "（来自")):
+        x, a, y = _paths_graph(A)
+        s = BackwardStepper(y, names={"x": x, "a": a, "y": y}, lang=lang)
+        texts = [f.text for f in s.frames if phrase in f.text]
+        assert len(texts) == 1, [f.text for f in s.frames]
+        sentence = texts[0].split("." if lang == "en" else "。")[0]
+        parts = [float(v) for v in re.findall(r"(-?[\d.]+)\s*" + re.escape(frm), sentence)]
+        total = float(re.findall(r"= (-?[\d.]+)$", sentence)[0])
+        assert len(parts) == 3
+        assert sum(parts) == pytest.approx(total) == pytest.approx(float(ta.grad))
+
+
+def test_start_frame_status_is_said_plainly():
+    from autogradviz.viz import BackwardStepper
+    x, a, y = _paths_graph(A)
+    s = BackwardStepper(y, names={"x": x, "a": a, "y": y}, lang="en")
+    table = s.view.tensor_table(s.frames[0])
+    assert "0/0" not in table and "(all" not in table
+    assert "the grad backward() starts with" in table
+    mid = s.view.tensor_table(s.frames[2])
+    assert "incoming grads have arrived" in mid

@@ -12,7 +12,7 @@ from .graph import GraphModel, backward_graph, forward_graph
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
 
-_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay"}
+_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export"}
 
 
 def __getattr__(name):
@@ -32,5 +32,5 @@ __all__ = [
     "backward_graph", "forward_graph", "GraphModel",
     "trace", "Recorder",
     "set_lang", "get_lang", "t",
-    "BackwardStepper", "ForwardStepper", "Frame",
+    "BackwardStepper", "ForwardStepper", "Frame", "export_html",
 ]

@@ -22,9 +22,11 @@ import unicodedata
 
 import graphviz
 
+from . import _args
 from . import graph as _graph
 from . import layout as _layout
 from .graph import backward_graph, forward_graph
+from . import i18n as _i18n
 from .i18n import get_lang, t
 from .names import user_frame
 # the renderers live in render.py; their names stay importable from here
@@ -92,12 +94,22 @@ _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _RECORD_SPECIAL = re.compile(r"([{}|<>])")
 
 
+NAME_MAX = 40        # characters of a name shown in a label; longer ones end in "…" (the full name in the tooltip)
+TEXT_MAX = 2000      # characters of any one text given to Graphviz (its lexer fails on quoted strings of ~16k)
+
+
+def short(s, limit=NAME_MAX):
+    """``s`` shortened to ``limit`` characters with an ellipsis."""
+    s = str(s)
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
 def esc(s):
     """User text for a plain label: control characters dropped, newlines become spaces, ``&`` written as an
     entity, and every backslash doubled, so no ``\\n``, ``\\N``, ``\\G`` ... sequence can come from the text.
     The graphviz package escapes the double quotes when it quotes the attribute; the whole label is passed as
     ``nohtml`` so that a text such as ``<b>`` is never taken for an HTML-like label."""
-    s = _CTRL.sub("", str(s).replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
+    s = _CTRL.sub("", short(s, TEXT_MAX).replace("\r\n", " ").replace("\n", " ").replace("\t", " "))
     # Graphviz reads HTML entities in any label (``&amp;`` shows as ``&``): write ``&`` as ``&amp;`` so that the
     # text shows as typed
     return s.replace("&", "&amp;").replace("\\", "\\\\")
@@ -175,6 +187,7 @@ def _value_lines(name, shape, value):
     """Lines (unescaped) for ``name [shape]`` and its value: ``w1 = 2.`` for a 0-d tensor, else the value rows
     below the name."""
     sh = "" if (shape == () and value is not None) else _shape_str(shape)
+    name = short(name) if name else name
     head = " ".join(x for x in (name, sh) if x)
     if value is None:
         return [head] if head else []
@@ -214,37 +227,37 @@ def _node_label(v, lang, show_saved):
     k = v.kind
     if k == "op":
         sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
-        return _center([v.title] + ([f"({sub})"] if sub else []))
+        return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []))
     if k == "source" and not v.title:
         return _center([t("label.unknown_input", lang)])
     if k in ("source", "sink"):
-        lines = [v.title]
+        lines = [short(v.title)]
         if v.grad_state == "kept":
-            lines += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
+            lines += _grad_text(f"{short(v.name)}.grad", v.grad, v.grad_state, v.shape, lang)
         return _center(lines)
     if k == "root":
         lines = _value_lines(v.title, v.shape, v.value)
         if v.grad_state in ("kept", "will_keep"):
-            lines += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
+            lines += _grad_text(f"{short(v.name)}.grad", v.grad, v.grad_state, v.shape, lang)
         return _center(lines)
     if k == "scalar":
         return _center([t("label.scalar", lang)])
     if k == "none":
         return "None"
     if k == "collapsed":
-        return _center([t("label.collapsed", lang, n=v.count, name=v.title), f"({t('label.collapsed_sub', lang)})"])
+        return _center([t("label.collapsed", lang, n=v.count, name=short(v.title)), f"({t('label.collapsed_sub', lang)})"])
     if k == "more":
         return _center([t("label.more", lang, n=v.count)])
     if k == "acc":
         var = _value_lines(v.name, v.shape, v.value)
-        var += _grad_text(f"{v.name}.grad", v.grad, v.grad_state, v.shape, lang)
-        return "{" + resc(v.title) + "|" + _center(var, resc) + "}"
+        var += _grad_text(f"{short(v.name)}.grad", v.grad, v.grad_state, v.shape, lang)
+        return "{" + resc(short(v.title)) + "|" + _center(var, resc) + "}"
     # fn: a record {title (x.grad_fn) x.grad ... | saved tensors ...}
-    head = [v.title]
+    head = [short(v.title)]
     if v.outputs:
-        head.append("(" + " = ".join(f"{o.name}.grad_fn" for o in v.outputs) + ")")
+        head.append("(" + " = ".join(f"{short(o.name)}.grad_fn" for o in v.outputs) + ")")
     for o in v.outputs:
-        head += _grad_text(f"{o.name}.grad", o.grad, o.grad_state, o.shape, lang)
+        head += _grad_text(f"{short(o.name)}.grad", o.grad, o.grad_state, o.shape, lang)
     fields = [_center(head, resc)]
     if show_saved:
         if v.saved_state == "kept" and v.saved:
@@ -252,15 +265,15 @@ def _node_label(v, lang, show_saved):
             for slot, name, shape, value in v.saved:
                 vl = _value_lines(name, shape, value)
                 if vl:
-                    lines.append(f"{slot}: {vl[0]}")
+                    lines.append(f"{short(slot)}: {vl[0]}")
                     lines += ["   " + x for x in vl[1:]]
                 else:
-                    lines.append(slot)
+                    lines.append(short(slot))
             fields.append(_left(lines, resc))
         elif v.saved_state == "freed":
             lines = [t("label.saved_freed", lang)]
             if v.saved_freed:
-                lines.append("(" + ", ".join(v.saved_freed) + ")")
+                lines.append("(" + ", ".join(short(x) for x in v.saved_freed) + ")")
             fields.append(_left(lines, resc))
     return "{" + "|".join(fields) + "}"
 
@@ -316,10 +329,23 @@ def _node_attrs(v, lang, show_saved):
         extra = esc(t("label.alias", lang))
         lab = (lab[:-1] + "|" + resc(t("label.alias", lang)) + "}") if v.kind == "acc" else (lab + "\\n" + extra)
     a["label"] = _label(lab)
+    full = _long_names(v)
+    if full:
+        a["tooltip"] = esc(", ".join(full))
     wh = _width_hint(lab, float(a.get("fontsize", 11)))
     if wh is not None:
         a["width"] = wh
     return a
+
+
+def _long_names(v):
+    """The names of ``v`` too long for its label (shown whole in the tooltip)."""
+    names = [v.title, v.name, v.sub] + [o.name for o in v.outputs] + [x[1] for x in v.saved]
+    out = []
+    for n in names:
+        if isinstance(n, str) and len(n) > NAME_MAX and n not in out:
+            out.append(n)
+    return out
 
 
 def _edge_attrs(e, lang):
@@ -338,6 +364,8 @@ def _edge_attrs(e, lang):
     lab = _edge_label(e, lang)
     if lab is not None:
         a["label"] = _label(lab)
+        if isinstance(e.label, str) and len(e.label) > NAME_MAX:
+            a["tooltip"] = esc(e.label)
     return a
 
 
@@ -401,11 +429,35 @@ def _footer(g, model, roles, notes, lang):
             g.edge(x, y, style="invis")
 
 
+@_args.door
 def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_attrs=None, edge_attrs=None,
                graph_attr=None, node_attr=None, edge_attr=None, show_saved=None):
     """A VizDigraph for a GraphModel. ``node_attrs`` {node id: {attr: value}} and ``edge_attrs``
     {(src id, dst id): {...}} add or override attributes (the stepper highlights nodes with them)."""
-    lang = lang if lang is not None else get_lang()
+    fn = "to_digraph"
+    if not isinstance(model, _graph.GraphModel):
+        raise _args.bad_type(fn, "model", "model_graph", model)
+    _args.check_lang(fn, lang)
+    _args.check_bool(fn, "legend", legend)
+    if rankdir is not None:
+        if not isinstance(rankdir, str):
+            raise _args.bad_type(fn, "rankdir", "rankdir", rankdir)
+        if rankdir.upper() not in _RANKDIRS:
+            raise _args.bad_value(fn, "rankdir", "rankdir", rankdir)
+        rankdir = rankdir.upper()
+    _args.check_str(fn, "title", title)
+    for k, v in (("node_attrs", node_attrs), ("edge_attrs", edge_attrs)):
+        if v is not None:
+            if not isinstance(v, dict):
+                raise _args.bad_type(fn, k, "attrs", v)
+            for x in v.values():
+                _args.check_attrs(fn, k, x)
+    _args.check_attrs(fn, "graph_attr", graph_attr)
+    _args.check_attrs(fn, "node_attr", node_attr)
+    _args.check_attrs(fn, "edge_attr", edge_attr)
+    if show_saved is not None:
+        _args.check_bool(fn, "show_saved", show_saved)
+    lang = _i18n._check(lang) if lang is not None else get_lang()
     if show_saved is None:
         show_saved = model.show_saved
     ga = {"rankdir": rankdir or "TB", "fontname": FONT, "fontsize": "10", "nodesep": "0.3", "ranksep": "0.4",
@@ -413,7 +465,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
     font = FONT_ZH if lang == "zh" else FONT
     ga["fontname"] = font
     if title:
-        ga["label"] = _label(esc(title))
+        ga["label"] = _label(esc(short(title, 200)))
         ga["labelloc"] = "t"
         ga["fontsize"] = "13"
     notes = [t(key, lang, **fmt) for key, fmt in model.notes]
@@ -462,7 +514,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
             # recursion depth = module nesting depth (a handful), not graph size
             with parent_graph.subgraph(name=cid[p]) as sg:
                 kind = model.cluster_kinds.get(p)
-                sg.attr(label=_label(esc(p if kind is None else f"{p} ({kind})")), style="rounded,dashed",
+                sg.attr(label=_label(esc(short(p) if kind is None else f"{short(p)} ({short(kind)})")), style="rounded,dashed",
                         color=GREY, fontcolor=GREY_TEXT, fontsize="9", labeljust="l", labelloc="t")
                 for v in members[p]:
                     node_stmt(sg, v)
@@ -485,29 +537,84 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
 # ---------------------------------------------------------------------------------------------------------------
 # the public drawing functions
 # ---------------------------------------------------------------------------------------------------------------
+_RANKDIRS = ("TB", "LR", "BT", "RL")
+
+
+def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir, title, split_shared,
+                graph_attr, node_attr, edge_attr, bools):
+    """The door of draw_forward / draw_backward: every argument checked, in the order of the signature."""
+    real = []
+    for r in _graph._flatten_roots(roots):
+        if r is None:
+            continue
+        if not (_graph._is_trace(r) or _graph.SRC.owns(r)):
+            raise _args.bad_type(fn, "roots", "roots", r)
+        real.append(r)
+    if not real and trace is None:
+        raise _args.nothing_to_draw(fn)
+    if any(r is None for r in _graph._flatten_roots(roots)):
+        raise _args.bad_type(fn, "roots", "roots", None)
+    _args.check_names(fn, names)
+    _args.check_int(fn, "show_values", show_values, 0)
+    _args.check_lang(fn, lang)
+    if model is not None and not _args.is_module(model):
+        raise _args.bad_type(fn, "model", "model", model)
+    _args.check_trace(fn, "trace", trace)
+    _args.check_int(fn, "max_nodes", max_nodes, 1, none=True)
+    _args.check_int(fn, "collapse", collapse, 0, none=True)
+    for k, v in bools.items():
+        _args.check_bool(fn, k, v)
+    if not isinstance(rankdir, str):
+        raise _args.bad_type(fn, "rankdir", "rankdir", rankdir)
+    if rankdir.upper() not in _RANKDIRS:
+        raise _args.bad_value(fn, "rankdir", "rankdir", rankdir)
+    _args.check_str(fn, "title", title)
+    if not (split_shared == "auto" and isinstance(split_shared, str)) and not _args._is_bool(split_shared):
+        raise (_args.bad_value if isinstance(split_shared, str) else _args.bad_type)(fn, "split_shared",
+                                                                                     "split_shared", split_shared)
+    _args.check_attrs(fn, "graph_attr", graph_attr)
+    _args.check_attrs(fn, "node_attr", node_attr)
+    _args.check_attrs(fn, "edge_attr", edge_attr)
+    return rankdir.upper()
+
+
+@_args.door
 def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None,
                   trace=None, max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True,
                   group=True, rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None,
                   node_attr=None, edge_attr=None):
     """Draw the backward graph of ``roots`` (tensors or ``grad_fn`` nodes; or a trace): one node per ``grad_fn``,
     ``AccumulateGrad`` for the leaves with their ``.grad``, ``None`` for inputs that need no grad, saved tensors
-    (``show_saved``), kept grads and freed buffers after ``backward()``. Returns a VizDigraph."""
+    (``show_saved``), kept grads and freed buffers after ``backward()``. Returns a VizDigraph.
+    A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
+    rankdir = _check_draw("draw_backward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
+                          title, split_shared, graph_attr, node_attr, edge_attr,
+                          dict(show_saved=show_saved, legend=legend, group=group, auto_names=auto_names))
     m = backward_graph(*roots, names=names, model=model, show_saved=show_saved, show_values=show_values,
                        max_nodes=max_nodes, collapse=collapse, trace=trace, group=group, auto_names=auto_names,
                        frame=user_frame() if auto_names else None, split_shared=split_shared)
+    if not m.nodes:
+        raise _args.nothing_to_draw("draw_backward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
                       node_attr=node_attr, edge_attr=edge_attr)
 
 
+@_args.door
 def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None, trace=None,
                  max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True, group=True,
                  rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None, node_attr=None,
                  edge_attr=None):
     """Draw the forward graph: operations as nodes, tensors as edges labelled with name, shape and (small) value.
     From a trace (``draw_forward(tr)`` or ``trace=tr``) it shows every recorded op, also those on tensors that need
-    no grad; from tensors alone it is rebuilt from the grad_fn graph. Returns a VizDigraph."""
+    no grad; from tensors alone it is rebuilt from the grad_fn graph. Returns a VizDigraph.
+    A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
+    rankdir = _check_draw("draw_forward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
+                          title, split_shared, graph_attr, node_attr, edge_attr,
+                          dict(legend=legend, group=group, auto_names=auto_names))
     m = forward_graph(*roots, names=names, model=model, show_values=show_values, max_nodes=max_nodes,
                       collapse=collapse, trace=trace, group=group, auto_names=auto_names,
                       frame=user_frame() if auto_names else None, split_shared=split_shared)
+    if not m.nodes:
+        raise _args.nothing_to_draw("draw_forward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
                       node_attr=node_attr, edge_attr=edge_attr)

@@ -120,6 +120,55 @@ STRINGS = {
                        "zh": "未知的语言{value!r}：请使用'en'或'zh'"},
     "error.render_failed": {"en": "Graphviz ({renderer}) could not render the graph: {message}",
                             "zh": "Graphviz（{renderer}）无法渲染这张图：{message}"},
+    # -- one rule for bad arguments (viz/_args.py): one line naming the function, the argument, what is accepted
+    "error.arg": {"en": "{fn}(): {arg} must be {accepted}, not {got}",
+                  "zh": "{fn}()：{arg}应为{accepted}，而不是{got}"},
+    "error.nothing": {"en": "{fn}(): nothing to draw: pass a tensor (for example the loss), a grad_fn node or a "
+                            "trace that recorded something",
+                      "zh": "{fn}()：没有可画的内容：请传入一个张量（例如loss）、一个grad_fn节点，或记录了内容的trace"},
+    "error.kernel_page": {
+        "en": "{fn}(): this stepper can't be saved as a page: its frames are drawn by the kernel on demand ({n} "
+              "steps, about {mb} MB of frames); build it with a larger max_embed_bytes= or on a smaller graph, or "
+              "save a still drawing cut to size with viz.draw_backward(..., max_nodes=...)",
+        "zh": "{fn}()：这个单步执行器无法保存为网页：它的帧由内核按需绘制（{n}步，帧约{mb}MB）；"
+              "请用更大的max_embed_bytes=或在更小的图上构建它，或用viz.draw_backward(..., max_nodes=...)保存一张"
+              "裁剪过的静态图"},
+    "error.closed": {"en": "{fn}(): this stepper was closed", "zh": "{fn}()：这个单步执行器已经关闭"},
+    "accept.int": {"en": "an int", "zh": "整数"},
+    "accept.int_ge0": {"en": "an int ≥ 0", "zh": "≥ 0的整数"},
+    "accept.int_ge0_none": {"en": "an int ≥ 0 or None", "zh": "≥ 0的整数或None"},
+    "accept.int_ge1": {"en": "an int ≥ 1", "zh": "≥ 1的整数"},
+    "accept.int_ge1_none": {"en": "an int ≥ 1 or None (no limit)", "zh": "≥ 1的整数或None（不限制）"},
+    "accept.lang_set": {"en": "'en' or 'zh'", "zh": "'en'或'zh'"},
+    "accept.bool": {"en": "True or False", "zh": "True或False"},
+    "accept.lang": {"en": "'en', 'zh' or None", "zh": "'en'、'zh'或None"},
+    "accept.str": {"en": "a str", "zh": "字符串"},
+    "accept.str_none": {"en": "a str or None", "zh": "字符串或None"},
+    "accept.attrs": {"en": "None or a dict of Graphviz attributes {str: str}",
+                     "zh": "None或Graphviz属性字典{str: str}"},
+    "accept.path": {"en": "a file path (str or pathlib.Path)", "zh": "文件路径（str或pathlib.Path）"},
+    "accept.names": {"en": "a dict {name: tensor or nn.Module}, an nn.Module, or (name, tensor) pairs",
+                     "zh": "字典{名字: 张量或nn.Module}、nn.Module，或(名字, 张量)对"},
+    "accept.names_key": {"en": "a dict whose keys are non-empty str names", "zh": "键为非空字符串名字的字典"},
+    "accept.names_value": {"en": "a dict whose values are tensors or nn.Modules", "zh": "值为张量或nn.Module的字典"},
+    "accept.trace": {"en": "a viz.trace() recording or None", "zh": "viz.trace()的记录或None"},
+    "accept.tensors": {"en": "a tensor or a non-empty list of tensors", "zh": "张量或非空的张量列表"},
+    "accept.gradient": {"en": "None, a tensor, or a list of tensors (one per output)",
+                        "zh": "None、张量，或张量列表（每个输出一个）"},
+    "accept.roots": {"en": "tensors, grad_fn nodes or a viz.trace() recording",
+                     "zh": "张量、grad_fn节点或viz.trace()的记录"},
+    "accept.rankdir": {"en": "one of 'TB', 'LR', 'BT', 'RL'", "zh": "'TB'、'LR'、'BT'、'RL'之一"},
+    "accept.split_shared": {"en": "'auto', True or False", "zh": "'auto'、True或False"},
+    "accept.model": {"en": "an nn.Module or None", "zh": "nn.Module或None"},
+    "accept.format": {"en": "an output format such as 'svg' or 'png'", "zh": "输出格式，例如'svg'或'png'"},
+    "accept.renderer": {"en": "'auto', 'dot', 'wasm' or None", "zh": "'auto'、'dot'、'wasm'或None"},
+    "accept.engine": {"en": "a Graphviz layout engine such as 'dot'", "zh": "Graphviz布局引擎，例如'dot'"},
+    "accept.source": {"en": "DOT text (a str) or a graph from draw_*()", "zh": "DOT文本（字符串）或draw_*()画出的图"},
+    "accept.model_graph": {"en": "a GraphModel (from viz.backward_graph or viz.forward_graph)",
+                           "zh": "GraphModel（来自viz.backward_graph或viz.forward_graph）"},
+    "accept.fn_or_trace": {"en": "a function to run or a viz.trace() recording",
+                           "zh": "要运行的函数或viz.trace()的记录"},
+    "accept.figure": {"en": "a stepper or a drawing from draw_*()", "zh": "单步执行器或draw_*()画出的图"},
     "error.bad_root": {"en": "draw_*() takes tensors, grad_fn nodes or a trace, not {type}",
                        "zh": "draw_*()接受张量、grad_fn节点或trace，而不是{type}"},
 }
@@ -149,8 +198,19 @@ def _check(lang):
 def set_lang(lang):
     """Choose the language of labels, legends and messages: ``"en"`` or ``"zh"`` (``get_lang()`` reads it).
 
-    Returns None, so that a notebook cell ending with ``viz.set_lang("zh")`` shows no output."""
-    _LANG[0] = _check(lang)
+    ``None`` goes back to the default (``$AUTOGRADVIZ_LANG``, else English). Returns None, so that a notebook cell
+    ending with ``viz.set_lang("zh")`` shows no output."""
+    __tracebackhide__ = True  # noqa: F841
+    if lang is None:           # back to the default, as set_renderer(None): $AUTOGRADVIZ_LANG, else English
+        _LANG[0] = _initial_lang()
+        return
+    if not isinstance(lang, str):
+        e = TypeError(t("error.arg", fn="set_lang", arg="lang", accepted=t("accept.lang"), got=type(lang).__name__))
+        raise e.with_traceback(None) from None
+    try:
+        _LANG[0] = _check(lang)
+    except ValueError as e:
+        raise e.with_traceback(None) from None
 
 
 def get_lang():
@@ -175,6 +235,9 @@ STRINGS.update({
     "stepper.ui.next": {"en": "Next ▶", "zh": "下一步 ▶"},
     "stepper.ui.last": {"en": "Last ▶|", "zh": "最后一步 ▶|"},
     "stepper.ui.play": {"en": "Play", "zh": "播放"},
+    "stepper.ui.pause": {"en": "Pause", "zh": "暂停"},
+    "stepper.ui.static": {"en": "(a still picture of the step shown; run the notebook to step through it)",
+                          "zh": "（所示步骤的静态图；运行笔记本即可单步浏览）"},
     "stepper.ui.speed": {"en": "ms/step", "zh": "毫秒/步"},
     "stepper.ui.frame": {"en": "Step", "zh": "步骤"},
     "stepper.ui.step": {"en": "Step {i} of {n}: {node}", "zh": "第{i}步，共{n}步：{node}"},
@@ -204,7 +267,9 @@ STRINGS.update({
     "stepper.ui.legend_edge": {"en": "edge carrying a grad now", "zh": "正在传递梯度的边"},
     "stepper.ui.legend_done": {"en": "already ran", "zh": "已执行"},
     "stepper.ui.legend_kept": {"en": "grad kept", "zh": "梯度已保留"},
-    "stepper.ui.legend_freed": {"en": "freed", "zh": "已释放"},
+    "stepper.ui.legend_freed": {"en": "saved tensors freed", "zh": "保存的张量已释放"},
+    "stepper.ui.legend_used_kept": {"en": "grad just used, and kept", "zh": "刚用过的梯度，被保留"},
+    "stepper.ui.legend_used_freed": {"en": "grad just used, its buffer freed", "zh": "刚用过的梯度，缓冲区已释放"},
     "stepper.ui.legend_wait": {"en": "grad waiting in a buffer", "zh": "在缓冲区中等待的梯度"},
     "stepper.ui.no_graph": {"en": "(no drawing: {reason})", "zh": "（无法绘图：{reason}）"},
     "stepper.ui.ops": {"en": "Forward ops", "zh": "正向操作"},
@@ -213,7 +278,10 @@ STRINGS.update({
     "stepper.status.freed": {"en": "freed", "zh": "已释放"},
     "stepper.status.not_needed": {"en": "not needed", "zh": "不需要"},
     "stepper.status.waiting": {"en": "not computed yet", "zh": "尚未计算"},
-    "stepper.status.pending": {"en": "in buffer ({k}/{n} arrived)", "zh": "在缓冲区中（已到{k}/{n}）"},
+    "stepper.status.pending": {"en": "waiting in a buffer: {k} of its {n} incoming grads have arrived",
+                               "zh": "在缓冲区中等待：{n}个传入梯度已到达{k}个"},
+    "stepper.status.pending_start": {"en": "waiting in a buffer: the grad backward() starts with",
+                                     "zh": "在缓冲区中等待：backward()开始时的梯度"},
     "stepper.status.returned": {"en": "returned by autograd.grad", "zh": "由autograd.grad返回"},
     "stepper.status.unused": {"en": "not reached", "zh": "未到达"},
     "stepper.status.saved_alive": {"en": "kept for backward", "zh": "留给反向传播"},
@@ -241,10 +309,18 @@ STRINGS.update({
     "stepper.narr.custom": {"en": "your backward(ctx, grad_output) returns {items}",
                             "zh": "你写的backward(ctx, grad_output)返回{items}"},
     "stepper.narr.copied": {"en": " for each of its {n} elements", "zh": "，分给它的{n}个元素中的每一个"},
-    "stepper.val.all": {"en": "{v} (all {shape})", "zh": "{v}（全部{shape}）"},
+    "stepper.val.all": {"en": "{v} in each of its {shape} elements", "zh": "{v}（{shape}个元素全是{v}）"},
     "stepper.val.scalar": {"en": "scalar", "zh": "标量"},
     "stepper.narr.sends": {"en": "{g} → {t}", "zh": "{g} → {t}"},
     "stepper.narr.sep": {"en": "; ", "zh": "；"},
+    "stepper.narr.summed_paths": {
+        "en": "The grad of {t} arrived along {n} paths, and the engine added them up in its buffer: {items} = {total}.",
+        "zh": "{t}的梯度沿{n}条路径到达，引擎在缓冲区中把它们相加：{items} = {total}。"},
+    "stepper.narr.summed_paths_anon": {
+        "en": "Its grad arrived along {n} paths, and the engine added them up in its buffer: {items} = {total}.",
+        "zh": "它的梯度沿{n}条路径到达，引擎在缓冲区中把它们相加：{items} = {total}。"},
+    "stepper.narr.from": {"en": "{g} (from {node})", "zh": "{g}（来自{node}）"},
+    "stepper.narr.from_input": {"en": "{node}, edge {k}", "zh": "{node}的第{k}条边"},
     "stepper.narr.input_k": {"en": "input {k}", "zh": "输入{k}"},
     "stepper.narr.summed": {"en": " per element, summed over {n} elements = {total}",
                             "zh": "（每个元素），对{n}个元素求和 = {total}"},

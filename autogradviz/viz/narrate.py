@@ -301,8 +301,22 @@ def _equation(g, loc_desc, loc, out, lang):
     return eq
 
 
+def summed_text(name, parts, total, lang):
+    """One sentence for a grad that arrived along several edges and was summed in the buffer: ``The grad of l2
+    arrived along 2 paths and the engine added them up: 5 (from MulBackward0) + 2 (from AddBackward0) = 7.``
+    ``parts``: [(sender's label, edge index, grad)]."""
+    labels = [lab for lab, _, _ in parts]
+    items = []
+    for lab, k, g in parts:
+        src = lab if labels.count(lab) == 1 else _t("stepper.narr.from_input", lang, node=lab, k=k)
+        items.append(_t("stepper.narr.from", lang, g=fmt_value(g, lang=lang), node=src))
+    key = "stepper.narr.summed_paths" if name else "stepper.narr.summed_paths_anon"
+    return _t(key, lang, t=name or "", n=len(parts), items=" + ".join(items),
+              total=fmt_value(total, lang=lang) if total is not None else "?")
+
+
 def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=(), captured=(),
-              released=(), skipped=False, retain_graph=False):
+              released=(), skipped=False, retain_graph=False, summed=()):
     """The narration for one executed node: one main sentence (what arrives, the chain rule with numbers, where
     each grad goes), then short sentences for hooks, retain_grad(), autograd.grad captures and freed buffers.
 
@@ -313,7 +327,7 @@ def node_text(ns, grads_in, grads_out, lang, hooks=(), retained=(), accumulated=
     after, before); ``captured``: (name, grad) returned by autograd.grad; ``released``: saved attributes freed."""
     lang = _i18n._check(lang)
     sep = "" if lang == "zh" else " "
-    parts = []
+    parts = [summed_text(sname, sparts, total, lang) for sname, sparts, total in summed]
     name = ns.name
     for hname, before, after in hooks:
         if before is not None and after is not None and np.array_equal(np.asarray(before), np.asarray(after)):

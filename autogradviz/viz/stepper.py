@@ -43,6 +43,7 @@ import time
 import ipywidgets as widgets
 
 from .._tensor import Tensor
+from . import _args
 from . import i18n as _i18n
 from . import layout as _layout
 from .names import Names, user_frame, _pairs as _name_pairs
@@ -71,6 +72,23 @@ def _as_list(x):
     return [x]
 
 
+def _check_common(fn, max_embed_bytes, show_values, interval):
+    _args.check_int(fn, "max_embed_bytes", max_embed_bytes, 0)
+    _args.check_int(fn, "show_values", show_values, 0)
+    _args.check_int(fn, "interval", interval, 1)
+
+
+@contextlib.contextmanager
+def _learners():
+    """Errors raised while the learner's program runs (backward, the function given to ForwardStepper) are theirs:
+    raised again from the public call with PyTorch's type and message and without our frames."""
+    try:
+        yield
+    except Exception as e:
+        _args.learner_error(e)
+        raise
+
+
 @contextlib.contextmanager
 def _gc_paused():
     """Speed trick "GC paused while building": a build allocates a few hundred thousand small objects (frames,
@@ -85,11 +103,84 @@ def _gc_paused():
             gc.enable()
 
 
+class _CellSteppers:
+    """Bounded memory when a notebook cell runs again: the steppers a cell made are closed when that cell runs
+    again (ipywidgets keeps every widget until it is closed, so a re-run cell would otherwise keep them all).
+
+    A cell is known by the id its frontend sends in the execute request's metadata (``cellId``: JupyterLab,
+    Notebook 7, VS Code); IPython hands it to ``pre_run_cell`` as ``info.cell_id``. Outside a notebook (no kernel,
+    or a frontend that sends no cell id) nothing is tracked and nothing changes. Steppers are held weakly."""
+
+    def __init__(self):
+        self.by_cell = {}          # cell id -> [weakref to a stepper]
+        self.hooked = None         # the IPython shell whose pre_run_cell we listen to
+
+    @staticmethod
+    def _shell():
+        import sys
+        if "IPython" not in sys.modules:
+            return None
+        try:
+            from IPython import get_ipython
+            return get_ipython()
+        except Exception:
+            return None
+
+    @staticmethod
+    def current_cell(shell):
+        """The id of the cell running now, from the kernel's parent message (None outside a notebook)."""
+        kernel = getattr(shell, "kernel", None)
+        hdr = None
+        get_parent = getattr(kernel, "get_parent", None)
+        if get_parent is not None:
+            try:
+                hdr = get_parent("shell")
+            except Exception:
+                hdr = None
+        if not hdr:
+            hdr = getattr(shell, "parent_header", None)
+        md = (hdr or {}).get("metadata") or {}
+        cid = md.get("cellId") or md.get("cell_id")
+        return cid if isinstance(cid, str) and cid else None
+
+    def track(self, stepper):
+        shell = self._shell()
+        if shell is None:
+            return
+        cid = self.current_cell(shell)
+        if cid is None:
+            return
+        if self.hooked is not shell:
+            try:
+                shell.events.register("pre_run_cell", self._pre_run_cell)
+            except Exception:
+                return
+            self.hooked = shell
+        import weakref
+        self.by_cell.setdefault(cid, []).append(weakref.ref(stepper))
+
+    def _pre_run_cell(self, info=None):
+        cid = getattr(info, "cell_id", None) or self.current_cell(self.hooked)
+        refs = self.by_cell.pop(cid, None) if cid else None
+        for r in refs or ():
+            st = r()
+            if st is not None and not getattr(st, "closed", False):
+                try:
+                    st.close()
+                except Exception:   # never let a cleanup stop the learner's cell
+                    pass
+
+
+_cells = _CellSteppers()
+
+
 class _StepperBase(widgets.VBox):
     """What both steppers share: the drawing, the controls, the three ways frames reach the browser, navigation.
     Subclasses set ``frames``, ``lang``, ``view`` and call :meth:`_assemble`."""
 
     _title_key = "stepper.ui.title"
+
+    closed = False
 
     def _start(self, lang, max_layout_cost):
         self._t0 = time.perf_counter()
@@ -121,7 +212,9 @@ class _StepperBase(widgets.VBox):
                 from .render import render
                 node_attrs = {v.id: {"id": p + v.id} for v in m.nodes}
                 edge_attrs = {(e.src, e.dst): {"id": f"{p}{e.src}_{e.dst}"} for e in m.edges}
-                g = to_digraph(m, lang=self.lang, legend=True, node_attrs=node_attrs, edge_attrs=edge_attrs)
+                # no legend inside the picture: the one compact legend below it explains the node kinds too
+                g = to_digraph(m, lang=self.lang, legend=False, node_attrs=node_attrs, edge_attrs=edge_attrs)
+                self.view.roles = m.roles
                 svg = render(g.source, "svg").decode("utf-8")
                 k = svg.find("<svg")
                 self.graph_layout = "graphviz"
@@ -193,7 +286,7 @@ class _StepperBase(widgets.VBox):
         self.slider.add_class("agv-slider")
         self.play = widgets.Play(value=0, min=0, max=n - 1, step=1, interval=interval,
                                  description=t("stepper.ui.play", lang), show_repeat=False)
-        self.speed = widgets.IntSlider(value=interval, min=100, max=3000, step=100,
+        self.speed = widgets.IntSlider(value=interval, min=min(100, interval), max=max(3000, interval), step=100,
                                        description=t("stepper.ui.speed", lang), layout=widgets.Layout(width="260px"))
         self.speed.add_class("agv-speed")
         self._links = [widgets.jslink((self.play, "value"), (self.slider, "value")),
@@ -234,6 +327,7 @@ class _StepperBase(widgets.VBox):
         self.add_class("agv-stepper")
         self.add_class(self._scope)
         self.build_seconds = time.perf_counter() - self._t0
+        _cells.track(self)
 
     def _page(self, svg):
         """(page HTML, annotated drawing) of the replay page: all frames in one widget."""
@@ -284,6 +378,59 @@ class _StepperBase(widgets.VBox):
         self._html_cache = {}
         self._links = []
         super().close()
+        # a closed stepper may still be held (IPython's Out history, a variable): let go of its widgets' values too
+        for attr in ("graph_html", "slider", "play", "speed", "nav", "stack", "pick", "frame_html", "page_html",
+                     "live", "note"):
+            if hasattr(self, attr):
+                setattr(self, attr, None)
+        self._trait_values["children"] = ()
+        self.closed = True
+
+    # -- the static picture -----------------------------------------------------------------------------------------
+    def _repr_mimebundle_(self, **kwargs):
+        """The widget view, and beside it a static picture (``text/html``) of the frame shown now: viewers without
+        widgets (GitHub, nbviewer, an unexecuted notebook) show that. JupyterLab and Notebook 7 prefer the widget."""
+        data = super()._repr_mimebundle_(**kwargs)
+        if data is not None and not self.closed:
+            try:
+                data["text/html"] = self.static_html()
+            except Exception:     # the picture is a courtesy: never let it stop the widget from showing
+                pass
+        return data
+
+    def static_html(self, i=None):
+        """A static picture of frame ``i`` (default: the one shown): the drawing restyled for that frame, its
+        narration and tables, in plain HTML and CSS. Deterministic: its ids come from its content, not from how
+        many steppers the kernel made before."""
+        import hashlib
+        import re
+        from .stepper_html import BASE_CSS
+        i = self._index if i is None else i
+        view, lang = self.view, self.lang
+        svg = self._svg
+        graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
+                 f'<div class="agv-graph agv-note">{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}'
+                 f'</div>')
+        panel = view.frame_html(i, css="explicit")
+        body = (f'<div class="agv-static {self._scope}"><style>{BASE_CSS.format(scope=self._scope)}'
+                f'.{self._scope} .agv-graph {{ max-height: none; }}</style>'
+                f'<b>{esc(t(self._title_key, lang))}</b> '
+                f'<span class="agv-note">{esc(t("stepper.ui.static", lang))}</span>'
+                f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
+                f'<div style="flex:1 1 55%;min-width:260px">{graph}{view.legend_html()}</div>'
+                f'<div style="flex:1 1 35%;min-width:240px">{panel}</div></div></div>')
+        key = hashlib.sha1(re.sub(r"agv(-s)?\d+", "", body).encode("utf-8")).hexdigest()[:10]
+        body = re.sub(re.escape(self._scope) + r"(?![0-9])", f"agv-p{key}", body)
+        return body.replace(self._prefix, f"agvp{key}_")
+
+    # -- a page that works offline ----------------------------------------------------------------------------------
+    def save_html(self, path):
+        """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
+        JavaScript; no CDN, no network): it steps in any browser, from a course site or a USB stick. Returns the
+        path. A stepper whose frames the kernel draws on demand (very large graphs) can't be saved: ValueError."""
+        __tracebackhide__ = True  # noqa: F841
+        from .export import _export
+        return _export("save_html", path, (self,), None, None)
 
     # -- navigation ------------------------------------------------------------------------------------------------
     @property
@@ -375,9 +522,20 @@ class BackwardStepper(_StepperBase):
     ``graph_model``: the graph model whose node ids the frames (``frame.node_id``) and the drawing use.
     """
 
+    @_args.door
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
                  max_layout_cost=MAX_LAYOUT_COST, _frame=None):
+        fn = "BackwardStepper"
+        _args.check_tensors(fn, "root", root, none=False)
+        _args.check_gradients(fn, "gradient", gradient)
+        _args.check_bool(fn, "retain_graph", retain_graph)
+        _args.check_names(fn, names)
+        _args.check_lang(fn, lang)
+        _args.check_tensors(fn, "inputs", inputs)
+        _check_common(fn, max_embed_bytes, show_values, interval)
+        if not _args._is_int(max_layout_cost):     # any int: below 0 always the plain drawing
+            raise _args.bad_type(fn, "max_layout_cost", "int", max_layout_cost)
         frame = _frame if _frame is not None else user_frame(1)
         with _gc_paused():
             self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
@@ -392,7 +550,7 @@ class BackwardStepper(_StepperBase):
                 raise TypeError(f"BackwardStepper takes tensors, not {type(r).__name__}")
         grads = _as_list(gradient)
         if grads is not None and len(grads) != len(roots):
-            raise RuntimeError(f"got {len(grads)} gradients for {len(roots)} outputs")
+            raise _args.learner_error(RuntimeError(f"got {len(grads)} gradients for {len(roots)} outputs"))
         from .graph import backward_graph
 
         # the graph model: its ids are the frames' and the drawing's; then the panel's names and copies of what
@@ -418,7 +576,7 @@ class BackwardStepper(_StepperBase):
         inputs_l = _as_list(inputs)
         self.result = None
         from .. import autograd as _ag
-        with Recorder(forward=False) as rec:
+        with Recorder(forward=False) as rec, _learners():
             if inputs_l is None:
                 _ag.backward(roots, grad_tensors=grads, retain_graph=retain_graph)
             else:
@@ -500,19 +658,26 @@ class ForwardStepper(_StepperBase):
 
     _title_key = "stepper.ui.title_forward"
 
+    @_args.door
     def __init__(self, fn_or_trace, *args, names=None, lang=None, max_embed_bytes=DEFAULT_MAX_EMBED,
                  interval=DEFAULT_INTERVAL, show_values=4, **kwargs):
         from .trace import trace as _trace
+        fn = "ForwardStepper"
+        if not (callable(fn_or_trace) or _args.check_trace(fn, "fn_or_trace", fn_or_trace) is not None):
+            raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
+        _args.check_names(fn, names)
+        _args.check_lang(fn, lang)
+        _check_common(fn, max_embed_bytes, show_values, interval)
         self._start(lang, MAX_LAYOUT_COST)
         self.result = None
         local_names = {}
         if hasattr(fn_or_trace, "ops") and hasattr(fn_or_trace, "backwards"):
             tr = fn_or_trace
         elif callable(fn_or_trace):
-            with _trace() as tr:
+            with _trace() as tr, _learners():
                 self.result, local_names = _capture_locals(fn_or_trace, args, kwargs)
         else:
-            raise TypeError(f"ForwardStepper takes a function or a trace, not {type(fn_or_trace).__name__}")
+            raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
         self.trace = tr
         pairs = [(k, v) for k, v in local_names.items() if isinstance(v, Tensor) and not k.startswith("_")]
         if isinstance(self.result, Tensor):

@@ -24,7 +24,7 @@ __all__ = ["BackwardView", "ForwardView", "BASE_CSS", "nav_html"]
 
 BASE_CSS = """
 .{scope} .agv-graph {{ overflow: auto; max-height: 85vh; border: 1px solid #ddd; background: #fff; }}
-.{scope} .agv-graph svg {{ max-width: 100%; height: auto; }}
+.{scope} .agv-graph svg {{ max-width: none; height: auto; }}
 .{scope} .agv-frame {{ font-size: 13px; line-height: 1.45; padding: 0 4px; }}
 .{scope} .agv-head {{ font-weight: bold; margin: 2px 0 4px 0; }}
 .{scope} .agv-text {{ margin: 0 0 8px 0; background: #fffde7; border-left: 4px solid #fbc02d; padding: 4px 8px; }}
@@ -39,16 +39,20 @@ BASE_CSS = """
 .{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td {{ color: #888; }}
 .{scope} tr.agv-st-returned td.agv-st {{ color: #0d47a1; font-weight: bold; }}
 .{scope} tr.agv-just td {{ background: #fff59d; }}
-.{scope} .agv-legend span {{ display: inline-block; margin-right: 10px; font-size: 11px; }}
-.{scope} .agv-legend i {{ display: inline-block; width: 12px; height: 12px; vertical-align: middle;
-  margin-right: 3px; border: 2px solid #999; }}
+.{scope} .agv-legend {{ margin-top: 4px; line-height: 1.7; }}
+.{scope} .agv-legend span {{ display: inline-block; margin-right: 12px; font-size: 12px; white-space: nowrap; }}
+.{scope} .agv-legend i {{ display: inline-block; width: 14px; height: 12px; vertical-align: middle;
+  margin-right: 4px; border: 2px solid #999; }}
+.{scope} .agv-legend i.agv-ar {{ width: 18px; height: 0; border: 0; margin-right: 0; }}
+.{scope} .agv-legend b.agv-ah {{ margin: 0 4px 0 -3px; font-size: 12px; vertical-align: middle; }}
 .{scope} .agv-nav button {{ margin-right: 4px; padding: 2px 10px; cursor: pointer; }}
 .{scope} .agv-note {{ font-size: 12px; color: #555; }}
 .{scope} .agv-warn {{ font-size: 12px; color: #8a4b00; background: #fff3e0; padding: 2px 6px; }}
 """
 
 # colours: current node, done nodes, kept, freed, the edge carrying a grad now, grads waiting in a buffer
-C_CUR, C_CUR_LINE = "#ffe082", "#e65100"
+# the current node: a salmon clearly apart from the pale yellow of saved tensors (dot.SAVED_FILL) and from "done"
+C_CUR, C_CUR_LINE = "#ffab91", "#d84315"
 C_DONE = "#eeeeee"
 C_KEPT, C_KEPT_LINE = "#c8e6c9", "#2e7d32"
 C_FLOW = "#d32f2f"
@@ -390,7 +394,9 @@ class BackwardView:
             code, g = tl.status_of(ti.name, i)
             if code == "pending":
                 k = tl.pending_of(ti.node.id, i) if ti.node is not None else 0
-                label = t("stepper.status.pending", lang, k=k, n=ti.node.arrivals if ti.node is not None else 0)
+                n_in = ti.node.arrivals if ti.node is not None else 0
+                label = (t("stepper.status.pending", lang, k=k, n=n_in) if n_in else
+                         t("stepper.status.pending_start", lang))
             else:
                 label = t("stepper.status." + code, lang)
             cls = f"agv-st-{code}" + (" agv-just" if ti.name in just and fr.node is not None else "")
@@ -436,17 +442,53 @@ class BackwardView:
         return (f'<table class="agv-tab agv-saved"><caption>{esc(t("stepper.ui.saved", lang))}</caption>'
                 f"<tr>{head}</tr>{''.join(rows)}</table>")
 
+    roles = ()       # the drawing's node roles (set by the stepper): the legend explains those too
+
     def legend_html(self):
+        """One compact legend under the drawing: the node kinds drawn, then what the colours of a step mean
+        (the running node, the grad flowing, grads waiting, the grad just used and kept or freed, ...)."""
         lang = self.lang
-        items = [(C_CUR, C_CUR_LINE, "stepper.ui.legend_current"), ("#fff", C_FLOW, "stepper.ui.legend_edge"),
-                 (C_DONE, "#999", "stepper.ui.legend_done"), (C_KEPT, C_KEPT_LINE, "stepper.ui.legend_kept")]
-        spans = "".join(f'<span><i style="background:{bg};border-color:{bd}"></i>{esc(t(k, lang))}</span>'
-                        for bg, bd, k in items)
-        spans += (f'<span><i style="background:#fff;border-style:dashed;border-color:#555"></i>'
-                  f'{esc(t("stepper.ui.legend_freed", lang))}</span>'
-                  f'<span><i style="background:#fff;border-color:{C_WAIT}"></i>'
-                  f'{esc(t("stepper.ui.legend_wait", lang))}</span>')
-        return f'<div class="agv-legend">{spans}</div>'
+        items = [_swatch(C_CUR, C_CUR_LINE, t("stepper.ui.legend_current", lang)),
+                 _arrow(C_FLOW, t("stepper.ui.legend_edge", lang)),
+                 _arrow(C_WAIT, t("stepper.ui.legend_wait", lang)),
+                 _arrow(C_KEPT_LINE, t("stepper.ui.legend_used_kept", lang), dashed=True),
+                 _arrow(C_FREED, t("stepper.ui.legend_used_freed", lang), dashed=True),
+                 _swatch(C_DONE, "#999", t("stepper.ui.legend_done", lang)),
+                 _swatch(C_KEPT, C_KEPT_LINE, t("stepper.ui.legend_kept", lang)),
+                 _swatch("#fff", "#555", t("stepper.ui.legend_freed", lang), "dashed")]
+        return f'<div class="agv-legend">{_role_items(self.roles, lang)}{"".join(items)}</div>'
+
+
+def _swatch(bg, border, text, style="solid"):
+    return (f'<span><i style="background:{bg};border-color:{border};border-style:{style}"></i>'
+            f'{esc(text)}</span>')
+
+
+def _arrow(color, text, dashed=False):
+    """An arrow sample in plain CSS (no <svg>: the widget holds exactly one drawing)."""
+    return (f'<span><i class="agv-ar" style="border-top:2px {"dashed" if dashed else "solid"} {color}"></i>'
+            f'<b class="agv-ah" style="color:{color}">&#9656;</b>{esc(text)}</span>')
+
+
+_LEGEND_ROLES = ("output", "fn", "saved", "acc", "acc_param", "leaf", "param", "input", "op", "op_nograd",
+                 "intermediate", "none", "alias", "collapsed")
+
+
+def _role_items(roles, lang):
+    """Swatches for the node kinds drawn, in the drawing's own colours (dot.STYLE)."""
+    from . import dot as _dot
+    out = []
+    for r in roles:
+        if r not in _LEGEND_ROLES:
+            continue
+        if r == "saved":
+            st = dict(fillcolor=_dot.SAVED_FILL, color=_dot.INK)
+        else:
+            st = _dot.LEGEND_STYLE.get(r) or _dot.STYLE.get(r, {})
+        fill = st.get("fillcolor", "#ffffff") if "filled" in st.get("style", "filled") or r == "saved" else "#ffffff"
+        style = "dashed" if "dashed" in st.get("style", "") else ("double" if st.get("peripheries") else "solid")
+        out.append(_swatch(fill, st.get("color", "#222"), t("legend." + r, lang), style))
+    return "".join(out)
 
 
 # =============================================================================================================
@@ -521,10 +563,11 @@ class ForwardView:
                 f'<div class="agv-head">{esc(t("stepper.ui.step", lang, i=i, n=n, node=node))}</div>'
                 f'<p class="agv-text">{esc(fr.text)}</p>{table}</div>')
 
+    roles = ()
+
     def legend_html(self):
         lang = self.lang
-        items = [(C_CUR, C_CUR_LINE, "stepper.ui.legend_op"), ("#fff", C_FLOW, "stepper.ui.legend_in"),
-                 (C_DONE, "#999", "stepper.ui.legend_done")]
-        spans = "".join(f'<span><i style="background:{bg};border-color:{bd}"></i>{esc(t(k, lang))}</span>'
-                        for bg, bd, k in items)
-        return f'<div class="agv-legend">{spans}</div>'
+        items = [_swatch(C_CUR, C_CUR_LINE, t("stepper.ui.legend_op", lang)),
+                 _arrow(C_FLOW, t("stepper.ui.legend_in", lang)),
+                 _swatch(C_DONE, "#999", t("stepper.ui.legend_done", lang))]
+        return f'<div class="agv-legend">{_role_items(self.roles, lang)}{"".join(items)}</div>'

@@ -317,8 +317,16 @@ class Recorder:
 
     def accumulate(self, node, tensor, grad):
         total = tensor._grad
-        self._log((_ACC, tensor, grad if type(grad) is ndarray else _ref(grad),
-                   None if total is None else total._data.copy()))
+        g = grad if type(grad) is ndarray else _ref(grad)
+        if total is None:
+            tot = None
+        else:
+            td = total._data
+            # the first accumulation stores a copy of the grad that arrived: share that grad instead of a second copy
+            # (large grads only: a small copy costs less than the comparison)
+            tot = g if (g is not None and td.size >= 1024 and g.shape == td.shape and g.dtype == td.dtype
+                        and np.array_equal(g, td)) else td.copy()
+        self._log((_ACC, tensor, g, tot))
         if self._prev_obs is not None:
             self._prev_obs.accumulate(node, tensor, grad)
 
@@ -347,4 +355,8 @@ class Recorder:
 
 def trace(forward=True):
     """``with viz.trace() as tr:`` records forward ops and backward passes into ``tr``."""
+    __tracebackhide__ = True  # noqa: F841
+    from ._args import _is_bool, bad_type
+    if not _is_bool(forward):
+        raise bad_type("trace", "forward", "bool", forward).with_traceback(None) from None
     return Recorder(forward=forward)

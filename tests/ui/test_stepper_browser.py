@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 pytestmark = pytest.mark.ui
 
 NOTEBOOK = "stepper_demo.ipynb"
-HIGHLIGHT = "rgb(255, 224, 130)"   # the current node's fill (stepper_html.C_CUR, #ffe082)
+HIGHLIGHT = "rgb(255, 171, 145)"   # the current node's fill (stepper_html.C_CUR, #ffab91)
 
 # what the page shows now: the frame index, the highlighted element, its fill, and the side-panel statuses
 STATE_JS = """() => {
@@ -54,13 +54,13 @@ def _click_and_check(page):
     s0 = _wait_frame(page, 0)
     assert s0["node"] == "" and s0["current"], s0          # the start frame lights up the root (loss)
     assert s0["lit"] == [s0["current"]] and s0["fill"] == HIGHLIGHT
-    assert s0["status"]["loss"].startswith("in buffer") and s0["status"]["w1"] == "not computed yet"
+    assert s0["status"]["loss"].startswith("waiting in a buffer") and s0["status"]["w1"] == "not computed yet"
 
     page.click(".agv-stepper .agv-next")
     s1 = _wait_frame(page, 1)
     assert s1["node"] == "MeanBackward0"
     assert s1["current"] != s0["current"] and s1["lit"] == [s1["current"]] and s1["fill"] == HIGHLIGHT
-    assert s1["status"]["loss"] == "freed" and s1["status"]["l4"].startswith("in buffer")
+    assert s1["status"]["loss"] == "freed" and s1["status"]["l4"].startswith("waiting in a buffer")
     assert "MeanBackward0" in s1["text"] and "0.25" in s1["text"]
 
     page.click(".agv-stepper .agv-next")
@@ -72,7 +72,7 @@ def _click_and_check(page):
                         full_page=True)
     assert s2["node"] == "MulBackward0" and s2["current"] not in (s0["current"], s1["current"])
     assert s2["lit"] == [s2["current"]]
-    assert s2["status"]["l4"] == "freed" and s2["status"]["l3"].startswith("in buffer")
+    assert s2["status"]["l4"] == "freed" and s2["status"]["l3"].startswith("waiting in a buffer")
 
     page.click(".agv-stepper .agv-back")
     s1b = _wait_frame(page, 1)
