@@ -3,6 +3,10 @@
 Workloads
   small   the seeds' l1...loss graph on 2x2 tensors, forward + backward
   mlp     one SGD step of a 784-512-512-10 MLP (ReLU, mean-squared error), batch 256: forward, backward, update
+          in three styles, each against the same computation hand-written in numpy:
+            module  F.linear + F.relu + F.mse_loss, optim.SGD (zero_grad, step)
+            raw     ``(x @ w1 + b1).relu()``, ``((o - y) ** 2).mean()``, grads set to None, SGD by hand under no_grad
+            tanh    nn.Sequential(Linear, Tanh, Linear, Tanh, Linear), nn.CrossEntropyLoss, optim.SGD
   traced  the small graph with a trace recorder attached (viz.trace), against the engine alone
   chain   backward through chains of 25,000 and 50,000 multiplications (linear time means ratio ~2)
 
@@ -30,6 +34,9 @@ except ImportError:  # pragma: no cover
     torch = None
 
 
+CLOCK = [time.perf_counter]
+
+
 def timeit(fn, number, repeat):
     """Median seconds per call over ``repeat`` runs of ``number`` calls."""
     return compare({"x": fn}, number, repeat)["x"]
@@ -41,12 +48,13 @@ def compare(fns, number, repeat):
     for fn in fns.values():
         fn()
     runs = {k: [] for k in fns}
+    clock = CLOCK[0]
     for _ in range(repeat):
         for k, fn in fns.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(number):
                 fn()
-            runs[k].append((time.perf_counter() - t0) / number)
+            runs[k].append((clock() - t0) / number)
     return {k: statistics.median(v) for k, v in runs.items()}
 
 
@@ -159,6 +167,136 @@ def mlp_numpy():
     return step
 
 
+def mlp_raw(T):
+    """The raw style: matmuls on (in, out) weights, ``relu()``, ``(o - y) ** 2`` and ``mean()``; grads set to None
+    each step, the update written by hand under no_grad."""
+    ws, x, y = _mlp_data()
+    params = []
+    for w, b in ws:
+        params.append((T.tensor(np.ascontiguousarray(w.T), requires_grad=True), T.tensor(b.copy(), requires_grad=True)))
+    (w1, b1), (w2, b2), (w3, b3) = params
+    flat = [p for wb in params for p in wb]
+    X, Y = T.tensor(x), T.tensor(y)
+    lr = 0.01
+
+    def step():
+        h = (X @ w1 + b1).relu()
+        h2 = (h @ w2 + b2).relu()
+        o = h2 @ w3 + b3
+        loss = ((o - Y) ** 2).mean()
+        for p in flat:
+            p.grad = None
+        loss.backward()
+        with T.no_grad():
+            for p in flat:
+                p -= lr * p.grad
+        return loss
+    return step
+
+
+def mlp_raw_numpy():
+    """The raw style's step written in numpy: forward, backward and update, with in-place updates of fresh arrays."""
+    ws, x, y = _mlp_data()
+    (w1, b1), (w2, b2), (w3, b3) = [(np.ascontiguousarray(w.T), b.copy()) for w, b in ws]
+    lr = np.float32(0.01)
+
+    def step():
+        z1 = x @ w1
+        z1 += b1
+        h1 = np.maximum(z1, 0)
+        z2 = h1 @ w2
+        z2 += b2
+        h2 = np.maximum(z2, 0)
+        o = h2 @ w3
+        o += b3
+        d = o - y
+        loss = (d * d).mean()
+        g = d * np.float32(2.0 / d.size)
+        gw3 = h2.T @ g
+        gb3 = g.sum(0)
+        gh2 = g @ w3.T
+        gh2 *= h2 > 0
+        gw2 = h1.T @ gh2
+        gb2 = gh2.sum(0)
+        gh1 = gh2 @ w2.T
+        gh1 *= h1 > 0
+        gw1 = x.T @ gh1
+        gb1 = gh1.sum(0)
+        for p, gp in ((w1, gw1), (b1, gb1), (w2, gw2), (b2, gb2), (w3, gw3), (b3, gb3)):
+            p -= lr * gp
+        return loss
+    return step
+
+
+def _labels():
+    return np.random.default_rng(1).integers(0, SIZES[-1], BATCH)
+
+
+def mlp_tanh_ce(T):
+    """Module style with tanh and cross-entropy: nn.Sequential of nn.Linear and nn.Tanh, nn.CrossEntropyLoss,
+    optim.SGD (zero_grad, step)."""
+    ws, x, _ = _mlp_data()
+    nn = T.nn
+    model = nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.Tanh(), nn.Linear(SIZES[1], SIZES[2]), nn.Tanh(),
+                          nn.Linear(SIZES[2], SIZES[3]))
+    with T.no_grad():
+        for lin, (w, b) in zip([model[0], model[2], model[4]], ws):
+            lin.weight.copy_(T.tensor(w))
+            lin.bias.copy_(T.tensor(b))
+    X, t = T.tensor(x), T.tensor(_labels())
+    crit = nn.CrossEntropyLoss()
+    opt = T.optim.SGD(model.parameters(), lr=0.01)
+
+    def step():
+        loss = crit(model(X), t)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def mlp_tanh_ce_numpy():
+    """The tanh + cross-entropy step written in numpy (softmax minus one-hot for the loss's gradient)."""
+    ws, x, _ = _mlp_data()
+    params = [(w.copy(), b.copy()) for w, b in ws]
+    t = _labels()
+    rows = np.arange(BATCH)
+    lr = np.float32(0.01)
+
+    def step():
+        (w1, b1), (w2, b2), (w3, b3) = params
+        z1 = x @ w1.T
+        z1 += b1
+        h1 = np.tanh(z1)
+        z2 = h1 @ w2.T
+        z2 += b2
+        h2 = np.tanh(z2)
+        o = h2 @ w3.T
+        o += b3
+        z = o - o.max(1, keepdims=True)
+        e = np.exp(z)
+        s = e.sum(1, keepdims=True)
+        loss = -(z[rows, t] - np.log(s[:, 0])).mean()
+        g = e / s
+        g[rows, t] -= 1
+        g /= np.float32(BATCH)
+        gw3 = g.T @ h2
+        gb3 = g.sum(0)
+        gh2 = g @ w3
+        gh2 *= 1 - h2 * h2
+        gw2 = gh2.T @ h1
+        gb2 = gh2.sum(0)
+        gh1 = gh2 @ w2
+        gh1 *= 1 - h1 * h1
+        gw1 = gh1.T @ x
+        gb1 = gh1.sum(0)
+        for p, gp in ((w1, gw1), (b1, gb1), (w2, gw2), (b2, gb2), (w3, gw3), (b3, gb3)):
+            p -= lr * gp
+        return loss
+    return step
+
+
 def chain(n):
     x = agv.tensor(1.0, requires_grad=True)
 
@@ -166,18 +304,27 @@ def chain(n):
         y = x
         for _ in range(n):
             y = y * 1.0000001
-        t0 = time.perf_counter()
+        clock = CLOCK[0]
+        t0 = clock()
         y.backward()
-        return time.perf_counter() - t0
+        return clock() - t0
     return run
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke test)")
+    ap.add_argument("--only", default="small,recorder,mlp,raw,tanh,chain",
+                    help="comma-separated rows to run (small, recorder, mlp, raw, tanh, chain)")
+    ap.add_argument("--repeat", type=int, default=None, help="repeats per row (default 9, --quick 3)")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="wall: time.perf_counter; cpu: time.process_time, the CPU time of this process (on a machine "
+                         "shared with other work it leaves out the time spent waiting for a core)")
     args = ap.parse_args(argv)
-    rep = 3 if args.quick else 9
-    rows = []
+    CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"clock: {args.clock}; medians of {args.repeat or (3 if args.quick else 9)} repeats, contenders in turn")
+    rep = args.repeat or (3 if args.quick else 9)
+    only = set(args.only.split(","))
 
     n_small = 200 if args.quick else 1000
     from autogradviz.viz.trace import Recorder
@@ -201,30 +348,40 @@ def main(argv=None):
         for _ in range(n_small):
             step()
 
-    fns = {"agv": small_graph(agv), "numpy": small_numpy()}
-    if torch:
-        fns["torch"] = small_graph(torch)
-    r = compare(fns, n_small, rep)
-    t_agv, t_np, t_torch = r["agv"], r["numpy"], r.get("torch", float("nan"))
-    print(f"small graph (fwd+bwd)   autogradviz {t_agv * 1e6:8.1f} us   torch {t_torch * 1e6:8.1f} us   "
-          f"numpy {t_np * 1e6:8.1f} us")
-    print(f"   ratio autogradviz/torch = {t_agv / t_torch:.2f}   (issue 6 target <= 0.6; issue 2 asked <= 1.0)")
+    if "small" in only:
+        fns = {"agv": small_graph(agv), "numpy": small_numpy()}
+        if torch:
+            fns["torch"] = small_graph(torch)
+        r = compare(fns, n_small, rep)
+        t_agv, t_np, t_torch = r["agv"], r["numpy"], r.get("torch", float("nan"))
+        print(f"small graph (fwd+bwd)   autogradviz {t_agv * 1e6:8.1f} us   torch {t_torch * 1e6:8.1f} us   "
+              f"numpy {t_np * 1e6:8.1f} us")
+        print(f"   ratio autogradviz/torch = {t_agv / t_torch:.2f}   (issue 16 target <= 0.35; issue 6 asked <= 0.6)   "
+              f"autogradviz/numpy = {t_agv / t_np:.2f} (issue 16 stretch <= 2)")
 
-    rr = compare({"off": without, "on": with_recorder}, 1, rep)
-    print(f"small graph, recorder attached {rr['on'] / n_small * 1e6:8.1f} us  vs  none {rr['off'] / n_small * 1e6:8.1f} us"
-          f"   ratio = {rr['on'] / rr['off']:.2f} (target <= 1.5)")
+    if "recorder" in only:
+        rr = compare({"off": without, "on": with_recorder}, 1, rep)
+        print(f"small graph, recorder attached {rr['on'] / n_small * 1e6:8.1f} us  vs  none "
+              f"{rr['off'] / n_small * 1e6:8.1f} us   ratio = {rr['on'] / rr['off']:.2f} (target <= 1.5)")
 
     n_mlp = 2 if args.quick else 5
-    fns = {"agv": mlp_lib(agv), "numpy": mlp_numpy()}
-    if torch:
-        fns["torch"] = mlp_lib(torch)
-    r = compare(fns, n_mlp, rep * 2)
-    m_agv, m_np, m_torch = r["agv"], r["numpy"], r.get("torch", float("nan"))
-    print(f"MLP step 784-512-512-10, batch 256   autogradviz {m_agv * 1e3:7.2f} ms   torch {m_torch * 1e3:7.2f} ms"
-          f"   numpy {m_np * 1e3:7.2f} ms")
-    print(f"   ratio autogradviz/numpy = {m_agv / m_np:.3f}   (issue 6 target <= 1.05; issue 2 asked <= 1.1)   "
-          f"autogradviz/torch = {m_agv / m_torch:.2f}")
+    for key, title, lib, hand in (
+            ("mlp", "MLP step 784-512-512-10, batch 256", mlp_lib, mlp_numpy),
+            ("raw", "MLP raw style (x @ w + b).relu(), ((o - y) ** 2).mean()", mlp_raw, mlp_raw_numpy),
+            ("tanh", "MLP tanh + CrossEntropyLoss (nn.Linear, nn.Tanh)", mlp_tanh_ce, mlp_tanh_ce_numpy)):
+        if key not in only:
+            continue
+        fns = {"agv": lib(agv), "numpy": hand()}
+        if torch:
+            fns["torch"] = lib(torch)
+        r = compare(fns, n_mlp, rep * 2)
+        m_agv, m_np, m_torch = r["agv"], r["numpy"], r.get("torch", float("nan"))
+        print(f"{title}   autogradviz {m_agv * 1e3:7.2f} ms   torch {m_torch * 1e3:7.2f} ms   numpy {m_np * 1e3:7.2f} ms")
+        print(f"   ratio autogradviz/numpy = {m_agv / m_np:.3f}   (issue 16 target <= 1.05)   "
+              f"autogradviz/torch = {m_agv / m_torch:.2f}")
 
+    if "chain" not in only:
+        return
     c25 = statistics.median(chain(25000)() for _ in range(3))
     c50 = statistics.median(chain(50000)() for _ in range(3))
     print(f"chain backward  25k ops {c25 * 1e3:7.1f} ms   50k ops {c50 * 1e3:7.1f} ms   ratio {c50 / c25:.2f} "

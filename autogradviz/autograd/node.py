@@ -336,6 +336,9 @@ INFERENCE_VIEW = _no_accumulator_inference
 """As ``NO_GRAD_VIEW``, for a view made under inference_mode (only the in-place error's words differ)."""
 
 
+_INF = float("inf")  # an accumulator's sequence number: PyTorch's ready queue runs it first
+
+
 def accumulator(t):
     """The (cached) AccumulateGrad node of leaf tensor ``t``; the tensor only holds it weakly, as PyTorch.
     None for a view made under no_grad (``NO_GRAD_VIEW``)."""
@@ -350,7 +353,7 @@ def accumulator(t):
     node.next_functions = ()
     node._saved = ()
     node._info = None
-    node._seq = float("inf")
+    node._seq = _INF
     node._x = None
     node.variable = t
     t._acc = weakref.ref(node)
@@ -645,6 +648,16 @@ def node_for(cls, inputs, info=None, saved=()):
 
 
 # -- a helper every backward formula needs -----------------------------------------------------------------------
+_SMALL_SUM = 4  # _sumorder's _ILP: full_sum adds this many numbers or fewer with np.add.reduce
+
+
+def sum_to_reference(g, shape):
+    """The plain edition of ``sum_to``'s 0-d case (see [small sums inline])."""
+    if not shape and type(g) is ndarray:
+        return np.asarray(full_sum(g))
+    return sum_to(g, shape)
+
+
 def sum_to(g, shape):
     """Sum a gradient back to ``shape`` (undo broadcasting). Works on numpy arrays and Tensors (through Tensor
     methods: this module sits below the op catalogue)."""
@@ -652,6 +665,12 @@ def sum_to(g, shape):
     if gshape == shape:
         return g
     if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything, in PyTorch's order
+        if g.size <= _SMALL_SUM:
+            # [small sums inline] up to four numbers full_sum adds in numpy's order too (left to right): the same
+            # np.add.reduce, into a 0-d array, without full_sum's call and checks (the seeds' graph makes three a step)
+            out = np.empty((), g.dtype)
+            np.add.reduce(g, axis=None, out=out)
+            return out
         return np.asarray(full_sum(g))
     if tuple(gshape) == tuple(shape):
         return g

@@ -8,10 +8,13 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data
 from .index import where
 from ._math import pow_scalar_np
+
+
+_ndarray = np.ndarray
 
 
 def _scalar_other(n):
@@ -35,7 +38,12 @@ class AddBackward0(BackwardNode):
         if nf[1][0] is not None:
             gb = g if alpha == 1 else g * alpha
             if gb.shape != sb:
-                gb = sum_to(gb, sb)
+                if not sb and type(gb) is _ndarray and gb.size <= _SMALL_SUM:  # [small sums inline], as in mul
+                    out = np.empty((), gb.dtype)
+                    np.add.reduce(gb, axis=None, out=out)
+                    gb = out
+                else:
+                    gb = sum_to(gb, sb)
         return ga, gb
 
 
@@ -131,7 +139,14 @@ class MulBackward0(BackwardNode):
         if nf[1][0] is not None:
             gb = g * x
             if gb.shape != sb:
-                gb = sum_to(gb, sb)
+                if not sb and type(gb) is _ndarray and gb.size <= _SMALL_SUM:
+                    # [small sums inline] sum_to's own lines for a scalar weight's grad, without the call (three in
+                    # the seeds' graph)
+                    out = np.empty((), gb.dtype)
+                    np.add.reduce(gb, axis=None, out=out)
+                    gb = out
+                else:
+                    gb = sum_to(gb, sb)
         return ga, gb
 
 

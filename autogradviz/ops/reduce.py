@@ -113,6 +113,7 @@ class MeanBackward1(BackwardNode):
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
+_add_reduce = np.add.reduce
 
 
 def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
@@ -122,7 +123,10 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     dt = d.dtype
     if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
         # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
-        return make(full_sum(d) / d.size, MeanBackward0, (a,), (), (d.shape, float(d.size)))
+        n = d.size
+        # [small sums inline] (see node.sum_to): up to four numbers, full_sum is np.add.reduce
+        return make((_add_reduce(d, None) if n <= 4 else full_sum(d)) / n, MeanBackward0, (a,), (),
+                    (d.shape, float(n)))
     if axis is not None:
         dim = axis
     if dtype is not None:

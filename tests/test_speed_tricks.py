@@ -1,0 +1,232 @@
+"""Each named speed trick of the hot paths (issue 16) against the plain edition kept beside it: bit-for-bit the same
+results. (The engine's own tricks are checked by ``test_engine.py``, the kernel's by ``test_node.py``.)"""
+import numpy as np
+import pytest
+
+import autogradviz as agv
+from autogradviz.ops import linalg
+from autogradviz.ops._methods import METHODS
+
+
+def _same(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()  # bit for bit (signed zeros and nan payloads included)
+
+
+def test_mm_grad_in_the_inputs_layout():
+    """[grad in the input's layout] is ATen's own rule (mm_mat1_backward / mm_mat2_backward), not an approximation
+    of it: the product is taken in the input's layout, which decides the last bits, so there is no second edition to
+    compare bit for bit; the grads are compared with PyTorch's, for row-major (the raw style's ``x @ w``) and
+    column-major (nn.Linear's ``weight.t()``) inputs. The point of it: the leaf then takes its grad without a copy."""
+    torch = pytest.importorskip("torch")
+    from compare_policy import assert_values
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((16, 9)).astype(np.float32)
+    w = rng.standard_normal((9, 5)).astype(np.float32)
+    b = rng.standard_normal(5).astype(np.float32)
+    res = {}
+    for T in (agv, torch):
+        X = T.tensor(x, requires_grad=True)
+        W = T.tensor(w, requires_grad=True)          # row-major (9, 5)
+        V = T.tensor(w.T.copy(), requires_grad=True)  # (5, 9), used as V.t(): column-major
+        B = T.tensor(b, requires_grad=True)
+        y = ((X @ W) * (X @ V.t() + B)).sum() + T.addmm(B, X.t().t(), W).sum() + T.nn.functional.linear(X, V, B).sum()
+        Xc = T.tensor(np.asfortranarray(x) if T is agv else x, requires_grad=True)
+        y = y + (T.mm(Xc if T is agv else Xc.t().contiguous().t(), W) ** 2).sum()
+        y.backward()
+        res[T] = [t.grad for t in (X, W, V, B, Xc)]
+    for ours, theirs in zip(res[agv], res[torch]):
+        assert_values(ours._data, theirs.numpy())
+    for g in res[agv][1:4]:
+        assert g._data.flags.c_contiguous and g._data.base is None
+
+
+def test_mm_grad_layout_follows_the_input():
+    a = np.ones((4, 3), np.float32)
+    assert not linalg._colmajor(a) and linalg._colmajor(a.T.copy().T) and not linalg._colmajor(a[:, ::2])
+    g = np.ones((4, 5), np.float32)
+    assert linalg._mat2_grad(a, g, False).flags.c_contiguous
+    assert linalg._mat2_grad(a, g, True).T.flags.c_contiguous
+    assert linalg._mat1_grad(g, np.ones((3, 5), np.float32), True).T.flags.c_contiguous
+
+
+def _inplace_cases():
+    """(a's values, the operand): Tensors as numpy arrays (made into Tensors per run), or Python numbers."""
+    rng = np.random.default_rng(1)
+    for dt in (np.float32, np.float64):
+        m = rng.standard_normal((4, 3)).astype(dt)
+        yield m, rng.standard_normal((4, 3)).astype(dt)
+        yield m, 0.3
+        yield m, 2
+        yield np.asarray(rng.standard_normal(()), dtype=dt), 1e-3
+        yield m, rng.standard_normal(3).astype(dt)           # broadcast: the plain path
+        yield m, rng.standard_normal((4, 3))                  # float64 into float32 / float64 into float64
+        yield m, np.float32([1.0])                            # another dtype, broadcast
+        yield m, rng.standard_normal((5, 3)).astype(dt)      # shapes that do not fit: the error
+    yield np.array([1, 2, 3]), 2
+    yield np.array([1, 2, 3]), 0.5
+    yield np.float32([1e38, 2, 3]), 1e300
+    yield np.float16([1, 2, 3]), 70000.0
+    yield np.float32([1, 2, 3]), True
+
+
+def _run(fn, av, bv, mode):
+    """Run ``a op= b`` in ``mode``; return what can be seen afterwards (or the error)."""
+    a = agv.tensor(av.copy())
+    b = agv.tensor(bv.copy()) if isinstance(bv, np.ndarray) else bv
+    base = None
+    if mode == "view":  # a view of a tensor: the view and its base see the write
+        base = agv.tensor(np.stack([av, av]))
+        a = base[1]
+    if mode == "leaf" and a.dtype.is_floating_point:
+        a.requires_grad_(True)
+    if mode == "both":  # the operand requires grad, in grad mode: recorded, the plain path
+        if isinstance(b, agv.Tensor) and b.dtype.is_floating_point:
+            b.requires_grad_(True)
+        a = a * 1.0 if a.dtype.is_floating_point else a
+    try:
+        with np.errstate(all="ignore"):
+            if mode in ("no_grad", "leaf"):
+                with agv.no_grad():
+                    out = fn(a, b)
+            else:
+                out = fn(a, b)
+    except Exception as e:  # noqa: BLE001
+        return ("error", type(e), str(e))
+    assert out is a
+    return (a._data.copy(), a._version, None if a.grad_fn is None else a.grad_fn.name(), a.requires_grad,
+            None if base is None else (base._data.copy(), base._version))
+
+
+@pytest.mark.parametrize("name", ["__iadd__", "__isub__", "__imul__"])
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "leaf", "view", "both"])
+def test_write_in_place_same_as_plain(name, mode):
+    """[write in place]: ``x op= y`` written straight into ``x`` gives the values, dtype, version and views of the
+    plain edition (the out-of-place result copied back), and the same errors where the plain one fails."""
+    fast = METHODS[name]
+    plain = fast.plain
+    for av, bv in _inplace_cases():
+        r_fast = _run(fast, av, bv, mode)
+        r_plain = _run(plain, av, bv, mode)
+        if isinstance(r_plain[0], str):
+            assert r_fast == r_plain
+            continue
+        _same(r_fast[0], r_plain[0])
+        assert r_fast[1:4] == r_plain[1:4]
+        if r_plain[4] is not None:
+            _same(r_fast[4][0], r_plain[4][0])
+            assert r_fast[4][1] == r_plain[4][1]
+
+
+def test_write_in_place_is_used():
+    w = agv.ones(3, requires_grad=True)
+    d = w._data
+    with agv.no_grad():
+        w -= 0.5 * agv.ones(3)
+    assert w._data is d and w._version == 1
+
+
+def _float_inputs():
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal(70001) * 4).astype(np.float32)
+    x[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.7, 89.0, -104.0, 1e-30, -1e-42, 3.4e38, 0.5]
+    yield x
+    yield x[:70000].reshape(7, 10000)[:, ::3]        # not contiguous
+    yield np.asarray(np.float32(0.25))              # 0-d
+    yield np.zeros((0, 3), np.float32)              # empty
+    yield x.astype(np.float64)[:1000]              # float64: not through the trick
+
+
+@pytest.mark.parametrize("name", ["np_exp", "np_tanh", "np_sin", "np_cos", "np_log"])
+def test_cast_in_the_ufunc_same_as_plain(name):
+    """[cast in the ufunc]: float32 through the ufunc's float64 loop gives the bits of the float64 copy rounded."""
+    from autogradviz.ops import _math
+    fn = getattr(_math, name)
+    with np.errstate(all="ignore"):
+        for x in _float_inputs():
+            _same(fn(x), fn.plain(x))
+
+
+def test_float64_in_chunks_same_as_plain():
+    """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
+    from autogradviz.ops import _math
+    from autogradviz.ops.activation import _tanh_backward
+    rng = np.random.default_rng(4)
+    for x in _float_inputs():
+        with np.errstate(all="ignore"):
+            r = np.tanh(x)
+            _same(_math.one_minus_square(r), _math.one_minus_square_reference(r))
+            g = rng.standard_normal(r.shape).astype(r.dtype)
+            _same(_tanh_backward(g, r), g * _math.one_minus_square_reference(r))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
+def test_small_sums_inline_same_as_plain(dtype):
+    """[small sums inline]: a 0-d sum_to (a scalar weight's grad) and mean() of up to four numbers give the bits of
+    _sumorder's full_sum."""
+    from autogradviz._sumorder import full_sum
+    from autogradviz.autograd.node import sum_to, sum_to_reference
+    rng = np.random.default_rng(5)
+    for shape in [(1,), (2,), (3,), (4,), (2, 2), (1, 4), (5,), (2, 3), (3, 3, 3), (0,)]:
+        g = (rng.standard_normal(shape) * (1e4 if dtype != np.float16 else 100)).astype(dtype)
+        _same(sum_to(g, ()), sum_to_reference(g, ()))
+        if dtype in (np.float32, np.float64) and g.size:
+            _same(agv.tensor(g).mean()._data, np.asarray(full_sum(g) / g.size))
+
+
+def _accumulating_program(engine_fn):
+    """The seeds' graph and a tensor-weight graph, backward three times into existing grads (float32 and float64),
+    with a hook on one leaf (the plain path) beside the plain leaves (the inline path)."""
+    from autogradviz import _tensor
+    prev = _tensor._ENGINE[0]
+    _tensor._ENGINE[0] = engine_fn
+    try:
+        out = []
+        for dt in (agv.float32, agv.float64):
+            inp = agv.tensor([[1.0, 2.0], [3.0, -0.5]], dtype=dt)
+            w1 = agv.tensor(2.0, dtype=dt, requires_grad=True)
+            w2 = agv.tensor(3.0, dtype=dt, requires_grad=True)
+            w3 = agv.tensor(4.0, dtype=dt, requires_grad=True)
+            v = agv.tensor([0.1, -0.3], dtype=dt, requires_grad=True)
+            seen = []
+            w3.register_hook(lambda g: seen.append(g.clone()))
+            for _ in range(3):
+                l1 = inp * w1
+                l4 = (l1 + w2) * (l1 * w3) * v
+                l4.mean().backward()
+                (inp @ v).sum().backward()
+            out.append([(t.grad._data.copy(), t.grad._version) for t in (w1, w2, w3, v)] + [len(seen)])
+        return out
+    finally:
+        _tensor._ENGINE[0] = prev
+
+
+def test_inline_accumulate_same_as_reference_engine():
+    """[inline accumulate]: grads added into existing .grad by the engine's loop give the reference engine's bits
+    and versions."""
+    from autogradviz.autograd import engine
+    fast = _accumulating_program(engine.run_backward)
+    ref = _accumulating_program(engine.run_backward_reference)
+    for f, r in zip(fast, ref):
+        assert f[-1] == r[-1]
+        for (gf, vf), (gr, vr) in zip(f[:-1], r[:-1]):
+            _same(gf, gr)
+            assert vf == vr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_small_sums_inline_in_mul_and_add(dtype):
+    """[small sums inline] in MulBackward0 and AddBackward0: a scalar weight's grad is sum_to's plain edition of the
+    same product, bit for bit."""
+    from autogradviz.autograd.node import sum_to_reference
+    rng = np.random.default_rng(6)
+    for shape in [(1,), (3,), (2, 2), (1, 4), (5,), (2, 3)]:
+        x = (rng.standard_normal(shape) * 1e3).astype(dtype)
+        g = (rng.standard_normal(shape) * 1e3).astype(dtype)
+        w = agv.tensor(np.asarray(1.5, dtype), requires_grad=True)
+        v = agv.tensor(np.asarray(-0.5, dtype), requires_grad=True)
+        (agv.tensor(x) * w + v).backward(agv.tensor(g))
+        _same(w.grad._data, sum_to_reference(g * x, ()))
+        _same(v.grad._data, sum_to_reference(g, ()))
