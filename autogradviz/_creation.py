@@ -299,6 +299,9 @@ def full_like(t, fill_value, dtype=None, requires_grad=False):
     return full(tuple(t.shape), fill_value, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad)
 
 
+_ALIAS = [None]  # ops/shape.py's alias(t): Tensor(t) of a tensor returns an alias of it
+
+
 def legacy_tensor(cls, *args, **kwargs):
     """``torch.Tensor(*sizes)`` (uninitialised) or ``torch.Tensor(sequence)`` (a copy), in the default dtype
     (float32 unless ``set_default_dtype`` changed it), as PyTorch."""
@@ -307,10 +310,9 @@ def legacy_tensor(cls, *args, **kwargs):
     if not args:
         arr = np.empty((0,), dtype=_dtype.get_default_dtype().np)
     elif len(args) == 1 and isinstance(args[0], Tensor) and cls is Tensor:
-        # an alias of the tensor (a view, AliasBackward0 when it has a history), as PyTorch's
-        from .ops._core import view_of
-        from .ops.shape import AliasBackward0
-        return view_of(args[0], args[0]._data[...], AliasBackward0)
+        # an alias of the tensor (a view, AliasBackward0 when it has a history), as PyTorch's; the op lives in the
+        # catalogue, which fills this slot at import (creation sits below ops: no import upwards)
+        return _ALIAS[0](args[0])
     elif len(args) == 1 and isinstance(args[0], Tensor):
         arr = args[0]._data
     elif len(args) == 1 and isinstance(args[0], np.ndarray):

@@ -385,7 +385,6 @@ class Tensor:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
         if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
-        from .autograd.graph import RemovableHandle
         if self._hooks is None:
             self._hooks = TensorHooks()
         self._hooks.post.append(hook)

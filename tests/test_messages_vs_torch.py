@@ -11,6 +11,16 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _default_printoptions():
+    """Some expressions change the print options of both libraries (set_printoptions): put them back, so that no
+    test after this file depends on the order the tests run in."""
+    yield
+    for T in (torch, A):
+        T.set_printoptions(profile="default")
+        T.set_printoptions(sci_mode=None)
+
 ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
 TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
 

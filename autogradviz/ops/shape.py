@@ -2,6 +2,7 @@
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
 import numpy as np
 
+from .. import _creation
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, declare, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t
@@ -281,6 +282,14 @@ class AliasBackward0(BackwardNode):
 
     def backward(self, g, s):
         return (g,)
+
+
+def alias(a):
+    """What ``torch.Tensor(t)`` of a tensor returns: an alias sharing its memory (``AliasBackward0`` with a history)."""
+    return view_of(a, a._data[...], AliasBackward0)
+
+
+_creation._ALIAS[0] = alias
 
 
 # -- shape and index ops ----------------------------------------------------------------------------------------

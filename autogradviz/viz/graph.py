@@ -59,6 +59,9 @@ DEFAULT_SHOW_VALUES = 6
 # ---------------------------------------------------------------------------------------------------------------
 # model
 # ---------------------------------------------------------------------------------------------------------------
+ADD_FAILED = [None]  # viz/failed.py's add_failed, filled when it is imported (so the model does not import it)
+
+
 class VNode:
     """One drawn node. Text facts only (names, shapes, formatted values); styling happens in dot.py."""
 
@@ -1303,9 +1306,8 @@ def _with_source(builder):
             m = builder(*roots, trace=trace, **kw)
             tr = trace if trace is not None else next((o for o in objs if _is_trace(o)), None)
             if builder.__name__ == "forward_graph" and tr is not None and getattr(tr, "failed", None):
-                from .failed import add_failed
                 fr = kw.get("frame")
-                add_failed(m, tr, kw.get("names"), kw.get("model"),
+                ADD_FAILED[0](m, tr, kw.get("names"), kw.get("model"),
                            fr if fr is not None else (user_frame(2) if kw.get("auto_names", True) else None))
         m.source = src
         return m

@@ -48,6 +48,12 @@ def _ref(g):
     return np.asarray(g)
 
 
+# The recorder imports none of the modules built on it; they fill these slots when they are imported (viz/__init__
+# imports both): viz/torch_trace.py's mode_for (real torch ops) and viz/failed.py's failed_from_traceback.
+TORCH_MODE = [None]
+FAILED_FROM_TRACEBACK = [None]
+
+
 class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
@@ -232,8 +238,7 @@ class Recorder:
             _core.FWD.fn = self._on_op
         self._active = True
         if sys.modules.get("torch") is not None:
-            from .torch_trace import mode_for
-            self._torch_mode = mode_for(self).__enter__()
+            self._torch_mode = TORCH_MODE[0](self).__enter__()
         return self
 
     def stop(self):
@@ -265,8 +270,7 @@ class Recorder:
         self.stop()
         if exc[1] is not None and self._forward:
             # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
-            from .failed import failed_from_traceback
-            f = failed_from_traceback(self, exc[1], exc[2])
+            f = FAILED_FROM_TRACEBACK[0](self, exc[1], exc[2])
             if f is not None and not any(x.error == f.error for x in self.failed):
                 self.failed.append(f)
         return False
