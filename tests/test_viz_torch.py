@@ -21,12 +21,7 @@ from lesson_programs import PROGRAMS  # noqa: E402
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 
 # Differences between the two libraries' drawings that remain, each with its reason. Should be empty.
-EXCEPTIONS = {
-    # F.linear is one torch call that makes two nodes (TBackward0, AddmmBackward0) inside it; a
-    # TorchFunctionMode sees the call, not the weight's transpose, so the trace draws one addmm op where
-    # autogradviz's trace has t and addmm. The backward drawing of the same model is identical.
-    "simplenet_forward": "F.linear's internal transpose is not a user-level torch call",
-}
+EXCEPTIONS = {}
 
 _cache = {}
 _NUM = re.compile(r"-?\d+\.?\d*(?:e[+-]?\d+)?")
@@ -131,6 +126,58 @@ def test_trace_records_backward_order_like_torch():
     g["ok"] = True
     # every handle removed: a second backward with retain_graph shows no stale recording
     assert all(not s.released for s in run.steps if s.node.name() == "torch::autograd::AccumulateGrad")
+
+
+def _one_call_programs(lib):
+    """``nn.functional`` calls that PyTorch's TorchFunctionMode sees as one call, some of them made of several nodes
+    (F.linear: TBackward0, AddmmBackward0), and a few tensor methods."""
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.ones(2, 4, requires_grad=True)
+    w = lib.ones(3, 4, requires_grad=True)
+    b = lib.ones(3, requires_grad=True)
+    tgt = lib.tensor([0, 2])
+    return {
+        "linear": lambda: F.linear(x, w, b), "linear_nobias": lambda: F.linear(x, w),
+        "linear_1d": lambda: F.linear(x[0], w, b), "linear_3d": lambda: F.linear(x.view(2, 1, 4), w, b),
+        "module": lambda: lib.nn.Linear(4, 3)(x), "mse_loss": lambda: F.mse_loss(x, lib.zeros(2, 4)),
+        "cross_entropy": lambda: F.cross_entropy(F.linear(x, w, b), tgt),
+        "softmax": lambda: F.softmax(x, dim=1), "log_softmax": lambda: F.log_softmax(x, dim=1),
+        "relu": lambda: F.relu(x), "dropout": lambda: F.dropout(x, 0.5), "dropout_eval": lambda: F.dropout(x, 0.5,
+                                                                                                      training=False),
+        "nll_loss": lambda: F.nll_loss(F.log_softmax(x, 1), tgt), "l1_loss": lambda: F.l1_loss(x, lib.zeros(2, 4)),
+        "softsign": lambda: F.softsign(x), "softmin": lambda: F.softmin(x, 1), "flatten": lambda: lib.flatten(x),
+        "reshape_copy": lambda: x.t().reshape(8), "matmul_3d": lambda: x.view(2, 1, 4) @ w.t(),
+    }
+
+
+@pytest.mark.parametrize("name", list(_one_call_programs(autogradviz)))
+def test_trace_one_record_per_call(name):
+    """A call the user makes is one record in both traces, with the same node name and inputs, whatever nodes the
+    call made inside (checked against what real torch's TorchFunctionMode reports)."""
+    got = []
+    for lib in (autogradviz, torch):
+        with viz.trace() as tr:
+            _one_call_programs(lib)[name]()
+        got.append([(op.name, tuple(None if t is None else tuple(t.shape) for t in op.inputs), op.node is None)
+                    for op in tr.ops])
+    assert got[0] == got[1]
+    if name in ("linear", "module"):      # one op with the call's own arguments: x, weight, bias
+        assert got[0] == [("AddmmBackward0", ((2, 4), (3, 4), (3,)), False)]
+
+
+def test_trace_records_no_backward_ops():
+    """Ops that a backward pass runs (create_graph) are not the user's calls: neither trace records them."""
+    got = []
+    for lib in (autogradviz, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with viz.trace() as tr:
+            y = (x.exp() * x).sum()
+            g, = lib.autograd.grad(y, x, create_graph=True)
+            z = g * 2
+        got.append([op.name for op in tr.ops])
+        assert tr.ops[-1].output is z
+    assert got[0] == got[1] == ["ExpBackward0", "MulBackward0", "SumBackward0", "MulBackward0"]
 
 
 def test_cuda_and_compile_are_refused():

@@ -31,12 +31,13 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
                    "get_device", "has_names", "is_contiguous", "__array__", "detach_"))
 _BACKWARD = frozenset(("backward", "grad"))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
-                     "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__"))
+                     "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__",
+                     "dropout"))   # dropout: its mask is a constant operand, drawn where `p` stands
 _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
                  "__rsub__": "Rsub", "__mul__": "Mul", "__rmul__": "Mul", "__imul__": "Mul", "__truediv__": "Div",
                  "__rtruediv__": "Div", "__matmul__": "Mm", "__rmatmul__": "Mm", "__pow__": "Pow", "__rpow__": "Pow",
                  "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
-                 "matmul": "Mm", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
+                 "matmul": "Mm", "dropout": "Mul", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
                  "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
 _NOGRAD_NAMES.update(dict.fromkeys(("long", "int", "float", "double", "half", "bfloat16", "bool", "to", "type",
                                     "cpu", "short", "byte", "char"), "ToCopy"))
@@ -72,6 +73,15 @@ def _flat_args(args, kwargs):
         else:
             flat.append(a)
     return flat
+
+
+def _made_inside(node, tensors):
+    """The call that made ``node`` made other nodes too (F.linear: TBackward0 below AddmmBackward0): one of
+    ``node``'s edges leads to a node that is neither an argument's ``grad_fn`` nor a leaf's accumulator."""
+    for c, _ in node.next_functions:
+        if c is not None and not any(c is t.grad_fn for t in tensors) and c.name() != ACC_NAME:
+            return True
+    return False
 
 
 class FailedOp:
@@ -179,12 +189,15 @@ def _make_mode_class():
             node = outs[0].grad_fn
             if node is not None and not any(node is t.grad_fn for t in tensors):
                 name = node.name()
-                n_in = len(node.next_functions)
-                items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
-                         and not isinstance(a, bool)]
-                inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
-                if len(inputs) < n_in:
-                    inputs = tuple(tensors)
+                if _made_inside(node, tensors):
+                    inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
+                else:
+                    n_in = len(node.next_functions)
+                    items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
+                             and not isinstance(a, bool)]
+                    inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
+                    if len(inputs) < n_in:
+                        inputs = tuple(tensors)
                 for o in outs:
                     if o.grad_fn is node:
                         self.rec._oplog.append((name, inputs, o, node))
