@@ -262,15 +262,7 @@ STEPPERS = {
     "net": _net_stepper,
 }
 # stepper frames that differ between the libraries, each with its reason. Should be empty.
-STEPPER_EXCEPTIONS = {
-    # autograd.grad(inputs=[w1, l2]): PyTorch computes no grad for an edge that leads to no input (its hook
-    # reports None for w3 and w2); autogradviz's engine computes and reports them (10 -> w3, 8 -> w2). The frames,
-    # their order and the captures are the same.
-    "lesson_grad_inputs": "PyTorch prunes grads towards non-inputs in autograd.grad; autogradviz reports them",
-    # a custom Function's grad for an input that needs no grad: autogradviz's engine reports the value the
-    # user's backward returned (0.5 -> input 1); PyTorch's node hook reports None there (it drops it).
-    "custom_function": "PyTorch's hook reports None for a custom Function's grad on a None edge",
-}
+STEPPER_EXCEPTIONS = {}
 
 
 @pytest.mark.parametrize("name", list(STEPPERS))
@@ -282,6 +274,72 @@ def test_identical_stepper_frames(name):
     assert len(real) == len(ours)
     for k, (a, b) in enumerate(zip(ours, real)):
         assert b == a, f"frame {k}"
+
+
+def _hooked_grad_program(lib, engine=None):
+    """What a node's post hooks see in autograd.grad with only some inputs: a built-in node computes no grad towards
+    an edge that leads to no input (None), a custom Function's backward returns what it returns."""
+    class M(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x):
+            ctx.save_for_backward(w, x)
+            return w * x
+
+        @staticmethod
+        def backward(ctx, g):
+            w, x = ctx.saved_tensors
+            return g * x, g * w
+    seen = []
+    x = lib.tensor([3.0], requires_grad=True)
+    w = lib.tensor([0.5], requires_grad=True)
+    c = lib.tensor([2.0])
+    z = M.apply(w, x)
+    z2 = z * x
+    z3 = M.apply(z2, c)          # its edge for c is None: the grad it returns there is seen by the hooks too
+    for n in (z.grad_fn, z2.grad_fn, z3.grad_fn):
+        n.register_hook(lambda gi, go, n=n: seen.append((n.name(), [None if g is None else g.tolist()
+                                                                     for g in gi])))
+    if engine is not None:   # autogradviz's reading edition of the engine, called as autograd.grad calls it
+        res = engine([z3.sum()], [None], False, False, inputs=[w], accumulate_grad=False)
+    else:
+        res = lib.autograd.grad(z3.sum(), [w])
+    return seen, [r.tolist() for r in res]
+
+
+def test_grad_towards_non_inputs_as_pytorch():
+    from autogradviz.autograd import engine as eng
+    real = _hooked_grad_program(torch)
+    assert real[0][1] == ("MulBackward0", [[6.0], None])     # PyTorch: nothing computed towards x (not an input)
+    assert _hooked_grad_program(autogradviz) == real
+    assert _hooked_grad_program(autogradviz, eng.run_backward_reference) == real
+
+
+@pytest.mark.parametrize("bad", ["str", 3.0, "ndarray", "shape", "dtype"])
+def test_custom_function_grad_on_none_edge(bad):
+    """A custom Function's result for an input that needs no grad: PyTorch checks its type (not its shape or dtype)
+    and hands it to the node's hooks as returned."""
+    import numpy as np
+    out = []
+    for lib in (autogradviz, torch):
+        ret = {"ndarray": np.ones(1), "shape": lib.ones(5), "dtype": lib.ones(1, dtype=lib.float64)}.get(bad, bad)
+
+        class M(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, w, x):
+                return w * x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, ret
+        z = M.apply(lib.tensor([0.5], requires_grad=True), lib.ones(1))
+        seen = []
+        z.grad_fn.register_hook(lambda gi, go: seen.append([(tuple(g.shape), str(g.dtype)[-7:]) for g in gi]))
+        try:
+            z.backward()
+            out.append(seen)
+        except Exception as e:
+            out.append((type(e).__name__, str(e)))
+    assert out[0] == out[1]
 
 
 def test_stepper_real_grads_and_handles_removed():
