@@ -238,7 +238,7 @@ def _arr_ref(g):
     if g is None:
         return None
     try:
-        return g.detach().numpy()
+        return (g.detach() if g.requires_grad else g).numpy()
     except (TypeError, RuntimeError):
         return tensor_array(_torch(), g)
 
@@ -267,11 +267,13 @@ def _reachable(roots):
 
 
 _SAVED_ATTRS = {}
+_CLASS_INFO = {}   # node class -> (kind, its ``_raw_saved_*`` attribute names); kind: _PLAIN, _ACCUMULATOR, _CUSTOM
+_PLAIN, _ACCUMULATOR, _CUSTOM = range(3)
 
 
 def _has_saved_freed(node):
     """Reading one of the node's saved tensors raises once backward freed them (the attribute names are listed once
-    per node class)."""
+    per node class). A raise costs about 13 us (PyTorch builds its long message): used for custom Functions only."""
     T = type(node)
     attrs = _SAVED_ATTRS.get(T)
     if attrs is None:
@@ -286,15 +288,46 @@ def _has_saved_freed(node):
     return False
 
 
+def _class_info(node):
+    T = type(node)
+    info = _CLASS_INFO.get(T)
+    if info is None:
+        if node.name() == ACC_NAME:
+            info = (_ACCUMULATOR, ())
+        elif isinstance(node, _torch().autograd.function.BackwardCFunction):
+            info = (_CUSTOM, ())
+        else:
+            info = (_PLAIN, tuple(a for a in dir(node) if a.startswith("_raw_saved_")))
+        _CLASS_INFO[T] = info
+    return info
+
+
+def _saved_probe(node, attrs):
+    """One tensor the node saved, as PyTorch holds it: a ``_raw_saved_*`` SavedTensor, whose ``data`` is None once
+    backward has freed it (reading it never raises). None if the node saved no tensor."""
+    for a in attrs:
+        v = getattr(node, a)
+        for sv in (v if isinstance(v, (tuple, list)) else (v,)):
+            if sv is not None and sv.data is not None:
+                return sv
+    return None
+
+
 class TorchBackwardRun(BackwardRun):
-    """A backward pass of real PyTorch, as its hooks reported it (same fields as trace.BackwardRun)."""
+    """A backward pass of real PyTorch, as its hooks reported it (same fields as trace.BackwardRun). As with
+    autogradviz's recorder, the steps are built from the hooks' log when they are first read."""
 
     def __init__(self, index, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
         BackwardRun.__init__(self, index, outputs, [], retain_graph, create_graph, inputs, accumulate_grad)
         self.root_grads = list(grads)
+        self._hooklog = None
+        self._freed = ()
 
     @property
     def steps(self):
+        if self._hooklog is not None:
+            log, self._hooklog = self._hooklog, None
+            _build_steps(self, log)
         return self._steps
 
     @property
@@ -302,106 +335,147 @@ class TorchBackwardRun(BackwardRun):
         return True
 
 
+# kinds of hook reports in a run's log (the first item of each tuple)
+_NODE, _ACC, _RETAINED, _CAPTURE = range(4)
+
+
 def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=None):
-    """Run ``run_fn()`` (a real backward over ``roots``) with hooks on every reachable node, and return
-    ``(TorchBackwardRun, run_fn's result)``. ``retained``: tensors whose retained grads are recorded."""
+    """Run ``run_fn()`` (a real backward over ``roots``) with a hook on every reachable node, and return
+    ``(TorchBackwardRun, run_fn's result)``. ``retained``: tensors whose retained grads are recorded.
+
+    One post hook per node (``Node.register_hook``) reports both sides of its step, grads in (``grad_outputs``)
+    and out (``grad_inputs``), in PyTorch's execution order; an AccumulateGrad's hook also reads the leaf's
+    ``.grad`` after it accumulated (copied: a later pass may add into it in place). Tensor hooks report retained
+    grads and, for ``autograd.grad``, the captured ones. Every handle is removed afterwards. Which nodes freed their
+    saved tensors is read after the pass from one saved tensor of each (``_raw_saved_*``: its ``data`` is None once
+    freed). The hooks only append to a log; the steps are built from it when first read."""
     torch = _torch()
     starts = [t.grad_fn for t in roots if t.grad_fn is not None]
     leaf_roots = [t for t in roots if t.grad_fn is None]
-    nodes = _reachable(starts)
     root_grads = []
     for t, g in zip(roots, grads if grads is not None else [None] * len(roots)):
         root_grads.append(_arr(g) if g is not None else (np.ones(tuple(t.shape), dtype=tensor_array(torch, t)
                                                                    .dtype) if t.numel() == 1 else None))
     run = TorchBackwardRun(index, roots, root_grads, bool(retain_graph), False, inputs,
                            accumulate_grad=inputs is None)
-    steps = run._steps
-    log = []              # the hooks' reports as they came: a bare append each (converted after the pass)
+    log = []              # the hooks' reports as they came: a bare append each (turned into steps when read)
     append = log.append
     handles = []
+    add = handles.append
+    probes = [] if not retain_graph else None    # (node, one saved tensor it holds) before the pass
 
-    def pre(node):
-        def prehook(grad_outputs):
-            append((0, node, grad_outputs))
-        return prehook
-
-    def post(node):
+    def node_hook(node):
         def hook(grad_inputs, grad_outputs):
-            append((1, node, grad_inputs))
+            append((_NODE, node, grad_outputs, grad_inputs))
         return hook
 
-    def acc_hook(leaf):
-        def hook(t):   # .grad is copied: a later pass may add to it in place
-            append((2, leaf, t.grad.detach().clone() if t.grad is not None else None))
+    def acc_hook(node, leaf):
+        def hook(grad_inputs, grad_outputs):
+            g = leaf.grad
+            append((_ACC, node, grad_outputs, g.detach().clone() if g is not None else None))
         return hook
 
     def ret_hook(t):
         def hook(g):
-            append((3, t, g))
+            append((_RETAINED, t, g))
         return hook
 
     def cap_hook(k, t):
         def hook(g):   # autograd.grad hands the grad reaching input k back to the caller (a "capture")
-            append((4, (k, t), g))
+            append((_CAPTURE, (k, t), g))
         return hook
 
+    known = set()
     try:
-        for n in nodes:
-            handles.append(n.register_prehook(pre(n)))
-            if n.name() == ACC_NAME:
-                if inputs is None:
-                    handles.append(n.variable.register_post_accumulate_grad_hook(acc_hook(n.variable)))
-            else:
-                handles.append(n.register_hook(post(n)))
-        for t in leaf_roots:
-            if t.requires_grad and inputs is None:
-                handles.append(t.register_post_accumulate_grad_hook(acc_hook(t)))
+        # every node reachable from the roots (a walk with a to-do list), hooked as it is found
+        stack = list(starts)
+        while stack:
+            n = stack.pop()
+            if n in known:
+                continue
+            known.add(n)
+            kind, raw = _CLASS_INFO.get(type(n)) or _class_info(n)
+            if kind == _ACCUMULATOR:
+                if inputs is None:     # autograd.grad runs no accumulator
+                    add(n.register_hook(acc_hook(n, n.variable)))
+                continue
+            add(n.register_hook(node_hook(n)))
+            if probes is not None:
+                p = n if kind == _CUSTOM else _saved_probe(n, raw) if raw else None
+                if p is not None:
+                    probes.append((n, p))
+            for c, _ in n.next_functions:
+                if c is not None and c not in known:
+                    stack.append(c)
+        if leaf_roots and inputs is None:
+            for t in leaf_roots:
+                if t.requires_grad:
+                    n = _leaf_node(t)
+                    if n not in known:
+                        known.add(n)
+                        add(n.register_hook(acc_hook(n, t)))
         seen = set()
         for t in retained:
             if t.grad_fn is not None and t.retains_grad and id(t) not in seen:
                 seen.add(id(t))
-                handles.append(t.register_hook(ret_hook(t)))
+                add(t.register_hook(ret_hook(t)))
         for k, t in enumerate(inputs or ()):
-            handles.append(t.register_hook(cap_hook(k, t)))
+            add(t.register_hook(cap_hook(k, t)))
         result = run_fn()
     finally:
         for h in handles:
             h.remove()
-    # the steps, from the log: a node's grads in (pre-hook), out (hook); a leaf's .grad after it accumulated;
-    # retained grads (tensor hooks run before the node they feed begins)
+    # PyTorch frees a node's saved tensors right after it ran (after its hooks): read from each node, now
+    if probes:
+        run._freed = {n for n, p in probes if (_has_saved_freed(n) if p is n else p.data is None)}
+    run._hooklog = log
+    run.finished = True
+    return run, result
+
+
+def _build_steps(run, log):
+    """The steps of a recorded pass, from its hooks' log: one per node that ran (its grads in and out; for an
+    AccumulateGrad the leaf's .grad after it accumulated); retained grads (tensor hooks run before the node they
+    feed) and captured ones go to the step of the node that runs next."""
+    steps = run._steps
+    conv = {}     # one numpy view per grad object (the log keeps each alive, so its id is its own)
+
+    def arr(g):
+        if g is None:
+            return None
+        a = conv.get(id(g))
+        if a is None:
+            a = conv[id(g)] = _arr_ref(g)
+        return a
     waiting = []
-    open_steps = {}
     captures = {}
-    for i, (kind, obj, val) in enumerate(log):
-        if kind == 0:
+    freed = run._freed
+    for i, ev in enumerate(log):
+        kind = ev[0]
+        if kind == _NODE or kind == _ACC:
+            node = ev[1]
             st = _new(Step)
             st.index = len(steps)
-            st.node = obj
-            st.grads_in = [_arr_ref(g) for g in val]
+            st.node = node
+            st.grads_in = [arr(g) for g in ev[2]]
+            if kind == _NODE:
+                st.grads_out = [arr(g) for g in ev[3]]
+                if node in freed:
+                    st.released = True
+            elif st.grads_in and st.grads_in[0] is not None:    # it accumulated (an undefined grad is not added)
+                st.accumulated = [(node.variable, st.grads_in[0], arr(ev[3]))]
             if waiting:
                 st.retained, waiting = waiting, []
-            if obj in captures:
-                st.captured = captures.pop(obj)
+            if node in captures:
+                st.captured = captures.pop(node)
             steps.append(st)
-            open_steps[obj] = st
-        elif kind == 1:
-            st = open_steps.get(obj)
-            if st is not None:
-                st.grads_out = [_arr_ref(g) for g in val]
-        elif kind == 2:
-            for st in reversed(steps):
-                if st.node.name() == ACC_NAME and st.node.variable is obj:
-                    added = st.grads_in[0] if st.grads_in else None
-                    st.accumulated = list(st.accumulated) + [(obj, added, _arr_ref(val))]
-                    break
-        elif kind == 3:
-            waiting.append((obj, _arr_ref(val)))
+        elif kind == _RETAINED:
+            waiting.append((ev[1], arr(ev[2])))
         else:
-            k, t = obj
-            nxt = log[i + 1] if i + 1 < len(log) else None
+            k, t = ev[1]
             node = t.grad_fn
-            cap = (k, t.output_nr if node is not None else 0, _arr_ref(val))
-            if node is not None and nxt is not None and nxt[0] == 0 and nxt[1] is node:
+            cap = (k, t.output_nr if node is not None else 0, arr(ev[2]))
+            if node is not None and _next_node(log, i) is node:
                 captures.setdefault(node, []).append(cap)     # its node runs next: the capture is its step's
                 continue
             # the grad was captured where no node runs (a leaf's accumulator is not run by autograd.grad):
@@ -413,14 +487,15 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             st.grads_out = []
             st.captured = [cap]
             steps.append(st)
-    # PyTorch frees a node's saved tensors right after its function ran (after its hooks): read it from each node
-    # that ran, once the pass is over (reading a freed one raises)
-    if not retain_graph:
-        for st in steps:
-            if st.node.name() != ACC_NAME and _has_saved_freed(st.node):
-                st.released = True
-    run.finished = True
-    return run, result
+
+
+def _next_node(log, i):
+    """The node whose step comes next in the log after entry ``i`` (tensor hooks of the same node may come
+    between), or None."""
+    for j in range(i + 1, len(log)):
+        if log[j][0] == _NODE or log[j][0] == _ACC:
+            return log[j][1]
+    return None
 
 
 def _as_tensors(x):
