@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 import autogradviz  # noqa: E402
 from autogradviz import viz  # noqa: E402
 from conftest import build_lesson_graph  # noqa: E402  (at import: tests/ui has a conftest of its own)
-from lesson_programs import PROGRAMS  # noqa: E402
+from lesson_programs import PROGRAMS, _multiply_add_cls  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 
@@ -130,7 +130,8 @@ def test_trace_records_backward_order_like_torch():
 
 def _one_call_programs(lib):
     """``nn.functional`` calls that PyTorch's TorchFunctionMode sees as one call, some of them made of several nodes
-    (F.linear: TBackward0, AddmmBackward0), and a few tensor methods."""
+    (F.linear: TBackward0, AddmmBackward0), a few tensor methods, and a custom Function (its forward's own ops are
+    not recorded)."""
     F = lib.nn.functional
     lib.manual_seed(0)
     x = lib.ones(2, 4, requires_grad=True)
@@ -148,6 +149,7 @@ def _one_call_programs(lib):
         "nll_loss": lambda: F.nll_loss(F.log_softmax(x, 1), tgt), "l1_loss": lambda: F.l1_loss(x, lib.zeros(2, 4)),
         "softsign": lambda: F.softsign(x), "softmin": lambda: F.softmin(x, 1), "flatten": lambda: lib.flatten(x),
         "reshape_copy": lambda: x.t().reshape(8), "matmul_3d": lambda: x.view(2, 1, 4) @ w.t(),
+        "custom_function": lambda: _multiply_add_cls(lib).apply(w[0], x[0], b[0]),
     }
 
 

@@ -201,10 +201,13 @@ class Function(metaclass=_FunctionMeta):
         is_diff = _GM.enabled and any(ctx.needs_input_grad)
         prev = _GM.enabled
         _GM.enabled = False
+        fwd = FWD.fn
+        FWD.fn = None   # a trace records the Function as one op, the one call PyTorch's TorchFunctionMode sees
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _GM.enabled = prev
+            FWD.fn = fwd
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}
