@@ -128,15 +128,15 @@ def test_trace_records_backward_order_like_torch():
     assert all(not s.released for s in run.steps if s.node.name() == "torch::autograd::AccumulateGrad")
 
 
-def _one_call_programs(lib):
+def _one_call_programs(lib, grad=True):
     """``nn.functional`` calls that PyTorch's TorchFunctionMode sees as one call, some of them made of several nodes
     (F.linear: TBackward0, AddmmBackward0), a few tensor methods, and a custom Function (its forward's own ops are
     not recorded)."""
     F = lib.nn.functional
     lib.manual_seed(0)
-    x = lib.ones(2, 4, requires_grad=True)
-    w = lib.ones(3, 4, requires_grad=True)
-    b = lib.ones(3, requires_grad=True)
+    x = lib.ones(2, 4, requires_grad=grad)
+    w = lib.ones(3, 4, requires_grad=grad)
+    b = lib.ones(3, requires_grad=grad)
     tgt = lib.tensor([0, 2])
     return {
         "linear": lambda: F.linear(x, w, b), "linear_nobias": lambda: F.linear(x, w),
@@ -153,19 +153,25 @@ def _one_call_programs(lib):
     }
 
 
-@pytest.mark.parametrize("name", list(_one_call_programs(autogradviz)))
-def test_trace_one_record_per_call(name):
+# calls on tensors that need no grad: real torch's trace names the node the call would make (there is none to read)
+NOGRAD_CALLS = ["linear", "linear_nobias", "mse_loss", "cross_entropy", "softmax", "log_softmax", "relu", "dropout",
+                "l1_loss", "softsign", "softmin", "flatten"]
+
+
+@pytest.mark.parametrize("name,grad", [(n, True) for n in _one_call_programs(autogradviz)] +
+                         [(n, False) for n in NOGRAD_CALLS])
+def test_trace_one_record_per_call(name, grad):
     """A call the user makes is one record in both traces, with the same node name and inputs, whatever nodes the
     call made inside (checked against what real torch's TorchFunctionMode reports)."""
     got = []
     for lib in (autogradviz, torch):
         with viz.trace() as tr:
-            _one_call_programs(lib)[name]()
+            _one_call_programs(lib, grad)[name]()
         got.append([(op.name, tuple(None if t is None else tuple(t.shape) for t in op.inputs), op.node is None)
                     for op in tr.ops])
     assert got[0] == got[1]
     if name in ("linear", "module"):      # one op with the call's own arguments: x, weight, bias
-        assert got[0] == [("AddmmBackward0", ((2, 4), (3, 4), (3,)), False)]
+        assert got[0] == [("AddmmBackward0", ((2, 4), (3, 4), (3,)), not grad)]
 
 
 def test_trace_records_no_backward_ops():

@@ -39,6 +39,10 @@ _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub_
                  "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
                  "matmul": "Mm", "dropout": "Mul", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
                  "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
+# calls made of several nodes, named by the node PyTorch builds last when a grad is needed (class-index targets,
+# reduction "mean", a contiguous input): what autogradviz's trace records for the same call
+_NOGRAD_NAMES.update({"cross_entropy": "NllLoss", "l1_loss": "Mean", "softsign": "Div", "softmin": "Softmax",
+                      "relu6": "Hardtanh", "flatten": "View"})
 _NOGRAD_NAMES.update(dict.fromkeys(("long", "int", "float", "double", "half", "bfloat16", "bool", "to", "type",
                                     "cpu", "short", "byte", "char"), "ToCopy"))
 
@@ -207,7 +211,10 @@ def _make_mode_class():
                                                        and not isinstance(a, bool)))
                 if node is not None:   # an in-place op on a tensor that already had this grad_fn: none new
                     return out
-                self.rec._oplog.append((_nograd_name(fname), inputs, outs[0], None))
+                name = _nograd_name(fname)
+                if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
+                    name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
+                self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 
     return TorchOps
