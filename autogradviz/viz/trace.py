@@ -43,14 +43,28 @@ _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL_FILES = frozenset(("__init__.py", "_tensor.py", "_creation.py", "_random.py",
                              os.path.join("nn", "functional.py"), os.path.join("autograd", "node.py")))
 _INTERNAL_DIR = "ops" + os.sep
-_INTERNAL = {}   # code object -> it belongs to the op layer
+_INTERNAL = {}   # file name -> it belongs to the op layer (a str key: its hash is cached, a code object's is not)
 
 
-def _classify(code):
-    fn = code.co_filename
+def _classify(fn):
     rel = fn[len(_PKG):] if fn.startswith(_PKG) else None
-    r = _INTERNAL[code] = rel is not None and (rel in _INTERNAL_FILES or rel.startswith(_INTERNAL_DIR))
+    r = _INTERNAL[fn] = rel is not None and (rel in _INTERNAL_FILES or rel.startswith(_INTERNAL_DIR))
     return r
+
+
+def _entry_frame(f):
+    """The outermost frame of the op layer from ``f`` up (None if ``f`` is not in it), classifying new files."""
+    call = None
+    while f is not None:
+        fn = f.f_code.co_filename
+        i = _INTERNAL.get(fn)
+        if i is None:
+            i = _classify(fn)
+        if not i:
+            break
+        call = f
+        f = f.f_back
+    return call
 
 
 def _call_inputs(frame):
@@ -340,18 +354,27 @@ class Recorder:
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
-        # the call this op belongs to: the outermost frame of the op layer below the caller's code
-        f = _getframe(1)
+        # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frame that
+        # reported the op (make, make2, Function.apply) is skipped: make is only ever called by the op layer, and
+        # Function.apply's caller decides for it
+        f = _getframe(2)
         call = None
         internal = _INTERNAL
-        while f is not None:
-            i = internal.get(f.f_code)
-            if i is None:
-                i = _classify(f.f_code)
-            if not i:
-                break
-            call = f
-            f = f.f_back
+        try:
+            while internal[f.f_code.co_filename]:
+                call = f
+                f = f.f_back
+        except KeyError:     # a file not seen before: classify the files on the way, then the same walk
+            call = _entry_frame(_getframe(2))
+        except AttributeError:   # the bottom of the stack
+            pass
+        if call is None or call is not self._call:
+            if self._prev_fwd is None and not self._in_backward:   # the common case, written out
+                self._call = call
+                log = self._oplog
+                self._call_start = len(log)
+                log.append((name, inputs, out, node))
+                return
         self._add_op(call, name, inputs, out, node)
 
     def _add_op(self, call, name, inputs, out, node):
