@@ -70,6 +70,14 @@ CASES = {
     "maximum tie": lambda T, x: T.maximum(x, T.tensor([-1.5, 1.0, 0.0, 4.0, -0.5, 0.0])),
     "minimum broadcast": lambda T, x: T.minimum(x.reshape(2, 3), T.tensor([0.0, 1.0, 0.5])),
     "relu nan input": lambda T, x: (x / x).relu(),
+    "mse_loss target": lambda T, x: T.nn.functional.mse_loss(T.tensor(X, dtype=x.dtype), x, reduction="none"),
+    "mse_loss mean target": lambda T, x: T.nn.functional.mse_loss(T.tensor(X, dtype=x.dtype), x),
+    "huber_loss target": lambda T, x: T.nn.functional.huber_loss(T.tensor(X, dtype=x.dtype), x, reduction="none"),
+    "smooth_l1 target": lambda T, x: T.nn.functional.smooth_l1_loss(T.tensor(X, dtype=x.dtype), x, reduction="none", beta=0.5),
+    "mse_loss input": lambda T, x: T.nn.functional.mse_loss(x, T.tensor(X, dtype=x.dtype), reduction="none"),
+    "nll_loss": lambda T, x: T.nn.functional.nll_loss(x.reshape(2, 3), T.tensor([0, 2]), reduction="none"),
+    "cross_entropy ignore": lambda T, x: T.nn.functional.cross_entropy(x.reshape(2, 3), T.tensor([1, -100]),
+                                                                        reduction="none"),
     "dropout eval": lambda T, x: T.nn.functional.dropout(x, 0.5, training=False),
 }
 

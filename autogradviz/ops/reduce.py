@@ -273,15 +273,14 @@ class MaximumBackward0(BackwardNode):
         is_max = self._info
         m = (xd > yd) if is_max else (xd < yd)
         tie = xd == yd
-        if isinstance(g, Tensor):
-            wx = m.astype(xd.dtype) + tie.astype(xd.dtype) * 0.5
-            wy = 1 - wx
-            return sum_to(g * _wrap(wx), xd.shape), sum_to(g * _wrap(wy), yd.shape)
+        lose_x = (xd < yd) if is_max else (xd > yd)
+        if isinstance(g, Tensor):  # create_graph: the same ops as PyTorch, recorded
+            h = where(_wrap(tie), g / 2, g) if tie.any() else g
+            return sum_to(h.masked_fill(_wrap(lose_x), 0.0), xd.shape), sum_to(h.masked_fill(_wrap(m), 0.0), yd.shape)
         # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (maximum; minimum: self > other)
         # for self, and masked_fill_(self > other, 0) (minimum: self < other) for other
         g = np.broadcast_to(g, np.broadcast_shapes(np.shape(g), tie.shape))
         h = np.where(tie, g / 2, g) if tie.any() else g
-        lose_x = (xd < yd) if is_max else (xd > yd)
         return sum_to(keep_where(~np.broadcast_to(lose_x, h.shape), h), xd.shape), \
             sum_to(keep_where(~np.broadcast_to(m, h.shape), h), yd.shape)
 
