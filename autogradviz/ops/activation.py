@@ -159,7 +159,8 @@ def relu(a, inplace=False):
     if inplace:
         return a.relu_()
     d = a._data
-    return make(np.maximum(d, d.dtype.type(0)) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
+    # np.maximum gives its second argument on a tie, PyTorch's relu its input: relu(-0.0) is -0.0
+    return make(np.maximum(d.dtype.type(0), d) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
 
 
 class TanhBackwardBackward0(BackwardNode):

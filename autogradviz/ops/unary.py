@@ -159,10 +159,11 @@ def clamp(a, min=None, max=None):
     hi = max.item() if isinstance(max, Tensor) else max
     d = a._data
     r = d
+    # np.maximum/np.minimum give their second argument on a tie, PyTorch's clamp the input: clamp(-0.0, min=0) is -0.0
     if lo is not None:
-        r = np.maximum(r, lo)
+        r = np.maximum(lo, r)
     if hi is not None:
-        r = np.minimum(r, hi)
+        r = np.minimum(hi, r)
     if r.dtype != d.dtype:
         r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
     cls = ClampBackward1  # PyTorch names clamp(min=), clamp(max=) and clamp(min, max) all ClampBackward1
