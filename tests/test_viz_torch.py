@@ -150,12 +150,13 @@ def _one_call_programs(lib, grad=True):
         "softsign": lambda: F.softsign(x), "softmin": lambda: F.softmin(x, 1), "flatten": lambda: lib.flatten(x),
         "reshape_copy": lambda: x.t().reshape(8), "matmul_3d": lambda: x.view(2, 1, 4) @ w.t(),
         "custom_function": lambda: _multiply_add_cls(lib).apply(w[0], x[0], b[0]),
+        "T": lambda: x.T, "mT": lambda: x.mT,      # properties that are ops
     }
 
 
 # calls on tensors that need no grad: real torch's trace names the node the call would make (there is none to read)
 NOGRAD_CALLS = ["linear", "linear_nobias", "mse_loss", "cross_entropy", "softmax", "log_softmax", "relu", "dropout",
-                "l1_loss", "softsign", "softmin", "flatten"]
+                "l1_loss", "softsign", "softmin", "flatten", "T", "mT"]
 
 
 @pytest.mark.parametrize("name,grad", [(n, True) for n in _one_call_programs(autogradviz)] +

@@ -39,6 +39,9 @@ _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub_
                  "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
                  "matmul": "Mm", "dropout": "Mul", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
                  "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
+# tensor properties that are ops (a read of any other attribute is not recorded)
+_PROPERTY_OPS = frozenset(("T", "mT", "H", "mH"))
+_NOGRAD_NAMES.update({"T": "Permute", "mT": "Transpose", "H": "Permute", "mH": "Transpose"})
 # calls made of several nodes, named by the node PyTorch builds last when a grad is needed (class-index targets,
 # reduction "mean", a contiguous input): what autogradviz's trace records for the same call
 _NOGRAD_NAMES.update({"cross_entropy": "NllLoss", "l1_loss": "Mean", "softsign": "Div", "softmin": "Softmax",
@@ -172,7 +175,12 @@ def _make_mode_class():
                                        getattr(func, "__module__", "") == "torch.autograd"):
                 return record_backward_call(self.rec, func, args, kwargs)
             if fname in _SKIP:
-                return func(*args, **kwargs)
+                if fname != "__get__":
+                    return func(*args, **kwargs)
+                # an attribute read: only the properties that make a new tensor (x.T) are ops
+                fname = getattr(getattr(func, "__self__", None), "__name__", None)
+                if fname not in _PROPERTY_OPS:
+                    return func(*args, **kwargs)
             T = torch.Tensor
             flat = _flat_args(args, kwargs)
             tensors = [a for a in flat if isinstance(a, T)]
