@@ -566,3 +566,22 @@ def test_saved_tensors_show_non_default_dtype_in_both():
     assert_same_dot(out[1], out[0], "dtype")
     assert "self: d [2] float64 = [1., 2.]" in out[0]
     assert "self: f [2] = [1., 2.]" in out[0]          # float32, the default, is not named
+
+
+def test_recorded_passes_read_later():
+    """Two recorded passes through one graph, their steps read only after both: each shows what its own pass did
+    (the steps are built from the hooks' log when first read; no grad the log holds is changed by a later pass)."""
+    for lib in (torch, autogradviz):
+        w = lib.tensor([2.0], requires_grad=True)
+        x = lib.tensor([3.0])
+        with viz.trace() as tr:
+            y = (w * x).sum()
+            y.backward(retain_graph=True)
+            y.backward()
+        first, second = tr.backwards
+        for run, total in ((first, 3.0), (second, 6.0)):
+            acc = [s for s in run.steps if s.accumulated]
+            assert len(acc) == 1
+            leaf, added, after = acc[0].accumulated[0]
+            assert leaf is w and added.tolist() == [3.0] and after.tolist() == [total]
+            assert [g.tolist() for g in run.steps[0].grads_in] == [1.0]
