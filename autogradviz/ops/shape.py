@@ -356,7 +356,8 @@ def flip(a, *dims):
     return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
-@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]), "shifts": lambda n: tuple(n._info[0])})
+@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]),
+                         "shifts": lambda n: tuple(s % 2**64 for s in n._info[0])})  # (PyTorch: unsigned)
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
