@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or, exports
+from ._core import _exp, _f, _float_data, _np_or, exports, keep_where
 from .arith import _smul
 from . import arith as _arith
 from ._math import f32_via_f64, np_cos, np_exp, np_log, np_sin, pow_scalar_np
@@ -147,7 +147,7 @@ class ClampBackward1(BackwardNode):
         if isinstance(x, Tensor):
             mask = _wrap(_clamp_mask(x._data, lo, hi))
         else:
-            mask = _clamp_mask(x, lo, hi)
+            return (keep_where(_clamp_mask(x, lo, hi), g),)  # PyTorch: where(min <= self <= max, grad, 0)
         return (g * mask,)
 
 
@@ -185,11 +185,15 @@ class _ZeroBackward(BackwardNode):
     _saved_names = ()
 
     def backward(self, g, s):
-        return (g * 0,)
+        return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)  # PyTorch: zeros_like(grad)
 
 
-class SgnBackward0(_ZeroBackward):  # the sign inside a derivative formula (AbsBackward0's, create_graph=True)
+class SgnBackward0(BackwardNode):  # the sign inside a derivative formula (AbsBackward0's, create_graph=True)
     __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g * 0,)
 
 
 def _sgn(x):
