@@ -179,7 +179,7 @@ def cube_op():
     """docs/ops.md's walkthrough, followed literally: a throwaway op ``cube`` declared through the public path
     after import (as a lesson could), removed again afterwards."""
     from autogradviz.autograd.node import BackwardNode, facts, make
-    from autogradviz.ops._core import exports
+    from autogradviz.ops import exports
 
     @facts(fn="cube", grads={"self": "3 * self**2"})
     class CubeBackward0(BackwardNode):
