@@ -152,7 +152,8 @@ def where(condition, input=None, other=None):
     ref = a if a is not None else b
     if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
         data = data.astype(ref._data.dtype)
-    return make(data, WhereBackward0, (a, b), (), (cd, np.shape(ad), np.shape(bd)))
+    # (None, None): the node is freed by backward, and with it the condition (as PyTorch's)
+    return make(data, WhereBackward0, (a, b), (None, None), (cd, np.shape(ad), np.shape(bd)))
 
 
 def _select(a, dim, index):
@@ -318,7 +319,7 @@ def getitem(a, key):
             r = od[idx]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
-        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (), (od.shape, idx))
+        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (None,), (od.shape, idx))  # (None,): see where
     if out is a:
         return view_of(a, a._data[...], AliasBackward0)
     return out

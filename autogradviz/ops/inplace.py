@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.node import INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
+from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, make, node_for, saved_output,
+                             sum_to)
 from ._core import _shape_arg
 from .index import _norm_index, _scatter, getitem
 
@@ -86,8 +87,8 @@ def apply_inplace(a, out):
                 snap = _wrap(a._data.copy(), a._requires_grad, a.grad_fn)
                 snap._output_nr = a._output_nr
                 fixed.append((snap, 0))
-            elif t is out:
-                fixed.append((a, a._vc[0] + 1))
+            elif type(t) is SavedOutput:  # the op's own output, now ``a`` (kept without its grad_fn, as outputs are)
+                fixed.append((saved_output(a), a._vc[0] + 1))
             else:
                 fixed.append((t, v))
         node._saved = tuple(fixed)

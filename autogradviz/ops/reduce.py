@@ -247,7 +247,8 @@ def _extreme(a, dim, keepdim, is_max):
         vals = vals.reshape(())
         idx_out = idx_out.reshape(())
     cls = MaxBackward0 if is_max else MinBackward0
-    values = make(vals, cls, (a,), (), (d.shape, dim, keepdim, idx_out if keepdim else idx_out))
+    # (None,): nothing in the slot, but the node is freed by backward, and with it the indices (as PyTorch's)
+    values = make(vals, cls, (a,), (None,), (d.shape, dim, keepdim, idx_out if keepdim else idx_out))
     return _ReturnTypes(values, _wrap(idx_out.astype(np.int64)), name)
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.graph import AccumulateGrad, Node, accumulator
+from ...autograd.node import viz_saved
 
 
 class GraphSource:
@@ -81,6 +82,7 @@ class AutogradvizSource(GraphSource):
         out = []
         for i, pair in enumerate(saved):
             t = pair[0] if isinstance(pair, tuple) else pair
+            t = viz_saved(t, node) if t is not None else None  # a saved output (no grad_fn): the output tensor
             if t is None:
                 continue
             out.append((slots[i] if slots is not None and i < len(slots) else f"saved_tensors[{i}]", t))
