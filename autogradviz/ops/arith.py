@@ -126,6 +126,7 @@ class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         x, y = s
@@ -179,6 +180,7 @@ class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
     _saved_if = (1, None)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         x, y = s

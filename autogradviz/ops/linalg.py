@@ -81,6 +81,7 @@ class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         a, b = s
