@@ -236,7 +236,11 @@ def rebase_view(a, fn):
     while root._base is not None:
         root = root._base
     idx = _positions(a._data, root._data)
-    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
+    saved = fn._saved
+    if saved and any(type(t) is SavedOutput for t, _ in saved):
+        # the op's output is the view itself, whose history is no longer fn: keep the view (unpacked as itself)
+        saved = tuple((a, v) if type(t) is SavedOutput else (t, v) for t, v in saved)
+    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), saved)
     fn._saved = ()
     root_before = (root.grad_fn, root._output_nr)
     root.grad_fn = cs
