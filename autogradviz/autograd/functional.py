@@ -6,6 +6,8 @@ of an input instead of filling in zeros, with PyTorch's messages. Forward-mode p
 the double-backward trick, as PyTorch does. ``vectorize=True`` gives the same values as the loop (PyTorch batches
 the products with vmap; here they are computed one by one); forward-mode strategies are not implemented.
 """
+import contextlib
+
 from .._tensor import Tensor
 from . import grad_mode as _gm
 
@@ -186,18 +188,10 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         dummy = tuple(zeros_like(o, requires_grad=True) for o in outputs)
         grad_inputs = _grad(outputs, inputs, dummy, create_graph=True)
         _strict_requires_grad(grad_inputs, "grad_inputs", strict)
-    with (_gm.enable_grad() if create_graph else _Nothing()):
+    with (_gm.enable_grad() if create_graph else contextlib.nullcontext()):
         res = _zeros_for_none(_grad(grad_inputs, dummy, v, create_graph=create_graph), outputs, strict,
                               create_graph, "back_trick")
     return _unpack(_finish(outputs, create_graph), out_tuple), _unpack(_finish(res, create_graph), out_tuple)
-
-
-class _Nothing:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -285,20 +279,27 @@ def _scalar_output(outputs, out_tuple, fn):
         raise RuntimeError(f"The Tensor returned by the function given to {fn} should contain a single element")
 
 
+def _hessian_setup(func, inputs, v, create_graph, strict, fn):
+    """What ``vhp`` and ``hvp`` share: the inputs made ready, ``v`` checked, the scalar output and its gradient
+    ``jac`` (built with a graph, so that it can be differentiated again). Runs under ``enable_grad``."""
+    in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", fn)
+    inputs = _prepare(inputs, create_graph, need_graph=True)
+    v = _v_or_scalar(v, inputs, in_tuple, fn, create_graph,
+                     "The vector v can only be None if the input to the user-provided function is a single "
+                     "Tensor with a single element.")
+    outputs = func(*inputs)
+    out_tuple, outputs = _tuple_of_tensors(outputs, "outputs of the user-provided function", fn)
+    _strict_requires_grad(outputs, "outputs", strict)
+    _scalar_output(outputs, out_tuple, fn)
+    jac = _grad(outputs, inputs, create_graph=True)
+    _strict_requires_grad(jac, "jacobian", strict)
+    return in_tuple, inputs, v, out_tuple, outputs, jac
+
+
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), v^T H)`` for a scalar function."""
     with _gm.enable_grad():
-        in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "vhp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_or_scalar(v, inputs, in_tuple, "vhp", create_graph,
-                         "The vector v can only be None if the input to the user-provided function is a single "
-                         "Tensor with a single element.")
-        outputs = func(*inputs)
-        out_tuple, outputs = _tuple_of_tensors(outputs, "outputs of the user-provided function", "vhp")
-        _strict_requires_grad(outputs, "outputs", strict)
-        _scalar_output(outputs, out_tuple, "vhp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _strict_requires_grad(jac, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, jac = _hessian_setup(func, inputs, v, create_graph, strict, "vhp")
     with _second_phase_grad_mode(create_graph):
         res = _zeros_for_none(_grad(jac, inputs, v, create_graph=create_graph), inputs, strict, create_graph,
                               "double_back")
@@ -309,17 +310,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` for a scalar function, by the double-backward trick."""
     zeros_like = _ops()[0].zeros_like
     with _gm.enable_grad():
-        in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "hvp")
-        inputs = _prepare(inputs, create_graph, need_graph=True)
-        v = _v_or_scalar(v, inputs, in_tuple, "hvp", create_graph,
-                         "The vector v can only be None if the input to the user-provided function is a single "
-                         "Tensor with a single element.")
-        outputs = func(*inputs)
-        out_tuple, outputs = _tuple_of_tensors(outputs, "outputs of the user-provided function", "hvp")
-        _strict_requires_grad(outputs, "outputs", strict)
-        _scalar_output(outputs, out_tuple, "hvp")
-        jac = _grad(outputs, inputs, create_graph=True)
-        _strict_requires_grad(jac, "jacobian", strict)
+        in_tuple, inputs, v, out_tuple, outputs, jac = _hessian_setup(func, inputs, v, create_graph, strict, "hvp")
         dummy = tuple(zeros_like(t, requires_grad=True) for t in inputs)
         double_back = _grad(jac, inputs, dummy, create_graph=True)
         _strict_requires_grad(jac, "hessian", strict)

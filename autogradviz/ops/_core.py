@@ -33,6 +33,26 @@ def _exp(x):
     return np_exp(np.asarray(x))
 
 
+_BITS = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def keep_where(mask, g):
+    """PyTorch's ``where(mask, grad, 0)`` on numpy arrays: ``g`` where ``mask`` holds, +0.0 elsewhere, even where
+    ``g`` is negative or nan (``g * mask`` would give -0.0 there, and keep the nan). [select by bits]: the grad's
+    bits are multiplied by the 0/1 mask as unsigned integers, as fast as ``g * mask``; ``np.where`` takes about
+    ten times as long on an unpredictable mask. ``keep_where_reference`` is the plain edition."""
+    g = np.asarray(g)
+    u = _BITS.get(g.dtype.itemsize) if g.dtype.kind == "f" else None
+    if u is None or np.shape(mask) != g.shape:
+        return keep_where_reference(mask, g)
+    return np.multiply(g.view(u), np.asarray(mask, dtype=bool).view(np.uint8)).view(g.dtype)
+
+
+def keep_where_reference(mask, g):
+    g = np.asarray(g)
+    return np.where(mask, g, g.dtype.type(0)).astype(g.dtype, copy=False)
+
+
 def _const(arr, like):
     """A constant array, as a Tensor when the backward is itself being recorded."""
     return _wrap(arr) if isinstance(like, Tensor) else arr

@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
-from ._core import _const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim
+from ._core import (_const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim,
+                    keep_where)
 from .arith import _sadd, _smul
 from .index import _where
 from .inplace import apply_inplace, check_inplace
@@ -217,8 +218,8 @@ def _sigmoid_backward(g, r):
 def _threshold_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
-        return make(g._data * (r._data > 0), ThresholdBackwardBackward0, (g, r), (r,))
-    return g * (r > 0)
+        return make(keep_where(~(r._data <= 0), g._data), ThresholdBackwardBackward0, (g, r), (r,))
+    return keep_where(~(r <= 0), g)  # PyTorch: where(result <= 0, 0, grad)
 
 
 _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))

@@ -334,8 +334,8 @@ class PowBackward0(BackwardNode):
     def backward(self, g, s):
         (x,) = s
         e = self._info
-        if e == 0:
-            return (g * 0,)
+        if e == 0:  # PyTorch: zeros_like(self)
+            return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)
         # PyTorch: grad * (exponent * self.pow(exponent - 1))
         return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
 

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
-from ._core import _broadcast_error, _operand, _t
+from ._core import _broadcast_error, _operand, _t, keep_where
 from .shape import AliasBackward0, unsqueeze
 
 
@@ -127,8 +127,12 @@ class WhereBackward0(BackwardNode):
 
     def backward(self, g, s):
         cond, sa, sb = self._info
-        c = _wrap(cond) if isinstance(g, Tensor) else cond
         nf = self.next_functions
+        if not isinstance(g, Tensor):  # PyTorch: self: where(condition, grad, 0); other: where(condition, 0, grad)
+            c = np.broadcast_to(cond, np.shape(g))
+            return (sum_to(keep_where(c, g), sa) if nf[0][0] is not None else None,
+                    sum_to(keep_where(~c, g), sb) if nf[1][0] is not None else None)
+        c = _wrap(cond)
         ga = sum_to(g * c, sa) if nf[0][0] is not None else None
         gb = sum_to(g * (~c if not isinstance(c, Tensor) else _wrap(~cond)), sb) if nf[1][0] is not None else None
         return ga, gb

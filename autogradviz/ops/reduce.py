@@ -5,7 +5,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
-from ._core import _exp, _float_data, _t
+from ._core import _exp, _float_data, _t, keep_where
 from .index import _scatter, where
 from .shape import cat
 from .._sumorder import dim_sum, full_sum
@@ -163,8 +163,11 @@ class MaxBackward1(BackwardNode):
         if isinstance(x, Tensor):
             mask = _wrap((x._data == r._data).astype(x._data.dtype))
             return (mask * (g / mask.sum()),)
-        mask = (x == r).astype(x.dtype)
-        return (mask * (g / mask.sum()),)
+        # PyTorch (evenly_distribute_backward): zeros, with grad / count written where the extreme value is
+        mask = np.isnan(x) if np.isnan(r) else (x == r)
+        out = np.zeros(x.shape, dtype=np.result_type(g, x))
+        out[mask] = g / np.count_nonzero(mask)
+        return (out,)
 
 
 class MinBackward1(MaxBackward1):
@@ -271,11 +274,17 @@ class MaximumBackward0(BackwardNode):
         is_max = self._info
         m = (xd > yd) if is_max else (xd < yd)
         tie = xd == yd
-        wx = m.astype(xd.dtype) + tie.astype(xd.dtype) * 0.5
-        wy = 1 - wx
         if isinstance(g, Tensor):
-            wx, wy = _wrap(wx), _wrap(wy)
-        return sum_to(g * wx, xd.shape), sum_to(g * wy, yd.shape)
+            wx = m.astype(xd.dtype) + tie.astype(xd.dtype) * 0.5
+            wy = 1 - wx
+            return sum_to(g * _wrap(wx), xd.shape), sum_to(g * _wrap(wy), yd.shape)
+        # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (maximum; minimum: self > other)
+        # for self, and masked_fill_(self > other, 0) (minimum: self < other) for other
+        g = np.broadcast_to(g, np.broadcast_shapes(np.shape(g), tie.shape))
+        h = np.where(tie, g / 2, g) if tie.any() else g
+        lose_x = (xd < yd) if is_max else (xd > yd)
+        return sum_to(keep_where(~np.broadcast_to(lose_x, h.shape), h), xd.shape), \
+            sum_to(keep_where(~np.broadcast_to(m, h.shape), h), yd.shape)
 
 
 class MinimumBackward0(MaximumBackward0):

@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, declare, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or
+from ._core import _exp, _f, _float_data, _np_or, keep_where
 from .arith import _smul
 from . import arith as _arith
 from ._math import f32_via_f64, np_cos, np_exp, np_log, np_sin, pow_scalar_np
@@ -139,7 +139,7 @@ class ClampBackward1(BackwardNode):
         if isinstance(x, Tensor):
             mask = _wrap(_clamp_mask(x._data, lo, hi))
         else:
-            mask = _clamp_mask(x, lo, hi)
+            return (keep_where(_clamp_mask(x, lo, hi), g),)  # PyTorch: where(min <= self <= max, grad, 0)
         return (g * mask,)
 
 
@@ -199,7 +199,7 @@ class SignBackward0(BackwardNode):
     _saved_names = ()
 
     def backward(self, g, s):
-        return (g * 0,)
+        return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)  # PyTorch: zeros_like(grad)
 
 
 def _unary(np_fn, cls, save_out=False):
@@ -223,7 +223,7 @@ def _node(name, saved, formula, fn=None, d=None):
 
 def _zero_node(name, fn):
     def backward(self, g, s):
-        return (g * 0,)
+        return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)  # PyTorch: zeros_like(grad)
     return declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}), fn=fn,
                    grads={"self": "0"})
 

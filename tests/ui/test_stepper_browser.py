@@ -87,9 +87,9 @@ def _click_and_check(page):
     return s1b
 
 
-def test_lab_live_next_back(page, lab_server):
-    """JupyterLab with a kernel: run the notebook, click, and check the kernel's stepper followed."""
-    page.goto(f"{lab_server}/lab/tree/{NOTEBOOK}")
+def _run_in_lab(page, url):
+    """Open a notebook in JupyterLab, wait for its kernel, run all cells and wait for a stepper to appear."""
+    page.goto(url)
     page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.started)", timeout=90_000)
     page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
     page.wait_for_function("""() => {
@@ -99,6 +99,42 @@ def test_lab_live_next_back(page, lab_server):
                            timeout=90_000)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=90_000)
+
+
+def _export_and_open(page, tmp_path, widget_js, notebook):
+    """Execute ``notebook`` with nbclient storing the widget state, export it with nbconvert and open the static
+    page with nothing reachable but the widget scripts; returns when a stepper is drawn."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(str(HERE / notebook), as_version=4)
+    NotebookClient(nb, kernel_name="python3", store_widget_state=True, timeout=180,
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    ipynb = tmp_path / notebook
+    nbformat.write(nb, str(ipynb))
+    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(ipynb)], check=True,
+                   capture_output=True, timeout=180)
+    html = ipynb.with_suffix(".html")
+    assert html.exists()
+
+    def route(r):
+        url = r.request.url
+        if url.endswith("embed-amd.js"):
+            r.fulfill(path=str(widget_js["embed"]), content_type="application/javascript")
+        elif url.split("?")[0].endswith((".js",)) and "require" in url:
+            r.fulfill(path=str(widget_js["require"]), content_type="application/javascript")
+        elif url.startswith("file:"):
+            r.continue_()
+        else:
+            r.abort()   # nothing leaves this machine (MathJax, fonts from CDNs)
+    page.route("**/*", route)
+    page.goto(html.as_uri())
+    page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=60_000)
+
+
+def test_lab_live_next_back(page, lab_server):
+    """JupyterLab with a kernel: run the notebook, click, and check the kernel's stepper followed."""
+    _run_in_lab(page, f"{lab_server}/lab/tree/{NOTEBOOK}")
     _click_and_check(page)
     # the kernel-side object followed the browser: Next, Back, First leave it at 0; go to 3 and ask the kernel
     for _ in range(3):
@@ -123,32 +159,7 @@ def test_lab_live_next_back(page, lab_server):
 
 def test_exported_html_without_kernel(page, tmp_path, widget_js):
     """Execute with nbclient storing the widget state, export with nbconvert, click in the static page."""
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.read(str(HERE / NOTEBOOK), as_version=4)
-    NotebookClient(nb, kernel_name="python3", store_widget_state=True, timeout=180,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
-    ipynb = tmp_path / "demo.ipynb"
-    nbformat.write(nb, str(ipynb))
-    subprocess.run([sys.executable, "-m", "jupyter", "nbconvert", "--to", "html", str(ipynb)], check=True,
-                   capture_output=True, timeout=180)
-    html = tmp_path / "demo.html"
-    assert html.exists()
-
-    def route(r):
-        url = r.request.url
-        if url.endswith("embed-amd.js"):
-            r.fulfill(path=str(widget_js["embed"]), content_type="application/javascript")
-        elif url.split("?")[0].endswith((".js",)) and "require" in url:
-            r.fulfill(path=str(widget_js["require"]), content_type="application/javascript")
-        elif url.startswith("file:"):
-            r.continue_()
-        else:
-            r.abort()   # nothing leaves this machine (MathJax, fonts from CDNs)
-    page.route("**/*", route)
-    page.goto(html.as_uri())
-    page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=60_000)
+    _export_and_open(page, tmp_path, widget_js, NOTEBOOK)
     _click_and_check(page)
     # the slider moved with the buttons (all in the browser)
     page.click(".agv-stepper .agv-next")
