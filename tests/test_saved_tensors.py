@@ -125,7 +125,7 @@ def _sweep():
 
 
 # What still differs (docs/differences.md, "Saved tensors"): nodes of second-derivative graphs, the regenerated
-# AsStridedBackward0 and IndexPutBackward0, a no-grad view's MulBackward0 slot, custom Functions that saved nothing.
+# AsStridedBackward0 and IndexPutBackward0, a no-grad view's MulBackward0 slot.
 KNOWN = {
     ("AsStridedBackward0", "_saved_size"), ("AsStridedBackward0", "_saved_storage_offset"),
     ("AsStridedBackward0", "_saved_stride"),
@@ -134,9 +134,7 @@ KNOWN = {
     ("MulBackward0", "_saved_other"),  # only vs:view_made_under_no_grad, checked below
     ("MulBackward1", "_saved_other"), ("PowBackward0", "_saved_exponent"),
     ("SgnBackward0", "_raw_saved_result"), ("SgnBackward0", "_raw_saved_self"), ("SgnBackward0", "_saved_result"),
-    ("SgnBackward0", "_saved_self"), ("SqueezeBackward4", "_saved_dim"), ("SqueezeBackward4", "_saved_self_sym_sizes"),
-    ("FBackward", "_raw_saved_tensors"), ("SortLikeBackward", "_raw_saved_tensors"),
-    ("SplitBackward", "_raw_saved_tensors"),
+    ("SgnBackward0", "_saved_self"), 
 }
 
 

@@ -13,6 +13,18 @@ from .node import (FWD, HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput,
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
 
+class _NothingSaved(tuple):
+    """A custom Function's node that saved nothing: an empty tuple that is true, so that the engine frees it after
+    backward like any node (PyTorch's ``saved_tensors`` raises the second-backward error after that)."""
+    __slots__ = ()
+
+    def __bool__(self):
+        return True
+
+
+NOTHING_SAVED = _NothingSaved()
+
+
 class FunctionCtx:
     """What ``ctx`` offers inside forward/backward."""
 
@@ -238,6 +250,8 @@ class Function(metaclass=_FunctionMeta):
             # an output saved by its own node is kept without its grad_fn (no reference cycle), as built-in ops do
             ctx._saved = tuple((None, 0) if t is None else (saved_output(t), t._vc[0]) if t.grad_fn is ctx
                                else (t, t._vc[0]) for t in ctx._to_save)
+            if not ctx._saved:
+                ctx._saved = NOTHING_SAVED  # freed by backward all the same: saved_tensors then raises, as PyTorch's
             if HOOKS.stack:
                 pack_hook, unpack_hook = HOOKS.stack[-1]
                 for i, (t, _) in enumerate(ctx._saved):

@@ -175,6 +175,7 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
+@facts(saved={"dim": lambda n: 0, "self_sym_sizes": lambda n: tuple(n._info)})  # matmul's squeeze(0) of (1, m)
 class SqueezeBackward4(BackwardNode):
     """``squeeze_(dim)`` (in place); matmul of a vector and a matrix ends with it, as in PyTorch."""
     __slots__ = ()
