@@ -120,7 +120,7 @@ def index_select(a, dim, index):
                 (d.shape, dim, idx))
 
 
-@facts(fn="where", saved={"condition": lambda n: _wrap(n._info[0])})
+@facts(fn="where")
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
@@ -156,8 +156,8 @@ def where(condition, input=None, other=None):
     ref = a if a is not None else b
     if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
         data = data.astype(ref._data.dtype)
-    # (None, None): the node is freed by backward, and with it the condition (as PyTorch's)
-    return make(data, WhereBackward0, (a, b), (None, None), (cd, np.shape(ad), np.shape(bd)))
+    # the node saves the condition (``_saved_condition``), as PyTorch's, freed by backward
+    return make(data, WhereBackward0, (a, b), (_wrap(cd), None), (cd, np.shape(ad), np.shape(bd)))
 
 
 def _select(a, dim, index):

@@ -117,11 +117,10 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 @facts(fn="nll_loss",
-       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]],
-              "total_weight": lambda n: _wrap(n._info[4])})
+       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]]})
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
-    _saved_names = ("self", "target", "weight")
+    _saved_names = ("self", "target", "weight", "total_weight")
     _empty_if = {"weight": lambda n: n._info[5]}
 
     def backward(self, g, s):
@@ -161,7 +160,7 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
         with np.errstate(invalid="ignore", divide="ignore"):
             data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
             coef = (coef / total).astype(x.dtype)
-    return make(data, cls, (input,), (input, target, weight),
+    return make(data, cls, (input,), (input, target, weight, _wrap(np.asarray(total))),
                 (coef, reduction, cdim, ignore_index, np.asarray(total), weight is None))
 
 

@@ -100,11 +100,8 @@ class AutogradvizSource(GraphSource):
         other needs a gradient (``_saved_if``: which edge decides each slot), so the names come from the edges."""
         slots = getattr(type(node), "_saved_names", None)
         if slots:
-            cond = getattr(type(node), "_saved_if", None)
-            if cond:
-                nf = node.next_functions
-                return tuple(s for s, c in zip(slots, cond) if c is None or (c < len(nf) and nf[c][0] is not None))
-            return tuple(slots)
+            # a slot that saved nothing (``_saved_if``'s rule, an optional weight not given) reads None, not freed
+            return tuple(s for i, s in enumerate(slots) if not node._slot_empty(i))
         if self.is_custom(node):
             return ("saved_tensors",)
         return ()
