@@ -125,16 +125,14 @@ def _sweep():
 
 
 # What still differs (docs/differences.md, "Saved tensors"): nodes of second-derivative graphs, the regenerated
-# AsStridedBackward0 and IndexPutBackward0, a no-grad view's MulBackward0 slot.
+# AsStridedBackward0, a no-grad view's MulBackward0 slot.
 KNOWN = {
     ("AsStridedBackward0", "_saved_size"), ("AsStridedBackward0", "_saved_storage_offset"),
     ("AsStridedBackward0", "_saved_stride"),
-    ("IndexPutBackward0", "_raw_saved_indices"), ("IndexPutBackward0", "_saved_accumulate"),
-    ("IndexPutBackward0", "_saved_indices"),
     ("MulBackward0", "_saved_other"),  # only vs:view_made_under_no_grad, checked below
     ("MulBackward1", "_saved_other"), ("PowBackward0", "_saved_exponent"),
     ("SgnBackward0", "_raw_saved_result"), ("SgnBackward0", "_raw_saved_self"), ("SgnBackward0", "_saved_result"),
-    ("SgnBackward0", "_saved_self"), 
+    ("SgnBackward0", "_saved_self"),
 }
 
 

@@ -287,7 +287,7 @@ def _raw_saved_property(name):
 
 
 def _tensorish(v):
-    return isinstance(v, Tensor) or (type(v) in (tuple, list) and len(v) > 0 and isinstance(v[0], Tensor))
+    return isinstance(v, Tensor) or (type(v) in (tuple, list) and any(isinstance(e, Tensor) for e in v))
 
 
 def _add_saved_attributes(cls, names):
@@ -605,7 +605,7 @@ def _raw_saved(node, name):
         return _saved_tensor(node, cls._saved_names.index(name))
     if isinstance(v, Tensor):
         return _saved_tensor(node, None, name)
-    if type(v) in (tuple, list) and v and isinstance(v[0], Tensor):
+    if type(v) in (tuple, list) and _tensorish(v):
         if node._saved is RELEASED:  # a list of saved tensors is gone once freed (a single one stays, empty)
             raise RuntimeError(SECOND_BACKWARD_MSG)
         return tuple(_saved_tensor(node, None, name, k) for k in range(len(v)))

@@ -7,7 +7,7 @@ import numpy as np
 
 from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, make, node_for, saved_output,
+from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
                              sum_to)
 from ._core import _shape_arg
 from .index import _norm_index, _scatter, getitem
@@ -487,7 +487,9 @@ def setitem(a, key, value):
         # slicing + copy_ into the view -> CopySlices on the base
         only_advanced = type(key) is not _TwoStep and any(isinstance(k, np.ndarray) for k in key) and all(
             isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key)
-        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (), (key, vshape))
+        # (None, None) for index_put_: nothing in the slots, but the node is freed by backward, and its indices with it
+        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (None, None) if only_advanced else (),
+                   (key, vshape))
         a.grad_fn = res.grad_fn
         a._requires_grad = True
         a._output_nr = 0
@@ -496,6 +498,12 @@ def setitem(a, key, value):
         refresh_views(a, a.grad_fn is not before[0])
 
 
+def _index_put_indices(n):
+    """PyTorch's ``_saved_indices`` of index_put_: one tensor per indexed dim (None for a full slice)."""
+    return tuple(None if isinstance(k, slice) else _wrap(np.asarray(k)) for k in n._info[0] if k is not Ellipsis)
+
+
+@facts(saved={"accumulate": lambda n: False, "indices": _index_put_indices})
 class _SetIndexPut(CopySlices):
     """``x[mask] = v`` / ``x[[0, 2]] = v``: PyTorch's index_put_, whose node is IndexPutBackward0."""
     __slots__ = ()
