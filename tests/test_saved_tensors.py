@@ -125,10 +125,8 @@ def _sweep():
 
 
 # What still differs (docs/differences.md, "Saved tensors"): nodes of second-derivative graphs, the regenerated
-# AsStridedBackward0, a no-grad view's MulBackward0 slot.
+# a no-grad view's MulBackward0 slot.
 KNOWN = {
-    ("AsStridedBackward0", "_saved_size"), ("AsStridedBackward0", "_saved_storage_offset"),
-    ("AsStridedBackward0", "_saved_stride"),
     ("MulBackward0", "_saved_other"),  # only vs:view_made_under_no_grad, checked below
     ("MulBackward1", "_saved_other"), ("PowBackward0", "_saved_exponent"),
     ("SgnBackward0", "_raw_saved_result"), ("SgnBackward0", "_raw_saved_self"), ("SgnBackward0", "_saved_result"),
@@ -537,3 +535,38 @@ def test_inplace_change_of_a_saved_output(how):
 
 if __name__ == "__main__":  # the sweep, for _sweep_in_subprocess: one JSON line
     print(json.dumps([[list(k), [list(e) for e in v]] for k, v in _sweep().items()]))
+
+
+def _as_strided_views(T):
+    def sliced():
+        y = T.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1
+        v = y[1:]
+        y.mul_(2)
+        return v
+
+    def transposed():
+        b = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True) * 1
+        w = b.t()
+        b.add_(1)
+        return w
+
+    def column():
+        b = T.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True) * 1
+        w = b[:, 1:2]
+        b.add_(1)
+        return w
+
+    def stepped():
+        b = T.tensor([[1.0, 2.0, 3.0, 4.0], [4.0, 5.0, 6.0, 7.0], [0.5, 1.5, 2.5, 3.5]], requires_grad=True) * 1
+        w = b[::2, 1::2]
+        b.mul_(3)
+        return w
+    return [sliced, transposed, column, stepped]
+
+
+@pytest.mark.parametrize("i", range(4))
+def test_as_strided_saved_items_as_pytorchs(i):
+    def items(T):
+        n = _as_strided_views(T)[i]().grad_fn
+        return n.name(), {k: getattr(n, k) for k in dir(n) if k.startswith("_saved_")}
+    assert items(A) == items(torch)

@@ -215,6 +215,28 @@ def refresh_views(a, rebased=False):
     vc[1:] = live
 
 
+def _as_strided_args(n):
+    """The view's ``(size, stride, storage_offset)`` in its root's (C-ordered) elements, from the positions kept."""
+    idx = n._info[1]
+    size = tuple(int(d) for d in idx.shape)
+    if idx.size == 0:
+        return size, tuple(0 for _ in size), 0
+    first = int(idx.flat[0])
+    stride = [0] * idx.ndim
+    nxt = 1
+    for d in range(idx.ndim - 1, -1, -1):
+        if size[d] > 1:
+            step = [0] * idx.ndim
+            step[d] = 1
+            stride[d] = int(idx[tuple(step)]) - first
+        else:
+            stride[d] = nxt  # a dim of size 1: any stride; PyTorch's view has the contiguous one here
+        nxt = stride[d] * size[d] if size[d] > 1 else nxt
+    return size, tuple(stride), first
+
+
+@facts(saved={"size": lambda n: _as_strided_args(n)[0], "stride": lambda n: _as_strided_args(n)[1],
+              "storage_offset": lambda n: _as_strided_args(n)[2]})
 class AsStridedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
