@@ -336,8 +336,10 @@ class PowBackward0(BackwardNode):
         e = self._info
         if e == 0:  # PyTorch: zeros_like(self)
             return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)
-        # PyTorch: grad * (exponent * self.pow(exponent - 1))
-        return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
+        # PyTorch: grad * (exponent * self.pow(exponent - 1)), with the exponent as a double in a recorded graph
+        if isinstance(x, Tensor):
+            return (g * _smul(x ** float(e - 1), float(e)),)
+        return (g * _smul(pow_scalar_np(x, e - 1), e),)
 
 
 @facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)", "exponent": "result * log(self)"})

@@ -172,7 +172,7 @@ def clamp(a, min=None, max=None):
 
 class SgnBackward0(BackwardNode):
     __slots__ = ()
-    _saved_names = ()
+    _saved_names = ("self", "result")  # as PyTorch's sgn_backward(self, grad, result) keeps them
 
     def backward(self, g, s):
         return (g * 0,)
@@ -180,7 +180,7 @@ class SgnBackward0(BackwardNode):
 
 def _sgn(x):
     if isinstance(x, Tensor):
-        return make(np.sign(x._data), SgnBackward0, (x,))
+        return make(np.sign(x._data), SgnBackward0, (x,), (x, OUT))
     return np.sign(x)
 
 
