@@ -601,7 +601,7 @@ def _raw_saved(node, name):
     cls = type(node)
     keep = cls._keeps.get(name) if cls._keeps else None
     v = keep(node) if keep is not None else NOT_KEPT
-    if v is NOT_KEPT and name in cls._saved_names:
+    if (v is NOT_KEPT or v is None) and name in cls._saved_names:
         return _saved_tensor(node, cls._saved_names.index(name))
     if isinstance(v, Tensor):
         return _saved_tensor(node, None, name)

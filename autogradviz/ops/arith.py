@@ -20,7 +20,11 @@ _ndarray = np.ndarray
 def _scalar_other(n):
     """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
     c = n._info[2]
-    return NOT_KEPT if c is None else _wrap(np.asarray(c))
+    if c is None:
+        return NOT_KEPT
+    # kept only for self's grad: none when self's edge is None (a view made under no_grad), as PyTorch's
+    nf = getattr(n, "next_functions", None)  # (the narration reads the numbers from a shim with only ``_info``)
+    return None if nf is not None and nf[0][0] is None else _wrap(np.asarray(c))
 
 
 # -- add / sub -----------------------------------------------------------------------------------------------
