@@ -190,6 +190,7 @@ class SigmoidBackwardBackward0(BackwardNode):
                 go * g * _sadd(_smul(r, -2), 1) if nf[1][0] is not None else None)
 
 
+@facts(saved={"threshold": lambda n: 0})  # relu's double backward: threshold_backward(grad, result, 0)
 class ThresholdBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

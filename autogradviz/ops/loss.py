@@ -126,11 +126,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 @facts(fn="nll_loss",
-       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]],
-              "total_weight": lambda n: _wrap(n._info[4])})
+       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]]})
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
-    _saved_names = ("self", "target", "weight")
+    _saved_names = ("self", "target", "weight", "total_weight")
+    _empty_if = {"weight": lambda n: n._info[5]}
 
     def backward(self, g, s):
         coef, reduction, cdim = self._info[:3]
@@ -172,7 +172,8 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
         with np.errstate(invalid="ignore", divide="ignore"):
             data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
             coef = (coef / total).astype(x.dtype)
-    return make(data, cls, (input,), (input, target, weight), (coef, reduction, cdim, ignore_index, np.asarray(total)))
+    return make(data, cls, (input,), (input, target, weight, _wrap(np.asarray(total))),
+                (coef, reduction, cdim, ignore_index, np.asarray(total), weight is None))
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
@@ -281,10 +282,11 @@ def _scale_back(gx, g, reduction, n):
 class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
+    _empty_if = {"weight": lambda n: n._info[2]}  # no weight given: reads None after release too, as PyTorch's
 
     def backward(self, g, s):
         x, t, w = s
-        reduction, n = self._info
+        reduction, n = self._info[:2]
         nf = self.next_functions
         gx = gt = None
         if nf[0][0] is not None:
@@ -315,7 +317,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     w = None if weight is None else weight.expand(*input.shape) if tuple(weight.shape) != tuple(input.shape) \
         else weight
     return make(_reduce_loss(loss.astype(x.dtype, copy=False), reduction), BinaryCrossEntropyBackward0,
-                (input, target), (input, target, w), (reduction, x.size))
+                (input, target), (input, target, w), (reduction, x.size, w is None))
 
 
 def _np_log_sigmoid(x):
@@ -326,10 +328,11 @@ def _np_log_sigmoid(x):
 class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
+    _empty_if = {"weight": lambda n: n._info[2], "pos_weight": lambda n: n._info[3]}
 
     def backward(self, g, s):
         x, t, w, pw = s
-        reduction, n = self._info
+        reduction, n = self._info[:2]
         nf = self.next_functions
         gx = gt = None
         if nf[0][0] is not None:
@@ -369,7 +372,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
             loss = loss * weight._data
     loss = np.broadcast_to(loss, x.shape).astype(x.dtype)
     return make(_reduce_loss(loss, reduction), BinaryCrossEntropyWithLogitsBackward0, (input, target),
-                (input, target, weight, pos_weight), (reduction, x.size))
+                (input, target, weight, pos_weight), (reduction, x.size, weight is None, pos_weight is None))
 
 
 def _pointwise_loss(cls, input, target, reduction, param, np_loss):
