@@ -149,6 +149,20 @@ def test_cast_in_the_ufunc_same_as_plain(name):
             _same(fn(x), fn.plain(x))
 
 
+def test_tanh_split_at_the_grain():
+    """[numpy's float32 above the grain]: float32 arrays of more than GRAIN elements take numpy's float32 tanh (not
+    the same bits: see test_rounding_vs_torch for the distance to PyTorch's), the rest the exact float64 route."""
+    from autogradviz.ops import _math
+    rng = np.random.default_rng(6)
+    for n in (1, 1000, _math.GRAIN, _math.GRAIN + 1, 4 * _math.GRAIN):
+        x = (rng.standard_normal(n) * 2).astype(np.float32)
+        _same(_math.np_tanh(x), np.tanh(x) if n > _math.GRAIN else _math.np_tanh.exact(x))
+        _same(_math.np_tanh.plain(x), _math.np_tanh(x))
+        _same(_math.np_tanh.exact(x), _math.np_tanh.exact.plain(x))  # [cast in the ufunc] at every size
+    x64 = rng.standard_normal(4 * _math.GRAIN)
+    _same(_math.np_tanh(x64), _math.np_tanh.exact(x64))  # float64: always the wider route
+
+
 def test_float64_in_chunks_same_as_plain():
     """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
     from autogradviz.ops import _math

@@ -201,7 +201,10 @@ def _tanh_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
         return make(g._data * one_minus_square(r._data), TanhBackwardBackward0, (g, r), (g, r))
-    t = one_minus_square(np.asarray(r))  # PyTorch's fused 1 - y*y (_math.one_minus_square): a new array
+    r = np.asarray(r)
+    if type(g) is np.ndarray and g.dtype == r.dtype == np.float32 and g.shape == r.shape:
+        return one_minus_square(r, g)  # [product in the chunk] (_math.one_minus_square)
+    t = one_minus_square(r)  # PyTorch's fused 1 - y*y (_math.one_minus_square): a new array
     if type(t) is np.ndarray and type(g) is np.ndarray and g.dtype == t.dtype and g.shape == t.shape:
         return np.multiply(g, t, out=t)  # [product in place] into the new array: no third temporary
     return g * t
