@@ -163,6 +163,20 @@ def test_tanh_split_at_the_grain():
     _same(_math.np_tanh(x64), _math.np_tanh.exact(x64))  # float64: always the wider route
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_direct_same_as_plain(dtype):
+    """[column sums direct]: the sum of a batch of rows (a bias's grad) gives dim_sum_reference's bits."""
+    from autogradviz._sumorder import dim_sum, dim_sum_reference
+    rng = np.random.default_rng(7)
+    for shape in [(2, 3), (256, 512), (256, 10), (3, 1), (1, 5), (17, 33), (300, 7), (64, 32), (5000, 9)]:
+        g = (rng.standard_normal(shape) * 100).astype(dtype)
+        for keepdim in (False, True):
+            a, b = dim_sum(g, (0,), keepdim), dim_sum_reference(g, (0,), keepdim)
+            assert (a is None) == (b is None)
+            if a is not None:
+                _same(a, b)
+
+
 def test_float64_in_chunks_same_as_plain():
     """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
     from autogradviz.ops import _math
