@@ -177,6 +177,34 @@ def test_column_sums_direct_same_as_plain(dtype):
                 _same(a, b)
 
 
+def test_rows_picked_directly_same_as_plain():
+    """[rows picked directly]: nll_loss on (batch, classes) without weights gives the value and the saved
+    coefficients of the general edition, for every reduction; ignored or out-of-range targets go the general way."""
+    from autogradviz.ops import loss
+    rng = np.random.default_rng(8)
+    for dtype in (np.float32, np.float64):
+        for n, c in [(1, 1), (5, 3), (256, 10), (7, 100)]:
+            x = agv.tensor((rng.standard_normal((n, c)) * 10).astype(dtype), requires_grad=True)
+            for t, ignore in [(rng.integers(0, c, n), -100), (rng.integers(0, c, n), 0), (np.full(n, c - 1), c - 1)]:
+                t = agv.tensor(t)
+                for red in ("mean", "sum", "none"):
+                    a = loss._nll_core(x, t, None, ignore, red, loss.NllLossBackward0)
+                    b = loss._nll_core_reference(x, t, None, ignore, red, loss.NllLossBackward0)
+                    _same(a._data, b._data)
+                    ia, ib = a.grad_fn._info, b.grad_fn._info
+                    _same(ia[0], ib[0])
+                    assert ia[1:4] == ib[1:4]
+                    _same(ia[4], ib[4])
+                    assert [p[0] for p in a.grad_fn._saved] == [p[0] for p in b.grad_fn._saved]
+    x = agv.tensor(np.ones((3, 4), np.float32))
+    for t in ([0, 4, 1], [-1, 0, 0]):
+        with pytest.raises(IndexError) as e1:
+            loss._nll_core(x, agv.tensor(t), None, -100, "mean", loss.NllLossBackward0)
+        with pytest.raises(IndexError) as e2:
+            loss._nll_core_reference(x, agv.tensor(t), None, -100, "mean", loss.NllLossBackward0)
+        assert str(e1.value) == str(e2.value)
+
+
 def test_float64_in_chunks_same_as_plain():
     """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
     from autogradviz.ops import _math
