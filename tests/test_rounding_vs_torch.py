@@ -88,13 +88,15 @@ def test_tanh_backward_formula(dt):
     _same_bits(_tanh_backward(g, y), ref)
 
 
-def test_tanh_backward_formula_large_batch():
-    """The chunked float32 path ([plain casts], [product in the chunk]) on a batch of activations, several chunks."""
+def test_tanh_backward_formula_exact_edition_large_batch():
+    """The exact float32 edition ([plain casts], [product in the chunk]) on a batch of activations, several chunks.
+    (tanh's backward uses it up to GRAIN elements; above, float32 as numpy computes it, see the next test.)"""
+    from autogradviz.ops._math import one_minus_square_exact
     rng = np.random.default_rng(9)
     y = np.tanh(rng.standard_normal((256, 512)) * 2).astype(np.float32)
     g = rng.standard_normal((256, 512)).astype(np.float32)
     ref = torch.ops.aten.tanh_backward(torch.from_numpy(g), torch.from_numpy(y)).numpy()
-    _same_bits(_tanh_backward(g, y), ref)
+    _same_bits(one_minus_square_exact(y, g), ref)
 
 
 def _ulps_each(a, b):
@@ -118,6 +120,12 @@ def test_float32_tanh_above_the_grain_within_one_ulp():
     assert_values(ours, ref)
     small = x[:GRAIN]
     assert np.array_equal(A.tensor(small).tanh().numpy(), np.tanh(small.astype(np.float64)).astype(np.float32))
+    # the gradient through it, against PyTorch's own forward and backward: within the ulp policy
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    xa, xt = A.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    xa.tanh().backward(A.tensor(g))
+    xt.tanh().backward(torch.from_numpy(g))
+    assert_values(xa.grad.numpy(), xt.grad.numpy())
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])

@@ -206,16 +206,38 @@ def test_rows_picked_directly_same_as_plain():
 
 
 def test_float64_in_chunks_same_as_plain():
-    """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
+    """[float64 in chunks], [plain casts], [product in the chunk] and [product in place]: tanh's exact backward gives
+    the reference's bits at every size (several chunks included); tanh's backward is that below the grain."""
     from autogradviz.ops import _math
     from autogradviz.ops.activation import _tanh_backward
     rng = np.random.default_rng(4)
     for x in _float_inputs():
         with np.errstate(all="ignore"):
             r = np.tanh(x)
-            _same(_math.one_minus_square(r), _math.one_minus_square_reference(r))
+            _same(_math.one_minus_square_exact(r), _math.one_minus_square_reference(r))
             g = rng.standard_normal(r.shape).astype(r.dtype)
-            _same(_tanh_backward(g, r), g * _math.one_minus_square_reference(r))
+            _same(_math.one_minus_square_exact(r, g), g * _math.one_minus_square_reference(r))
+            small = r.reshape(-1)[:_math.GRAIN]
+            gs = g.reshape(-1)[:_math.GRAIN]
+            _same(_tanh_backward(gs, small), gs * _math.one_minus_square_reference(small))
+            _same(_tanh_backward(agv.tensor(gs), small)._data, gs * _math.one_minus_square_reference(small))
+
+
+def test_tanh_backward_split_at_the_grain():
+    """[numpy's float32 above the grain] for tanh's backward: float32 above GRAIN elements is ``g * (1 - y*y)`` in
+    float32, as the forward there is numpy's float32 tanh; float64 is always the exact form."""
+    from autogradviz.ops import _math
+    from autogradviz.ops.activation import _tanh_backward
+    rng = np.random.default_rng(11)
+    for n in (_math.GRAIN, _math.GRAIN + 1, 3 * _math.GRAIN + 5):
+        for dt in (np.float32, np.float64):
+            r = np.tanh(rng.standard_normal(n) * 2).astype(dt)
+            g = rng.standard_normal(n).astype(dt)
+            exact = g * _math.one_minus_square_reference(r)
+            want = g * (1 - r * r) if dt == np.float32 and n > _math.GRAIN else exact
+            _same(_tanh_backward(g, r), want)
+            _same(_math.one_minus_square(r), (1 - r * r) if dt == np.float32 and n > _math.GRAIN
+                  else _math.one_minus_square_reference(r))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])
