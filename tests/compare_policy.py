@@ -14,6 +14,13 @@ nn/optim comparisons, the beginner programs) and the notebook outputs follow the
    1e-4, a true zero that comes out as 1e-16) is judged on the scale of the numbers it was computed from.
    ``ULP_BOUND`` gives the bound per dtype for an op and short chains of ops; a longer computation states its
    own wider bound where it is used (``CHAIN_BOUND``, ``TRAJECTORY_BOUND``), with the reason.
+   a. **The sign of a zero is structure.** PyTorch prints -0.0 as ``-0.``, so where both sides hold an exact
+      zero its sign must be the same. Formulas that *select* a grad (``where(mask, grad, 0)``: relu, clamp,
+      max/min, where, nll_loss) give +0.0 whatever the grad's sign; formulas that multiply give -0.0 for a
+      negative grad. The exceptions, stated where they are used: random inputs that hold exact zeros
+      (``test_properties``: a sum of zeros takes its sign from where the sum starts, which differs between
+      numpy, PyTorch and BLAS kernels) and second-order grads of random programs (``test_fuzz_vs_torch``); see
+      docs/differences.md.
 4. **Printed text.** A last-bit difference can change a printed digit when the value sits on a rounding boundary
    of what is printed, so printed text cannot carry a tolerance. When two printed tensors differ, both must hold:
    * their raw values agree under rule 3;
@@ -71,9 +78,10 @@ def ulps(ours, ref):
     return float(np.max(diff) / float(unit))
 
 
-def assert_values(ours, ref, what="values", bound=None):
+def assert_values(ours, ref, what="values", bound=None, zero_signs=True):
     """Rule 2 for exact dtypes, rule 3 for floating ones. ``ours`` and ``ref`` are array-likes of the same dtype
-    (the dtype itself is compared separately, as structure)."""
+    (the dtype itself is compared separately, as structure). Where both hold an exact zero, its sign must be
+    torch's (rule 3a); ``zero_signs=False`` is for the one place that states why it cannot be."""
     o = np.asarray(ours)
     r = np.asarray(ref)
     assert o.shape == r.shape, f"{what}: shape {o.shape} != torch {r.shape}"
@@ -81,6 +89,9 @@ def assert_values(ours, ref, what="values", bound=None):
         np.testing.assert_array_equal(o, r, err_msg=what)
         return
     b = ULP_BOUND[r.dtype] if bound is None else bound
+    both_zero = (o == 0) & (r == 0)
+    assert not zero_signs or np.array_equal(np.signbit(o[both_zero]), np.signbit(r[both_zero])), (
+        f"{what}: the sign of a zero differs from torch's (printed as -0. on one side)\ntorch: {r!r}\nours:  {o!r}")
     d = ulps(o, r)
     assert d <= b, (f"{what}: {d:.1f} ulp from torch's values (bound {b} ulp of the tensor's largest magnitude)\n"
                     f"torch: {r!r}\nours:  {o!r}")

@@ -1552,6 +1552,52 @@ def functional_strict(T):
 
 
 # ===============================================================================================================
+# Zeros a learner sees in grads: PyTorch prints -0.0 as "-0.", and its select-style formulas give +0.0
+# ===============================================================================================================
+@program("zeros")
+def zeros_relu_layer(T):
+    x = fixed(T, 4, 3, seed=21)
+    w = fixed(T, 3, 2, seed=22).requires_grad_()
+    h = (x @ w).relu()
+    loss = -h.sum()          # a negative upstream grad reaches the relu
+    loss.backward()
+    print(h)
+    print(w.grad)
+    z = fixed(T, 5, seed=23).requires_grad_()
+    (T.nn.ReLU()(z) * -2).sum().backward()
+    print(z.grad)
+
+
+@program("zeros")
+def zeros_clamp_and_where(T):
+    x = T.tensor([-1.0, 0.5, 2.0, -0.25], requires_grad=True)
+    (x.clamp(0.0, 1.0) * T.tensor([-1.0, -2.0, -3.0, -4.0])).sum().backward()
+    print(x.grad)
+    y = T.tensor([-1.0, 0.5, 2.0, -0.25], requires_grad=True)
+    (-T.where(y > 0, y, T.zeros(4))).sum().backward()
+    print(y.grad)
+
+
+@program("zeros")
+def zeros_max_and_maximum(T):
+    x = T.tensor([1.0, 3.0, -2.0, 3.0], requires_grad=True)
+    (-x.max()).backward()
+    print(x.grad)
+    a = T.tensor([1.0, -1.0, 2.0], requires_grad=True)
+    (-T.maximum(a, T.tensor([0.0, 0.0, 2.0]))).sum().backward()
+    print(a.grad)
+
+
+@program("zeros")
+def zeros_cross_entropy_ignore_index(T):
+    logits = fixed(T, 3, 4, seed=24).requires_grad_()
+    target = T.tensor([1, -100, 3])
+    loss = T.nn.functional.cross_entropy(logits, target, reduction="none")
+    (loss * T.tensor([-1.0, -1.0, -1.0])).sum().backward()
+    print(logits.grad)
+
+
+# ===============================================================================================================
 @pytest.mark.parametrize("fn", PROGRAMS)
 def test_beginner_program_same_as_torch(fn):
     # the comparison policy (tests/compare_policy.py): a printed tensor may differ only where both values agree

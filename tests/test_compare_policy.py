@@ -98,3 +98,11 @@ def test_stdout_reconcile():
     c_out, c_log = program(A, np.float32(-1.9e-4))
     with pytest.raises(AssertionError, match="ulp"):
         reconcile(c_out, t_out, c_log, t_log)
+
+
+def test_the_sign_of_a_zero_is_compared():
+    """Rule 3a: -0.0 prints as ``-0.``, so a zero of the other sign is a difference, not a rounding."""
+    with pytest.raises(AssertionError, match="sign of a zero"):
+        assert_values(np.array([-0.0, 1.0], np.float32), np.array([0.0, 1.0], np.float32))
+    assert_values(np.array([-0.0, 1.0], np.float32), np.array([-0.0, 1.0], np.float32))
+    assert_values(np.array([-0.0, 1.0], np.float32), np.array([0.0, 1.0], np.float32), zero_signs=False)

@@ -139,9 +139,13 @@ def test_random_programs_match_pytorch(block):
                 continue  # a program PyTorch refuses (shapes that do not fit): nothing to compare
             ao, ai = build(A, arrs, prog)
         checked += 1
-        assert_values(ao._data, to.detach().numpy(), str(prog), CHAIN_BOUND)  # several ops in a row
+        # zero_signs=False: these programs differentiate twice (create_graph=True), and second-order formulas of
+        # composites (huber, elu, maximum, ...) are built from other ops than ATen's fused double-backward kernels,
+        # so an exact zero can come out with the other sign (docs/differences.md); first-order grads are checked
+        # for it by test_signed_zero_vs_torch and every other comparison test
+        assert_values(ao._data, to.detach().numpy(), str(prog), CHAIN_BOUND, zero_signs=False)
         for ga, gt in zip(_grads(ai), _grads(ti)):
             assert (ga is None) == (gt is None), prog
             if ga is not None:
-                assert_values(ga, gt, str(prog), CHAIN_BOUND)
+                assert_values(ga, gt, str(prog), CHAIN_BOUND, zero_signs=False)
     assert checked >= 25

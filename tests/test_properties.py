@@ -82,14 +82,17 @@ def check_op(f, arrs, torch_f=None, rtol=1e-5, atol=1e-6, bound=None):
     # forward value against PyTorch
     tins = [torch.tensor(a, requires_grad=True) for a in arrs]
     tout = (torch_f or f)(*tins)
-    assert_values(out._data, tout.detach().numpy(), "forward", bound)
+    # zero_signs=False: hypothesis draws exact zeros (and -0.0), and the sign of a zero that comes out of a sum
+    # depends on where the sum starts (PyTorch's reductions and BLAS from +0.0, numpy's from the first term) and
+    # on the CPU's kernel; docs/differences.md. Fixed inputs are held to the sign (rule 3a) everywhere else.
+    assert_values(out._data, tout.detach().numpy(), "forward", bound, zero_signs=False)
     assert out.grad_fn.name() == tout.grad_fn.name()
 
     out.backward(A.tensor(upstream))
     tout.backward(torch.tensor(upstream))
     grads = [t.grad._data for t in ins]
     for g, tg in zip(grads, (t.grad.numpy() for t in tins)):
-        assert_values(g, tg, "grad", bound)
+        assert_values(g, tg, "grad", bound, zero_signs=False)
     for g, n in zip(grads, _numeric_grads(f, originals, upstream)):
         np.testing.assert_allclose(g, n, rtol=rtol, atol=atol)
 

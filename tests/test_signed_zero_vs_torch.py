@@ -70,6 +70,14 @@ CASES = {
     "maximum tie": lambda T, x: T.maximum(x, T.tensor([-1.5, 1.0, 0.0, 4.0, -0.5, 0.0])),
     "minimum broadcast": lambda T, x: T.minimum(x.reshape(2, 3), T.tensor([0.0, 1.0, 0.5])),
     "relu nan input": lambda T, x: (x / x).relu(),
+    "mse_loss target": lambda T, x: T.nn.functional.mse_loss(T.tensor(X, dtype=x.dtype), x, reduction="none"),
+    "mse_loss mean target": lambda T, x: T.nn.functional.mse_loss(T.tensor(X, dtype=x.dtype), x),
+    "huber_loss target": lambda T, x: T.nn.functional.huber_loss(T.tensor(X, dtype=x.dtype), x, reduction="none"),
+    "smooth_l1 target": lambda T, x: T.nn.functional.smooth_l1_loss(T.tensor(X, dtype=x.dtype), x, reduction="none", beta=0.5),
+    "mse_loss input": lambda T, x: T.nn.functional.mse_loss(x, T.tensor(X, dtype=x.dtype), reduction="none"),
+    "nll_loss": lambda T, x: T.nn.functional.nll_loss(x.reshape(2, 3), T.tensor([0, 2]), reduction="none"),
+    "cross_entropy ignore": lambda T, x: T.nn.functional.cross_entropy(x.reshape(2, 3), T.tensor([1, -100]),
+                                                                        reduction="none"),
     "dropout eval": lambda T, x: T.nn.functional.dropout(x, 0.5, training=False),
 }
 
@@ -120,3 +128,44 @@ def test_keep_where_fast_edition_equals_reference():
         assert fast.dtype == ref.dtype == g.dtype and fast.shape == ref.shape
         assert np.ascontiguousarray(fast).tobytes() == np.ascontiguousarray(ref).tobytes()
     check()
+
+
+SIGNED = [-0.0, 0.0, -1.0, 0.5, -0.0, 2.0]
+FORWARD = {
+    "relu": lambda T, x: x.relu(),
+    "F.relu6": lambda T, x: T.nn.functional.relu6(x),
+    "hardtanh": lambda T, x: T.nn.functional.hardtanh(x),
+    "leaky_relu": lambda T, x: T.nn.functional.leaky_relu(x),
+    "clamp(min=0)": lambda T, x: x.clamp(min=0.0),
+    "clamp(max=0)": lambda T, x: x.clamp(max=0.0),
+    "clamp(-0.5, 0.5)": lambda T, x: x.clamp(-0.5, 0.5),
+    "maximum with zeros": lambda T, x: T.maximum(x, T.zeros(6)),
+    "maximum of zeros": lambda T, x: T.maximum(T.zeros(6), x),
+    "minimum with zeros": lambda T, x: T.minimum(x, T.zeros(6)),
+    "minimum of -zeros": lambda T, x: T.minimum(-T.zeros(6), x),
+    "cumsum": lambda T, x: x.cumsum(0),
+    "abs": lambda T, x: x.abs(),
+    "neg": lambda T, x: -x,
+    "mul": lambda T, x: x * -1.0,
+    "add 0": lambda T, x: x + 0.0,
+    "sqrt": lambda T, x: x.sqrt(),
+    "round": lambda T, x: x.round(),
+    "sign": lambda T, x: x.sign(),
+    "tanh": lambda T, x: x.tanh(),
+    "sin": lambda T, x: x.sin(),
+}
+
+
+@pytest.mark.parametrize("name", list(FORWARD))
+def test_forward_keeps_pytorchs_signed_zeros(name):
+    """Elementwise ops on -0.0 and 0.0 give zeros of PyTorch's sign (np.maximum/np.minimum return their *second*
+    argument on a tie, PyTorch's maximum, clamp and relu their first or the input)."""
+    fn = FORWARD[name]
+    theirs = np.array(fn(torch, torch.tensor(SIGNED)).tolist())
+    ours = np.array(fn(autogradviz, autogradviz.tensor(SIGNED)).tolist())
+    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.array_equal(ours == 0, theirs == 0), (ours, theirs)
+    z = theirs == 0
+    assert np.array_equal(np.signbit(ours[z]), np.signbit(theirs[z])), (ours, theirs)
+    fin = ~np.isnan(theirs)
+    assert_values(ours[fin], theirs[fin], name)

@@ -16,17 +16,12 @@ torch = pytest.importorskip("torch")
 import autogradviz  # noqa: E402
 from autogradviz import viz  # noqa: E402
 from conftest import build_lesson_graph  # noqa: E402  (at import: tests/ui has a conftest of its own)
-from lesson_programs import PROGRAMS  # noqa: E402
+from lesson_programs import PROGRAMS, _multiply_add_cls  # noqa: E402
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 
 # Differences between the two libraries' drawings that remain, each with its reason. Should be empty.
-EXCEPTIONS = {
-    # F.linear is one torch call that makes two nodes (TBackward0, AddmmBackward0) inside it; a
-    # TorchFunctionMode sees the call, not the weight's transpose, so the trace draws one addmm op where
-    # autogradviz's trace has t and addmm. The backward drawing of the same model is identical.
-    "simplenet_forward": "F.linear's internal transpose is not a user-level torch call",
-}
+EXCEPTIONS = {}
 
 _cache = {}
 _NUM = re.compile(r"-?\d+\.?\d*(?:e[+-]?\d+)?")
@@ -133,6 +128,67 @@ def test_trace_records_backward_order_like_torch():
     assert all(not s.released for s in run.steps if s.node.name() == "torch::autograd::AccumulateGrad")
 
 
+def _one_call_programs(lib, grad=True):
+    """``nn.functional`` calls that PyTorch's TorchFunctionMode sees as one call, some of them made of several nodes
+    (F.linear: TBackward0, AddmmBackward0), a few tensor methods, and a custom Function (its forward's own ops are
+    not recorded)."""
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.ones(2, 4, requires_grad=grad)
+    w = lib.ones(3, 4, requires_grad=grad)
+    b = lib.ones(3, requires_grad=grad)
+    tgt = lib.tensor([0, 2])
+    return {
+        "linear": lambda: F.linear(x, w, b), "linear_nobias": lambda: F.linear(x, w),
+        "linear_1d": lambda: F.linear(x[0], w, b), "linear_3d": lambda: F.linear(x.view(2, 1, 4), w, b),
+        "module": lambda: lib.nn.Linear(4, 3)(x), "mse_loss": lambda: F.mse_loss(x, lib.zeros(2, 4)),
+        "cross_entropy": lambda: F.cross_entropy(F.linear(x, w, b), tgt),
+        "softmax": lambda: F.softmax(x, dim=1), "log_softmax": lambda: F.log_softmax(x, dim=1),
+        "relu": lambda: F.relu(x), "dropout": lambda: F.dropout(x, 0.5), "dropout_eval": lambda: F.dropout(x, 0.5,
+                                                                                                      training=False),
+        "nll_loss": lambda: F.nll_loss(F.log_softmax(x, 1), tgt), "l1_loss": lambda: F.l1_loss(x, lib.zeros(2, 4)),
+        "softsign": lambda: F.softsign(x), "softmin": lambda: F.softmin(x, 1), "flatten": lambda: lib.flatten(x),
+        "reshape_copy": lambda: x.t().reshape(8), "matmul_3d": lambda: x.view(2, 1, 4) @ w.t(),
+        "custom_function": lambda: _multiply_add_cls(lib).apply(w[0], x[0], b[0]),
+        "T": lambda: x.T, "mT": lambda: x.mT,      # properties that are ops
+    }
+
+
+# calls on tensors that need no grad: real torch's trace names the node the call would make (there is none to read)
+NOGRAD_CALLS = ["linear", "linear_nobias", "mse_loss", "cross_entropy", "softmax", "log_softmax", "relu", "dropout",
+                "l1_loss", "softsign", "softmin", "flatten", "T", "mT"]
+
+
+@pytest.mark.parametrize("name,grad", [(n, True) for n in _one_call_programs(autogradviz)] +
+                         [(n, False) for n in NOGRAD_CALLS])
+def test_trace_one_record_per_call(name, grad):
+    """A call the user makes is one record in both traces, with the same node name and inputs, whatever nodes the
+    call made inside (checked against what real torch's TorchFunctionMode reports)."""
+    got = []
+    for lib in (autogradviz, torch):
+        with viz.trace() as tr:
+            _one_call_programs(lib, grad)[name]()
+        got.append([(op.name, tuple(None if t is None else tuple(t.shape) for t in op.inputs), op.node is None)
+                    for op in tr.ops])
+    assert got[0] == got[1]
+    if name in ("linear", "module"):      # one op with the call's own arguments: x, weight, bias
+        assert got[0] == [("AddmmBackward0", ((2, 4), (3, 4), (3,)), not grad)]
+
+
+def test_trace_records_no_backward_ops():
+    """Ops that a backward pass runs (create_graph) are not the user's calls: neither trace records them."""
+    got = []
+    for lib in (autogradviz, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with viz.trace() as tr:
+            y = (x.exp() * x).sum()
+            g, = lib.autograd.grad(y, x, create_graph=True)
+            z = g * 2
+        got.append([op.name for op in tr.ops])
+        assert tr.ops[-1].output is z
+    assert got[0] == got[1] == ["ExpBackward0", "MulBackward0", "SumBackward0", "MulBackward0"]
+
+
 def test_cuda_and_compile_are_refused():
     with pytest.raises(ValueError, match="CUDA and other non-CPU tensors.*device meta"):
         viz.draw_backward(torch.ones(2, device="meta", requires_grad=True) * 2)
@@ -215,15 +271,7 @@ STEPPERS = {
     "net": _net_stepper,
 }
 # stepper frames that differ between the libraries, each with its reason. Should be empty.
-STEPPER_EXCEPTIONS = {
-    # autograd.grad(inputs=[w1, l2]): PyTorch computes no grad for an edge that leads to no input (its hook
-    # reports None for w3 and w2); autogradviz's engine computes and reports them (10 -> w3, 8 -> w2). The frames,
-    # their order and the captures are the same.
-    "lesson_grad_inputs": "PyTorch prunes grads towards non-inputs in autograd.grad; autogradviz reports them",
-    # a custom Function's grad for an input that needs no grad: autogradviz's engine reports the value the
-    # user's backward returned (0.5 -> input 1); PyTorch's node hook reports None there (it drops it).
-    "custom_function": "PyTorch's hook reports None for a custom Function's grad on a None edge",
-}
+STEPPER_EXCEPTIONS = {}
 
 
 @pytest.mark.parametrize("name", list(STEPPERS))
@@ -235,6 +283,72 @@ def test_identical_stepper_frames(name):
     assert len(real) == len(ours)
     for k, (a, b) in enumerate(zip(ours, real)):
         assert b == a, f"frame {k}"
+
+
+def _hooked_grad_program(lib, engine=None):
+    """What a node's post hooks see in autograd.grad with only some inputs: a built-in node computes no grad towards
+    an edge that leads to no input (None), a custom Function's backward returns what it returns."""
+    class M(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x):
+            ctx.save_for_backward(w, x)
+            return w * x
+
+        @staticmethod
+        def backward(ctx, g):
+            w, x = ctx.saved_tensors
+            return g * x, g * w
+    seen = []
+    x = lib.tensor([3.0], requires_grad=True)
+    w = lib.tensor([0.5], requires_grad=True)
+    c = lib.tensor([2.0])
+    z = M.apply(w, x)
+    z2 = z * x
+    z3 = M.apply(z2, c)          # its edge for c is None: the grad it returns there is seen by the hooks too
+    for n in (z.grad_fn, z2.grad_fn, z3.grad_fn):
+        n.register_hook(lambda gi, go, n=n: seen.append((n.name(), [None if g is None else g.tolist()
+                                                                     for g in gi])))
+    if engine is not None:   # autogradviz's reading edition of the engine, called as autograd.grad calls it
+        res = engine([z3.sum()], [None], False, False, inputs=[w], accumulate_grad=False)
+    else:
+        res = lib.autograd.grad(z3.sum(), [w])
+    return seen, [r.tolist() for r in res]
+
+
+def test_grad_towards_non_inputs_as_pytorch():
+    from autogradviz.autograd import engine as eng
+    real = _hooked_grad_program(torch)
+    assert real[0][1] == ("MulBackward0", [[6.0], None])     # PyTorch: nothing computed towards x (not an input)
+    assert _hooked_grad_program(autogradviz) == real
+    assert _hooked_grad_program(autogradviz, eng.run_backward_reference) == real
+
+
+@pytest.mark.parametrize("bad", ["str", 3.0, "ndarray", "shape", "dtype"])
+def test_custom_function_grad_on_none_edge(bad):
+    """A custom Function's result for an input that needs no grad: PyTorch checks its type (not its shape or dtype)
+    and hands it to the node's hooks as returned."""
+    import numpy as np
+    out = []
+    for lib in (autogradviz, torch):
+        ret = {"ndarray": np.ones(1), "shape": lib.ones(5), "dtype": lib.ones(1, dtype=lib.float64)}.get(bad, bad)
+
+        class M(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, w, x):
+                return w * x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g, ret
+        z = M.apply(lib.tensor([0.5], requires_grad=True), lib.ones(1))
+        seen = []
+        z.grad_fn.register_hook(lambda gi, go: seen.append([(tuple(g.shape), str(g.dtype)[-7:]) for g in gi]))
+        try:
+            z.backward()
+            out.append(seen)
+        except Exception as e:
+            out.append((type(e).__name__, str(e)))
+    assert out[0] == out[1]
 
 
 def test_stepper_real_grads_and_handles_removed():
@@ -452,3 +566,22 @@ def test_saved_tensors_show_non_default_dtype_in_both():
     assert_same_dot(out[1], out[0], "dtype")
     assert "self: d [2] float64 = [1., 2.]" in out[0]
     assert "self: f [2] = [1., 2.]" in out[0]          # float32, the default, is not named
+
+
+def test_recorded_passes_read_later():
+    """Two recorded passes through one graph, their steps read only after both: each shows what its own pass did
+    (the steps are built from the hooks' log when first read; no grad the log holds is changed by a later pass)."""
+    for lib in (torch, autogradviz):
+        w = lib.tensor([2.0], requires_grad=True)
+        x = lib.tensor([3.0])
+        with viz.trace() as tr:
+            y = (w * x).sum()
+            y.backward(retain_graph=True)
+            y.backward()
+        first, second = tr.backwards
+        for run, total in ((first, 3.0), (second, 6.0)):
+            acc = [s for s in run.steps if s.accumulated]
+            assert len(acc) == 1
+            leaf, added, after = acc[0].accumulated[0]
+            assert leaf is w and added.tolist() == [3.0] and after.tolist() == [total]
+            assert [g.tolist() for g in run.steps[0].grads_in] == [1.0]

@@ -362,6 +362,8 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
             if any(g is not None for g in grads) and (wanted is None or any(n in wanted for n, _ in edges)):
                 g = grads[0] if node._nout == 1 else node._fill_missing(grads, create_graph)
                 outs = node.backward(g, node._unpack(create_graph))  # the chain rule, on the saved tensors
+                if wanted is not None:  # a grad towards no wanted input is not computed (a custom Function's is)
+                    outs = _needed_only(node, outs, edges, wanted)
                 if node._x is not None and node._x.hooks:
                     outs = _run_posthooks(node._x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
             filled = []
@@ -522,6 +524,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 elif saved or saved is RELEASED:  # RELEASED is falsy: _unpack raises the second-backward error
                     saved = node._unpack(create_graph)
                 outs = node.backward(g, saved)
+                if run is not None:
+                    outs = _needed_only(node, outs, nxts, run)
                 if x is not None and x.hooks:
                     outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
             g = None
@@ -646,6 +650,15 @@ def _before_node(node, x, buf, create_graph, obs):
     if x.prehooks:
         buf = _run_prehooks(x.prehooks, buf, create_graph)
     return buf
+
+
+def _needed_only(node, outs, edges, run):
+    """autograd.grad / backward(inputs=...): a built-in node computes no grad for an edge that leads to no node that
+    runs (PyTorch's ``should_compute_output``), so its hooks and a recorded pass see None there. A custom
+    Function's backward is the user's: what it returns is kept (PyTorch's hooks see it too)."""
+    if getattr(node, "_forward_cls", None) is not None:   # a custom Function's node (autograd/function.py)
+        return outs
+    return [g if n is not None and n in run else None for (n, _), g in zip(edges, outs)]
 
 
 def _needed(roots, deps, captures):

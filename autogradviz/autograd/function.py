@@ -114,21 +114,30 @@ class BackwardCFunction(Node, FunctionCtx):
             else:
                 raise RuntimeError(f"function {type(self).__name__} returned an incorrect number of gradients "
                                    f"(expected {n_in}, got {len(res)})")
+        # as PyTorch's PyNode: first every result is checked in order (None, or a Tensor where the forward input was
+        # one), then the shapes of those that go somewhere
+        for i, r in enumerate(res):
+            if not self._in_meta[i][0]:
+                if r is not None:
+                    raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
+                                       f"position {i + 1}, but the corresponding forward input was not a Variable")
+            elif r is not None and not isinstance(r, Tensor):
+                raise RuntimeError(f"expected Variable or None (got {_type_name(r)})")
         out = []
         edges = iter(self.next_functions)  # one edge per Tensor argument
         for i, r in enumerate(res):
             is_tensor_input, shape = self._in_meta[i]
             if not is_tensor_input:
-                if r is not None:
-                    raise RuntimeError(f"function {type(self).__name__} returned a gradient different than None at "
-                                       f"position {i + 1}, but the corresponding forward input was not a Variable")
                 continue
             fn, _ = next(edges)
-            if fn is None or r is None:
+            if r is None:
                 out.append(None)
                 continue
-            if not isinstance(r, Tensor):
-                raise TypeError(f"function {type(self).__name__} returned a non-Tensor gradient at position {i + 1}")
+            if fn is None:
+                # an input that needs no grad: PyTorch checks nothing here, and the node's hooks (and a recorded
+                # pass) see the grad as the user's backward returned it; it goes nowhere
+                out.append(r if create else r._data)
+                continue
             if tuple(r._data.shape) != tuple(shape):
                 try:
                     np.broadcast_shapes(shape, r._data.shape)
@@ -142,6 +151,14 @@ class BackwardCFunction(Node, FunctionCtx):
                 r = sum_to(r, tuple(shape))
             out.append(r if create else r._data)
         return out
+
+
+def _type_name(x):
+    """A type's name as PyTorch's error messages print it (``float``, ``numpy.ndarray``, ``MyClass``)."""
+    t = type(x)
+    if t.__module__ == "builtins" or t.__flags__ & (1 << 9):   # a built-in, or a class defined in Python
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
 
 
 class _FunctionMeta(type):
@@ -184,10 +201,13 @@ class Function(metaclass=_FunctionMeta):
         is_diff = _GM.enabled and any(ctx.needs_input_grad)
         prev = _GM.enabled
         _GM.enabled = False
+        fwd = FWD.fn
+        FWD.fn = None   # a trace records the Function as one op, the one call PyTorch's TorchFunctionMode sees
         try:
             outputs = cls.forward(ctx, *args, **kwargs)
         finally:
             _GM.enabled = prev
+            FWD.fn = fwd
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}

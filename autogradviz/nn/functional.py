@@ -6,6 +6,7 @@ builds (``AddmmBackward0``, ``SoftmaxBackward0``, ``NllLossBackward0``, ...); no
 import numpy as np
 
 from .._tensor import _wrap
+from ..autograd.node import FWD
 from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
                               silu, softmax, softmin, softplus, softsign, tanh)
 from ..ops.arith import mul
@@ -33,7 +34,18 @@ def dropout(input, p=0.5, training=True, inplace=False):
     noise = _wrap((keep * scale).astype(d.dtype))
     if inplace:
         return input.mul_(noise)
-    return mul(input, noise)
+    fwd = FWD.fn
+    if fwd is None:
+        return mul(input, noise)
+    # a trace records the call as PyTorch's TorchFunctionMode reports it: the mask is made inside the call, so
+    # the op's second operand is drawn as a constant (where `p` stands), not as a tensor the user made
+    FWD.fn = None
+    try:
+        out = mul(input, noise)
+    finally:
+        FWD.fn = fwd
+    fwd("MulBackward0", (input, None), out, out.grad_fn)
+    return out
 
 
 def flatten(input, start_dim=0, end_dim=-1):

@@ -48,6 +48,12 @@ def keep_where(mask, g):
     return np.multiply(g.view(u), np.asarray(mask, dtype=bool).view(np.uint8)).view(g.dtype)
 
 
+def zeros_of(g):
+    """PyTorch's ``zeros_like(grad)`` in a derivative formula: +0.0 everywhere (``g * 0`` would give -0.0 and nan),
+    and no history, also when the backward is being recorded (``create_graph=True``)."""
+    return _wrap(np.zeros_like(g._data)) if isinstance(g, Tensor) else np.zeros_like(g)
+
+
 def keep_where_reference(mask, g):
     g = np.asarray(g)
     return np.where(mask, g, g.dtype.type(0)).astype(g.dtype, copy=False)

@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import (_const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim,
-                    keep_where)
+                    keep_where, zeros_of)
 from .arith import _sadd, _smul
 from .index import _where
 from .inplace import apply_inplace, check_inplace
@@ -159,7 +159,8 @@ def relu(a, inplace=False):
     if inplace:
         return a.relu_()
     d = a._data
-    return make(np.maximum(d, d.dtype.type(0)) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
+    # np.maximum gives its second argument on a tie, PyTorch's relu its input: relu(-0.0) is -0.0
+    return make(np.maximum(d.dtype.type(0), d) if d.dtype.kind != "b" else d.copy(), ReluBackward0, (a,), (OUT,))
 
 
 class TanhBackwardBackward0(BackwardNode):
@@ -194,7 +195,7 @@ class ThresholdBackwardBackward0(BackwardNode):
         (r,) = s
         nf = self.next_functions
         return (_threshold_backward(go, r) if nf[0][0] is not None else None,
-                go * 0 if nf[1][0] is not None else None)
+                zeros_of(go) if nf[1][0] is not None else None)  # PyTorch: self: zeros_like(grad)
 
 
 def _tanh_backward(g, r):
@@ -343,7 +344,7 @@ class HardtanhBackwardBackward0(BackwardNode):
     def backward(self, go, s):
         nf = self.next_functions
         return (_hardtanh_backward(go, s[0], *self._info) if nf[0][0] is not None else None,
-                go * 0 if nf[1][0] is not None else None)
+                zeros_of(go) if nf[1][0] is not None else None)  # PyTorch: self: zeros_like(grad)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

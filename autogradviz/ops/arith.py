@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
-from ._core import _binary, _broadcast_error, _operand, _rbinary_data
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data, zeros_of
 from .index import where
 from ._math import pow_scalar_np
 
@@ -333,7 +333,7 @@ class PowBackward0(BackwardNode):
         (x,) = s
         e = self._info
         if e == 0:  # PyTorch: zeros_like(self)
-            return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)
+            return (zeros_of(g),)
         # PyTorch: grad * (exponent * self.pow(exponent - 1))
         return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
 

@@ -7,7 +7,7 @@ import numpy as np
 from .._sumorder import full_sum
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to
-from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze
+from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze, keep_where
 from .activation import _np_sigmoid, log_softmax, softplus
 from .arith import _sdiv, _smul, add, div, mul, sub
 from .index import masked_fill
@@ -72,8 +72,17 @@ class MseLossBackward0(BackwardNode):
                 gx *= gx.dtype.type(1.0 / n)
             gx *= g
         ga = sum_to(gx, sx) if nf[0][0] is not None else None
-        gb = sum_to(-gx, sy) if nf[1][0] is not None else None
+        # PyTorch: target: mse_loss_backward(grad, target, self): (target - self), not -(self - target), whose zeros
+        # have the other sign
+        gb = sum_to(self._target_grad(x, y, g, reduction, n), sy) if nf[1][0] is not None else None
         return ga, gb
+
+    @staticmethod
+    def _target_grad(x, y, g, reduction, n):
+        d = (y - x) * 2
+        if reduction == "mean":
+            d = d * (1.0 / n) if isinstance(d, Tensor) else d * d.dtype.type(1.0 / n)
+        return d * g
 
 
 def _loss_shape_warning(input, target):
@@ -127,7 +136,10 @@ class NllLossBackward0(BackwardNode):
         coef, reduction, cdim = self._info[:3]
         if reduction == "none":
             g = _unsqueeze(g, cdim)
-        return (g * _const(coef, g),)
+        if isinstance(g, Tensor):
+            return (g * _const(coef, g),)
+        # PyTorch writes -weight * grad at each target into zeros: +0.0 elsewhere, whatever the grad's sign
+        return (keep_where(coef != 0, g * coef),)
 
 
 class NllLoss2DBackward0(NllLossBackward0):
@@ -411,10 +423,10 @@ class _PointwiseLossBackward(BackwardNode):
         x, y = s
         reduction, n, param, sx, sy = self._info
         nf = self.next_functions
-        d = x - y
-        gx = _scale_back(self._slope(d, param), g, reduction, n)
-        return (sum_to(gx, sx) if nf[0][0] is not None else None,
-                sum_to(-gx, sy) if nf[1][0] is not None else None)
+        # PyTorch evaluates the target's grad with the arguments swapped (huber_loss_backward(grad, target, self)):
+        # the slope of (target - self), not -(slope of (self - target)), whose zeros have the other sign
+        return (sum_to(_scale_back(self._slope(x - y, param), g, reduction, n), sx) if nf[0][0] is not None else None,
+                sum_to(_scale_back(self._slope(y - x, param), g, reduction, n), sy) if nf[1][0] is not None else None)
 
 
 def _clip(d, lo, hi):

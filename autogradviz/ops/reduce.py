@@ -273,15 +273,14 @@ class MaximumBackward0(BackwardNode):
         is_max = self._info
         m = (xd > yd) if is_max else (xd < yd)
         tie = xd == yd
-        if isinstance(g, Tensor):
-            wx = m.astype(xd.dtype) + tie.astype(xd.dtype) * 0.5
-            wy = 1 - wx
-            return sum_to(g * _wrap(wx), xd.shape), sum_to(g * _wrap(wy), yd.shape)
+        lose_x = (xd < yd) if is_max else (xd > yd)
+        if isinstance(g, Tensor):  # create_graph: the same ops as PyTorch, recorded
+            h = where(_wrap(tie), g / 2, g) if tie.any() else g
+            return sum_to(h.masked_fill(_wrap(lose_x), 0.0), xd.shape), sum_to(h.masked_fill(_wrap(m), 0.0), yd.shape)
         # PyTorch: where(self == other, grad / 2, grad).masked_fill_(self < other, 0) (maximum; minimum: self > other)
         # for self, and masked_fill_(self > other, 0) (minimum: self < other) for other
         g = np.broadcast_to(g, np.broadcast_shapes(np.shape(g), tie.shape))
         h = np.where(tie, g / 2, g) if tie.any() else g
-        lose_x = (xd < yd) if is_max else (xd > yd)
         return sum_to(keep_where(~np.broadcast_to(lose_x, h.shape), h), xd.shape), \
             sum_to(keep_where(~np.broadcast_to(m, h.shape), h), yd.shape)
 
@@ -291,11 +290,12 @@ class MinimumBackward0(MaximumBackward0):
 
 
 def maximum(a, b):
-    return make(np.maximum(a._data, b._data), MaximumBackward0, (a, b), (a, b), True)
+    # np.maximum gives its second argument on a tie (-0.0 against 0.0), PyTorch the first
+    return make(np.maximum(b._data, a._data), MaximumBackward0, (a, b), (a, b), True)
 
 
 def minimum(a, b):
-    return make(np.minimum(a._data, b._data), MinimumBackward0, (a, b), (a, b), False)
+    return make(np.minimum(b._data, a._data), MinimumBackward0, (a, b), (a, b), False)
 
 
 def argmax(a, dim=None, keepdim=False, *, axis=None):
@@ -325,7 +325,9 @@ class CumsumBackward0(BackwardNode):
         dim = self._info
         if _t(g):
             return (g.flip(dim).cumsum(dim).flip(dim),)
-        return (np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy(),)
+        out = np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy()
+        out += 0.0  # PyTorch's cumsum starts from +0.0, numpy's from the first term: -0.0 only here
+        return (out,)
 
 
 def cumsum(a, dim=None, dtype=None, *, axis=None):
@@ -337,7 +339,10 @@ def cumsum(a, dim=None, dtype=None, *, axis=None):
     dim = _wrap_dim(dim, d.ndim)
     if a._data.dtype.kind in "biu" and dtype is None:
         d = a._data.astype(np.int64)
-    return make(np.cumsum(d, dim), CumsumBackward0, (a,), (), dim)
+    out = np.cumsum(d, dim)
+    if out.dtype.kind in "fc":
+        out += 0  # PyTorch's cumsum starts from +0.0, numpy's from the first term: cumsum([-0.]) is [0.]
+    return make(out, CumsumBackward0, (a,), (), dim)
 
 
 def _keep_dims(t, dims, keepdim):

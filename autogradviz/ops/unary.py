@@ -10,9 +10,10 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, declare, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or, keep_where
+from ._core import _exp, _f, _float_data, _np_or, keep_where, zeros_of
 from .arith import _smul
 from . import arith as _arith
+from .index import where as _where
 from ._math import f32_via_f64, np_cos, np_exp, np_log, np_sin, pow_scalar_np
 
 
@@ -136,11 +137,10 @@ class ClampBackward1(BackwardNode):
     def backward(self, g, s):
         x = s[0]
         lo, hi = self._info
-        if isinstance(x, Tensor):
-            mask = _wrap(_clamp_mask(x._data, lo, hi))
-        else:
-            return (keep_where(_clamp_mask(x, lo, hi), g),)  # PyTorch: where(min <= self <= max, grad, 0)
-        return (g * mask,)
+        # PyTorch: where(min <= self <= max, grad, 0)
+        if isinstance(x, Tensor) or isinstance(g, Tensor):  # create_graph: the same op, recorded
+            return (_where(_wrap(_clamp_mask(x._data if isinstance(x, Tensor) else x, lo, hi)), g, 0.0),)
+        return (keep_where(_clamp_mask(x, lo, hi), g),)
 
 
 def _clamp_mask(x, lo, hi):
@@ -159,10 +159,11 @@ def clamp(a, min=None, max=None):
     hi = max.item() if isinstance(max, Tensor) else max
     d = a._data
     r = d
+    # np.maximum/np.minimum give their second argument on a tie, PyTorch's clamp the input: clamp(-0.0, min=0) is -0.0
     if lo is not None:
-        r = np.maximum(r, lo)
+        r = np.maximum(lo, r)
     if hi is not None:
-        r = np.minimum(r, hi)
+        r = np.minimum(hi, r)
     if r.dtype != d.dtype:
         r = r.astype(_dtype.result_type(a.dtype, d.ndim, lo if lo is not None else hi).np)
     cls = ClampBackward1  # PyTorch names clamp(min=), clamp(max=) and clamp(min, max) all ClampBackward1
@@ -199,7 +200,7 @@ class SignBackward0(BackwardNode):
     _saved_names = ()
 
     def backward(self, g, s):
-        return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)  # PyTorch: zeros_like(grad)
+        return (zeros_of(g),)  # PyTorch: zeros_like(grad)
 
 
 def _unary(np_fn, cls, save_out=False):
@@ -223,7 +224,7 @@ def _node(name, saved, formula, fn=None, d=None):
 
 def _zero_node(name, fn):
     def backward(self, g, s):
-        return (g * 0 if isinstance(g, Tensor) else np.zeros_like(g),)  # PyTorch: zeros_like(grad)
+        return (zeros_of(g),)  # PyTorch: zeros_like(grad)
     return declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}), fn=fn,
                    grads={"self": "0"})
 

@@ -31,13 +31,21 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
                    "get_device", "has_names", "is_contiguous", "__array__", "detach_"))
 _BACKWARD = frozenset(("backward", "grad"))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
-                     "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__"))
+                     "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__",
+                     "dropout"))   # dropout: its mask is a constant operand, drawn where `p` stands
 _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
                  "__rsub__": "Rsub", "__mul__": "Mul", "__rmul__": "Mul", "__imul__": "Mul", "__truediv__": "Div",
                  "__rtruediv__": "Div", "__matmul__": "Mm", "__rmatmul__": "Mm", "__pow__": "Pow", "__rpow__": "Pow",
                  "__neg__": "Neg", "__abs__": "Abs", "__getitem__": "Index", "true_divide": "Div", "linear": "Addmm",
-                 "matmul": "Mm", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
+                 "matmul": "Mm", "dropout": "Mul", "__ge__": "Ge", "__gt__": "Gt", "__le__": "Le", "__lt__": "Lt", "__eq__": "Eq",
                  "__ne__": "Ne", "__and__": "BitwiseAnd", "__or__": "BitwiseOr"}
+# tensor properties that are ops (a read of any other attribute is not recorded)
+_PROPERTY_OPS = frozenset(("T", "mT", "H", "mH"))
+_NOGRAD_NAMES.update({"T": "Permute", "mT": "Transpose", "H": "Permute", "mH": "Transpose"})
+# calls made of several nodes, named by the node PyTorch builds last when a grad is needed (class-index targets,
+# reduction "mean", a contiguous input): what autogradviz's trace records for the same call
+_NOGRAD_NAMES.update({"cross_entropy": "NllLoss", "l1_loss": "Mean", "softsign": "Div", "softmin": "Softmax",
+                      "relu6": "Hardtanh", "flatten": "View"})
 _NOGRAD_NAMES.update(dict.fromkeys(("long", "int", "float", "double", "half", "bfloat16", "bool", "to", "type",
                                     "cpu", "short", "byte", "char"), "ToCopy"))
 
@@ -72,6 +80,15 @@ def _flat_args(args, kwargs):
         else:
             flat.append(a)
     return flat
+
+
+def _made_inside(node, tensors):
+    """The call that made ``node`` made other nodes too (F.linear: TBackward0 below AddmmBackward0): one of
+    ``node``'s edges leads to a node that is neither an argument's ``grad_fn`` nor a leaf's accumulator."""
+    for c, _ in node.next_functions:
+        if c is not None and not any(c is t.grad_fn for t in tensors) and c.name() != ACC_NAME:
+            return True
+    return False
 
 
 class FailedOp:
@@ -158,7 +175,12 @@ def _make_mode_class():
                                        getattr(func, "__module__", "") == "torch.autograd"):
                 return record_backward_call(self.rec, func, args, kwargs)
             if fname in _SKIP:
-                return func(*args, **kwargs)
+                if fname != "__get__":
+                    return func(*args, **kwargs)
+                # an attribute read: only the properties that make a new tensor (x.T) are ops
+                fname = getattr(getattr(func, "__self__", None), "__name__", None)
+                if fname not in _PROPERTY_OPS:
+                    return func(*args, **kwargs)
             T = torch.Tensor
             flat = _flat_args(args, kwargs)
             tensors = [a for a in flat if isinstance(a, T)]
@@ -179,12 +201,15 @@ def _make_mode_class():
             node = outs[0].grad_fn
             if node is not None and not any(node is t.grad_fn for t in tensors):
                 name = node.name()
-                n_in = len(node.next_functions)
-                items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
-                         and not isinstance(a, bool)]
-                inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
-                if len(inputs) < n_in:
-                    inputs = tuple(tensors)
+                if _made_inside(node, tensors):
+                    inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
+                else:
+                    n_in = len(node.next_functions)
+                    items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
+                             and not isinstance(a, bool)]
+                    inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
+                    if len(inputs) < n_in:
+                        inputs = tuple(tensors)
                 for o in outs:
                     if o.grad_fn is node:
                         self.rec._oplog.append((name, inputs, o, node))
@@ -194,7 +219,10 @@ def _make_mode_class():
                                                        and not isinstance(a, bool)))
                 if node is not None:   # an in-place op on a tensor that already had this grad_fn: none new
                     return out
-                self.rec._oplog.append((_nograd_name(fname), inputs, outs[0], None))
+                name = _nograd_name(fname)
+                if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
+                    name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
+                self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 
     return TorchOps
@@ -225,7 +253,7 @@ def _arr_ref(g):
     if g is None:
         return None
     try:
-        return g.detach().numpy()
+        return (g.detach() if g.requires_grad else g).numpy()
     except (TypeError, RuntimeError):
         return tensor_array(_torch(), g)
 
@@ -254,11 +282,13 @@ def _reachable(roots):
 
 
 _SAVED_ATTRS = {}
+_CLASS_INFO = {}   # node class -> (kind, its ``_raw_saved_*`` attribute names); kind: _PLAIN, _ACCUMULATOR, _CUSTOM
+_PLAIN, _ACCUMULATOR, _CUSTOM = range(3)
 
 
 def _has_saved_freed(node):
     """Reading one of the node's saved tensors raises once backward freed them (the attribute names are listed once
-    per node class)."""
+    per node class). A raise costs about 13 us (PyTorch builds its long message): used for custom Functions only."""
     T = type(node)
     attrs = _SAVED_ATTRS.get(T)
     if attrs is None:
@@ -273,15 +303,46 @@ def _has_saved_freed(node):
     return False
 
 
+def _class_info(node):
+    T = type(node)
+    info = _CLASS_INFO.get(T)
+    if info is None:
+        if node.name() == ACC_NAME:
+            info = (_ACCUMULATOR, ())
+        elif isinstance(node, _torch().autograd.function.BackwardCFunction):
+            info = (_CUSTOM, ())
+        else:
+            info = (_PLAIN, tuple(a for a in dir(node) if a.startswith("_raw_saved_")))
+        _CLASS_INFO[T] = info
+    return info
+
+
+def _saved_probe(node, attrs):
+    """One tensor the node saved, as PyTorch holds it: a ``_raw_saved_*`` SavedTensor, whose ``data`` is None once
+    backward has freed it (reading it never raises). None if the node saved no tensor."""
+    for a in attrs:
+        v = getattr(node, a)
+        for sv in (v if isinstance(v, (tuple, list)) else (v,)):
+            if sv is not None and sv.data is not None:
+                return sv
+    return None
+
+
 class TorchBackwardRun(BackwardRun):
-    """A backward pass of real PyTorch, as its hooks reported it (same fields as trace.BackwardRun)."""
+    """A backward pass of real PyTorch, as its hooks reported it (same fields as trace.BackwardRun). As with
+    autogradviz's recorder, the steps are built from the hooks' log when they are first read."""
 
     def __init__(self, index, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True):
         BackwardRun.__init__(self, index, outputs, [], retain_graph, create_graph, inputs, accumulate_grad)
         self.root_grads = list(grads)
+        self._hooklog = None
+        self._freed = ()
 
     @property
     def steps(self):
+        if self._hooklog is not None:
+            log, self._hooklog = self._hooklog, None
+            _build_steps(self, log)
         return self._steps
 
     @property
@@ -289,106 +350,147 @@ class TorchBackwardRun(BackwardRun):
         return True
 
 
+# kinds of hook reports in a run's log (the first item of each tuple)
+_NODE, _ACC, _RETAINED, _CAPTURE = range(4)
+
+
 def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=None):
-    """Run ``run_fn()`` (a real backward over ``roots``) with hooks on every reachable node, and return
-    ``(TorchBackwardRun, run_fn's result)``. ``retained``: tensors whose retained grads are recorded."""
+    """Run ``run_fn()`` (a real backward over ``roots``) with a hook on every reachable node, and return
+    ``(TorchBackwardRun, run_fn's result)``. ``retained``: tensors whose retained grads are recorded.
+
+    One post hook per node (``Node.register_hook``) reports both sides of its step, grads in (``grad_outputs``)
+    and out (``grad_inputs``), in PyTorch's execution order; an AccumulateGrad's hook also reads the leaf's
+    ``.grad`` after it accumulated (copied: a later pass may add into it in place). Tensor hooks report retained
+    grads and, for ``autograd.grad``, the captured ones. Every handle is removed afterwards. Which nodes freed their
+    saved tensors is read after the pass from one saved tensor of each (``_raw_saved_*``: its ``data`` is None once
+    freed). The hooks only append to a log; the steps are built from it when first read."""
     torch = _torch()
     starts = [t.grad_fn for t in roots if t.grad_fn is not None]
     leaf_roots = [t for t in roots if t.grad_fn is None]
-    nodes = _reachable(starts)
     root_grads = []
     for t, g in zip(roots, grads if grads is not None else [None] * len(roots)):
         root_grads.append(_arr(g) if g is not None else (np.ones(tuple(t.shape), dtype=tensor_array(torch, t)
                                                                    .dtype) if t.numel() == 1 else None))
     run = TorchBackwardRun(index, roots, root_grads, bool(retain_graph), False, inputs,
                            accumulate_grad=inputs is None)
-    steps = run._steps
-    log = []              # the hooks' reports as they came: a bare append each (converted after the pass)
+    log = []              # the hooks' reports as they came: a bare append each (turned into steps when read)
     append = log.append
     handles = []
+    add = handles.append
+    probes = [] if not retain_graph else None    # (node, one saved tensor it holds) before the pass
 
-    def pre(node):
-        def prehook(grad_outputs):
-            append((0, node, grad_outputs))
-        return prehook
-
-    def post(node):
+    def node_hook(node):
         def hook(grad_inputs, grad_outputs):
-            append((1, node, grad_inputs))
+            append((_NODE, node, grad_outputs, grad_inputs))
         return hook
 
-    def acc_hook(leaf):
-        def hook(t):   # .grad is copied: a later pass may add to it in place
-            append((2, leaf, t.grad.detach().clone() if t.grad is not None else None))
+    def acc_hook(node, leaf):
+        def hook(grad_inputs, grad_outputs):
+            g = leaf.grad
+            append((_ACC, node, grad_outputs, g.detach().clone() if g is not None else None))
         return hook
 
     def ret_hook(t):
         def hook(g):
-            append((3, t, g))
+            append((_RETAINED, t, g))
         return hook
 
     def cap_hook(k, t):
         def hook(g):   # autograd.grad hands the grad reaching input k back to the caller (a "capture")
-            append((4, (k, t), g))
+            append((_CAPTURE, (k, t), g))
         return hook
 
+    known = set()
     try:
-        for n in nodes:
-            handles.append(n.register_prehook(pre(n)))
-            if n.name() == ACC_NAME:
-                if inputs is None:
-                    handles.append(n.variable.register_post_accumulate_grad_hook(acc_hook(n.variable)))
-            else:
-                handles.append(n.register_hook(post(n)))
-        for t in leaf_roots:
-            if t.requires_grad and inputs is None:
-                handles.append(t.register_post_accumulate_grad_hook(acc_hook(t)))
+        # every node reachable from the roots (a walk with a to-do list), hooked as it is found
+        stack = list(starts)
+        while stack:
+            n = stack.pop()
+            if n in known:
+                continue
+            known.add(n)
+            kind, raw = _CLASS_INFO.get(type(n)) or _class_info(n)
+            if kind == _ACCUMULATOR:
+                if inputs is None:     # autograd.grad runs no accumulator
+                    add(n.register_hook(acc_hook(n, n.variable)))
+                continue
+            add(n.register_hook(node_hook(n)))
+            if probes is not None:
+                p = n if kind == _CUSTOM else _saved_probe(n, raw) if raw else None
+                if p is not None:
+                    probes.append((n, p))
+            for c, _ in n.next_functions:
+                if c is not None and c not in known:
+                    stack.append(c)
+        if leaf_roots and inputs is None:
+            for t in leaf_roots:
+                if t.requires_grad:
+                    n = _leaf_node(t)
+                    if n not in known:
+                        known.add(n)
+                        add(n.register_hook(acc_hook(n, t)))
         seen = set()
         for t in retained:
             if t.grad_fn is not None and t.retains_grad and id(t) not in seen:
                 seen.add(id(t))
-                handles.append(t.register_hook(ret_hook(t)))
+                add(t.register_hook(ret_hook(t)))
         for k, t in enumerate(inputs or ()):
-            handles.append(t.register_hook(cap_hook(k, t)))
+            add(t.register_hook(cap_hook(k, t)))
         result = run_fn()
     finally:
         for h in handles:
             h.remove()
-    # the steps, from the log: a node's grads in (pre-hook), out (hook); a leaf's .grad after it accumulated;
-    # retained grads (tensor hooks run before the node they feed begins)
+    # PyTorch frees a node's saved tensors right after it ran (after its hooks): read from each node, now
+    if probes:
+        run._freed = {n for n, p in probes if (_has_saved_freed(n) if p is n else p.data is None)}
+    run._hooklog = log
+    run.finished = True
+    return run, result
+
+
+def _build_steps(run, log):
+    """The steps of a recorded pass, from its hooks' log: one per node that ran (its grads in and out; for an
+    AccumulateGrad the leaf's .grad after it accumulated); retained grads (tensor hooks run before the node they
+    feed) and captured ones go to the step of the node that runs next."""
+    steps = run._steps
+    conv = {}     # one numpy view per grad object (the log keeps each alive, so its id is its own)
+
+    def arr(g):
+        if g is None:
+            return None
+        a = conv.get(id(g))
+        if a is None:
+            a = conv[id(g)] = _arr_ref(g)
+        return a
     waiting = []
-    open_steps = {}
     captures = {}
-    for i, (kind, obj, val) in enumerate(log):
-        if kind == 0:
+    freed = run._freed
+    for i, ev in enumerate(log):
+        kind = ev[0]
+        if kind == _NODE or kind == _ACC:
+            node = ev[1]
             st = _new(Step)
             st.index = len(steps)
-            st.node = obj
-            st.grads_in = [_arr_ref(g) for g in val]
+            st.node = node
+            st.grads_in = [arr(g) for g in ev[2]]
+            if kind == _NODE:
+                st.grads_out = [arr(g) for g in ev[3]]
+                if node in freed:
+                    st.released = True
+            elif st.grads_in and st.grads_in[0] is not None:    # it accumulated (an undefined grad is not added)
+                st.accumulated = [(node.variable, st.grads_in[0], arr(ev[3]))]
             if waiting:
                 st.retained, waiting = waiting, []
-            if obj in captures:
-                st.captured = captures.pop(obj)
+            if node in captures:
+                st.captured = captures.pop(node)
             steps.append(st)
-            open_steps[obj] = st
-        elif kind == 1:
-            st = open_steps.get(obj)
-            if st is not None:
-                st.grads_out = [_arr_ref(g) for g in val]
-        elif kind == 2:
-            for st in reversed(steps):
-                if st.node.name() == ACC_NAME and st.node.variable is obj:
-                    added = st.grads_in[0] if st.grads_in else None
-                    st.accumulated = list(st.accumulated) + [(obj, added, _arr_ref(val))]
-                    break
-        elif kind == 3:
-            waiting.append((obj, _arr_ref(val)))
+        elif kind == _RETAINED:
+            waiting.append((ev[1], arr(ev[2])))
         else:
-            k, t = obj
-            nxt = log[i + 1] if i + 1 < len(log) else None
+            k, t = ev[1]
             node = t.grad_fn
-            cap = (k, t.output_nr if node is not None else 0, _arr_ref(val))
-            if node is not None and nxt is not None and nxt[0] == 0 and nxt[1] is node:
+            cap = (k, t.output_nr if node is not None else 0, arr(ev[2]))
+            if node is not None and _next_node(log, i) is node:
                 captures.setdefault(node, []).append(cap)     # its node runs next: the capture is its step's
                 continue
             # the grad was captured where no node runs (a leaf's accumulator is not run by autograd.grad):
@@ -400,14 +502,15 @@ def run_recorded(index, roots, grads, retain_graph, run_fn, retained=(), inputs=
             st.grads_out = []
             st.captured = [cap]
             steps.append(st)
-    # PyTorch frees a node's saved tensors right after its function ran (after its hooks): read it from each node
-    # that ran, once the pass is over (reading a freed one raises)
-    if not retain_graph:
-        for st in steps:
-            if st.node.name() != ACC_NAME and _has_saved_freed(st.node):
-                st.released = True
-    run.finished = True
-    return run, result
+
+
+def _next_node(log, i):
+    """The node whose step comes next in the log after entry ``i`` (tensor hooks of the same node may come
+    between), or None."""
+    for j in range(i + 1, len(log)):
+        if log[j][0] == _NODE or log[j][0] == _ACC:
+            return log[j][1]
+    return None
 
 
 def _as_tensors(x):

@@ -14,7 +14,16 @@ grads it saw; only a leaf's running ``.grad`` total (which the engine accumulate
 Recording is an append to a log: each engine event becomes one tuple. A run's ``steps`` are built from the log
 when they are first read (and extended if more events came in since), so an attached recorder costs the engine
 little.
+
+One record per call, as PyTorch's ``TorchFunctionMode`` sees it: a call the user makes (``F.linear``,
+``F.cross_entropy``, ``x.reshape``) is one record, even when autogradviz (like ATen) builds it from several ops
+(``t`` then ``addmm``). The ops of one call are found by the frame they come from: the outermost frame of
+autogradviz's op layer (``_INTERNAL``: the tensor methods, the ops, ``nn.functional``) below the caller's code.
+A call that made several nodes becomes one record: the last op's name, output and node, and the call's own tensor
+arguments as inputs (what a ``TorchFunctionMode`` reports). Ops that run inside a backward pass (``create_graph``)
+are not the user's calls and are not recorded, as with PyTorch.
 """
+import os
 import sys
 
 import numpy as np
@@ -26,6 +35,55 @@ from ..ops import _core
 
 ndarray = np.ndarray
 _new = object.__new__
+_getframe = sys._getframe
+
+# files of autogradviz's op layer: a frame of one of them is inside a call the user made (nn/modules.py, optim,
+# autograd.functional are code that calls ops, as torch.nn's modules are: their calls are the user's calls)
+_PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_INTERNAL_FILES = frozenset(("__init__.py", "_tensor.py", "_creation.py", "_random.py",
+                             os.path.join("nn", "functional.py"), os.path.join("autograd", "node.py")))
+_INTERNAL_DIR = "ops" + os.sep
+_INTERNAL = {}   # file name -> it belongs to the op layer (a str key: its hash is cached, a code object's is not)
+
+
+def _classify(fn):
+    rel = fn[len(_PKG):] if fn.startswith(_PKG) else None
+    r = _INTERNAL[fn] = rel is not None and (rel in _INTERNAL_FILES or rel.startswith(_INTERNAL_DIR))
+    return r
+
+
+def _entry_frame(f):
+    """The outermost frame of the op layer from ``f`` up (None if ``f`` is not in it), classifying new files."""
+    call = None
+    while f is not None:
+        fn = f.f_code.co_filename
+        i = _INTERNAL.get(fn)
+        if i is None:
+            i = _classify(fn)
+        if not i:
+            break
+        call = f
+        f = f.f_back
+    return call
+
+
+def _call_inputs(frame):
+    """The tensor arguments of the call running in ``frame``, in the order of its parameters (lists, tuples and
+    ``**kwargs`` flattened): what PyTorch's TorchFunctionMode is given for the same call."""
+    code = frame.f_code
+    n = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + (1 if code.co_flags & 8 else 0)
+    loc = frame.f_locals
+    work = [loc.get(v) for v in reversed(code.co_varnames[:n])]
+    out = []
+    while work:
+        a = work.pop()
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            work.extend(reversed(a))
+        elif isinstance(a, dict):
+            work.extend(reversed(list(a.values())))
+    return tuple(out)
 
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
 
@@ -227,6 +285,9 @@ class Recorder:
         self._active = False
         self.failed = []      # ops that raised (viz/torch_trace.FailedOp), with their inputs and error
         self._torch_mode = None  # real PyTorch's ops, when torch is loaded (viz/torch_trace.py)
+        self._call = None     # the frame of the call the last recorded op came from, and its first record's index
+        self._call_start = 0
+        self._in_backward = 0  # inside a backward pass: its ops are not recorded
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -248,6 +309,7 @@ class Recorder:
         if self._forward:
             _core.FWD.fn = self._prev_fwd
         self._active = False
+        self._call = None
         if self._torch_mode is not None:
             mode, self._torch_mode = self._torch_mode, None
             mode.__exit__(None, None, None)
@@ -292,13 +354,57 @@ class Recorder:
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
-        self._oplog.append((name, inputs, out, node))
-        if self._prev_fwd is not None:
-            self._prev_fwd(name, inputs, out, node)
+        # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frame that
+        # reported the op (make, make2, Function.apply) is skipped: make is only ever called by the op layer, and
+        # Function.apply's caller decides for it
+        f = _getframe(2)
+        call = None
+        internal = _INTERNAL
+        try:
+            while internal[f.f_code.co_filename]:
+                call = f
+                f = f.f_back
+        except KeyError:     # a file not seen before: classify the files on the way, then the same walk
+            call = _entry_frame(_getframe(2))
+        except AttributeError:   # the bottom of the stack
+            pass
+        if call is None or call is not self._call:
+            if self._prev_fwd is None and not self._in_backward:   # the common case, written out
+                self._call = call
+                log = self._oplog
+                self._call_start = len(log)
+                log.append((name, inputs, out, node))
+                return
+        self._add_op(call, name, inputs, out, node)
+
+    def _add_op(self, call, name, inputs, out, node):
+        if not self._in_backward:
+            log = self._oplog
+            if call is None or call is not self._call:
+                self._call = call
+                self._call_start = len(log)
+                log.append((name, inputs, out, node))
+            elif node is not None and node is log[-1][3]:
+                log.append((name, inputs, out, node))    # one op with several outputs
+            else:
+                # a call made of several ops (F.linear: t, addmm): one record, with the call's own tensor arguments
+                start = self._call_start
+                del log[start:]
+                if len(self._ops) > start:
+                    del self._ops[start:]
+                log.append((name, _call_inputs(call), out, node))
+        prev = self._prev_fwd
+        if prev is not None:
+            rec = getattr(prev, "__self__", None)
+            if type(rec) is Recorder:
+                rec._add_op(call, name, inputs, out, node)
+            else:
+                prev(name, inputs, out, node)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
     def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
                        filled=()):
+        self._in_backward += 1
         self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph, inputs,
                                 accumulate_grad)
         self._cur.root_pending = self._filled(filled, True) if create_graph else filled
@@ -378,6 +484,7 @@ class Recorder:
             self._prev_obs.release(node)
 
     def backward_end(self):
+        self._in_backward = max(0, self._in_backward - 1)
         if self._cur is not None:
             self._cur.finished = True
         if self._prev_obs is not None:
