@@ -43,6 +43,22 @@ def test_mm_grad_in_the_inputs_layout():
         assert g._data.flags.c_contiguous and g._data.base is None
 
 
+def test_row_bias_same_as_general():
+    """[row bias]: addmm with nn.Linear's (n,) bias skips the general fit checks; the product and its node are those
+    of the general path (the same bias given as (1, n), then the (n,) bias's own sum in the backward)."""
+    rng = np.random.default_rng(12)
+    for dt in (np.float32, np.float64):
+        x = rng.standard_normal((7, 5)).astype(dt)
+        w = rng.standard_normal((5, 3)).astype(dt)
+        b = rng.standard_normal(3).astype(dt)
+        for wd in (w, np.asfortranarray(w)):
+            row = agv.addmm(agv.tensor(b, requires_grad=True), agv.tensor(x), agv.tensor(wd, requires_grad=True))
+            gen = agv.addmm(agv.tensor(b.reshape(1, 3), requires_grad=True), agv.tensor(x),
+                            agv.tensor(wd, requires_grad=True))
+            _same(row._data, gen._data)
+            assert row.grad_fn._info[1:] == gen.grad_fn._info[1:] and row.grad_fn._info[0] == (3,)
+
+
 def test_mm_grad_layout_follows_the_input():
     a = np.ones((4, 3), np.float32)
     assert not linalg._colmajor(a) and linalg._colmajor(a.T.copy().T) and not linalg._colmajor(a[:, ::2])
