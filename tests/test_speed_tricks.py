@@ -59,6 +59,21 @@ def test_row_bias_same_as_general():
             assert row.grad_fn._info[1:] == gen.grad_fn._info[1:] and row.grad_fn._info[0] == (3,)
 
 
+def test_nonzero_mask_same_as_plain():
+    """[nonzero mask]: relu's backward on relu's own results (+-0, nan, inf included) selects what
+    ``where(result <= 0, 0, grad)`` selects, bit for bit."""
+    from autogradviz.ops._core import keep_where_reference
+    from autogradviz.ops.activation import _threshold_backward
+    rng = np.random.default_rng(13)
+    for dt in (np.float32, np.float64):
+        x = rng.standard_normal(1000).astype(dt)
+        x[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, -1e-40]
+        r = agv.tensor(x).relu()._data
+        g = rng.standard_normal(1000).astype(dt)
+        g[6:9] = [np.nan, -0.0, -np.inf]
+        _same(_threshold_backward(g, r), keep_where_reference(~(r <= 0), g))
+
+
 def test_mm_grad_layout_follows_the_input():
     a = np.ones((4, 3), np.float32)
     assert not linalg._colmajor(a) and linalg._colmajor(a.T.copy().T) and not linalg._colmajor(a[:, ::2])

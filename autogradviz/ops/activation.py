@@ -222,7 +222,9 @@ def _threshold_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
         return make(keep_where(~(r._data <= 0), g._data), ThresholdBackwardBackward0, (g, r), (r,))
-    return keep_where(~(r <= 0), g)  # PyTorch: where(result <= 0, 0, grad)
+    # PyTorch: where(result <= 0, 0, grad). [nonzero mask] ``r`` is relu's result (>= 0, +-0 or nan), for which
+    # ``not r <= 0`` is ``r != 0``: one comparison, without the second boolean array of ``~(r <= 0)``
+    return keep_where(r != 0, g)
 
 
 _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))
