@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
-from ._core import _binary, _broadcast_error, _operand, _rbinary_data, zeros_of
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, zeros_of
 from .index import where
 from ._math import pow_scalar_np
 
@@ -69,6 +69,7 @@ class RsubBackward1(BackwardNode):
         return (-g,)
 
 
+@exports("torch", "Tensor")
 def add(a, other, alpha=1):
     if type(other) is Tensor and alpha == 1:
         ad = a._data
@@ -98,6 +99,7 @@ def radd(a, other):
     return add(a, bs)
 
 
+@exports("torch", "Tensor")
 def sub(a, other, alpha=1):
     b, bs = _operand(other)
     if a._data.dtype.kind == "b" and (b is None or b._data.dtype.kind == "b"):
@@ -150,6 +152,7 @@ class MulBackward0(BackwardNode):
         return ga, gb
 
 
+@exports("torch", "Tensor")
 def mul(a, other):
     if type(other) is Tensor:
         ad = a._data
@@ -221,6 +224,7 @@ class DivBackward2(BackwardNode):
                 sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
 
 
+@exports("torch", "Tensor")
 def div(a, other, rounding_mode=None):
     b, bs = _operand(other)
     if rounding_mode is not None:
@@ -262,6 +266,7 @@ class _NotImplementedBackward(BackwardNode):
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
+@exports("torch", "Tensor")
 def floor_divide(a, other):
     b, bs = _operand(other)
     return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
@@ -308,6 +313,7 @@ def _np_remainder(x, y):
     return np.where(fix, r + y, r).astype(r.dtype, copy=False)
 
 
+@exports("torch", "Tensor")
 def remainder(a, other):
     b, bs = _operand(other)
     data = _binary(_np_remainder, a, b, bs)
@@ -382,6 +388,7 @@ def _where_log(x):
         return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
 
 
+@exports("torch", "Tensor")
 def pow(a, exponent):
     if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
         return rpow(exponent, a)
@@ -471,26 +478,47 @@ def _sadd(t, c):
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------
-def _cmp(ufunc):
-    def f(a, other):
-        b, bs = _operand(other)
-        if b is not None:
-            try:
-                return _wrap(ufunc(a._data, b._data))
-            except ValueError:
-                raise _broadcast_error(a._data.shape, b._data.shape) from None
-        return _wrap(ufunc(a._data, bs))
-    return f
+def _compare(ufunc, a, other):
+    b, bs = _operand(other)
+    if b is not None:
+        try:
+            return _wrap(ufunc(a._data, b._data))
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    return _wrap(ufunc(a._data, bs))
 
 
-eq = _cmp(np.equal)
-ne = _cmp(np.not_equal)
-lt = _cmp(np.less)
-le = _cmp(np.less_equal)
-gt = _cmp(np.greater)
-ge = _cmp(np.greater_equal)
+@exports("torch", "Tensor")
+def eq(a, other):
+    return _compare(np.equal, a, other)
 
 
+@exports("torch", "Tensor")
+def ne(a, other):
+    return _compare(np.not_equal, a, other)
+
+
+@exports("torch", "Tensor")
+def lt(a, other):
+    return _compare(np.less, a, other)
+
+
+@exports("torch", "Tensor")
+def le(a, other):
+    return _compare(np.less_equal, a, other)
+
+
+@exports("torch", "Tensor")
+def gt(a, other):
+    return _compare(np.greater, a, other)
+
+
+@exports("torch", "Tensor")
+def ge(a, other):
+    return _compare(np.greater_equal, a, other)
+
+
+@exports("torch", "Tensor")
 def logical_not(a):
     return _wrap(np.logical_not(a._data))
 
