@@ -382,8 +382,8 @@ def main(argv=None):
 
     def against(r, unit, scale, fmt):
         if "base" in r:
-            print(f"   base ({args.against}) {r['base'] * scale:{fmt}} {unit}: base/numpy = {r['base'] / r['numpy']:.3f}"
-                  f"   this/base = {r['agv'] / r['base']:.3f}")
+            print(f"   base ({args.against}) {r['base'] * scale:{fmt}} {unit}: "
+                  f"base/numpy = {r['base'] / r['numpy']:.3f}   this/base = {r['agv'] / r['base']:.3f}")
 
     if "small" in only:
         fns = {"agv": small_graph(agv), "numpy": small_numpy()}
