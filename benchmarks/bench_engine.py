@@ -76,7 +76,9 @@ def _load_base(checkout):
     src = os.path.join(os.path.abspath(checkout), "autogradviz")
     if not os.path.isfile(os.path.join(src, "__init__.py")):
         raise SystemExit(f"--against: no autogradviz package in {checkout}")
+    import atexit
     tmp = tempfile.mkdtemp(prefix="agv-base-")
+    atexit.register(shutil.rmtree, tmp, True)
     shutil.copytree(src, os.path.join(tmp, "autogradviz_base"), ignore=shutil.ignore_patterns("__pycache__"))
     sys.path.insert(0, tmp)
     import importlib
