@@ -239,15 +239,31 @@ def test_saved_attributes_of_each_row_as_pytorch(name):
     assert _saved_attrs(ours) == _saved_attrs(ref)
 
 
-@pytest.mark.parametrize("name", list(test_more_ops.CASES))
+def _rows_with_declared_derivative():
+    """The rows whose node declares its local derivatives; the others have nothing for the narration to check."""
+    rows = []
+    for name in test_more_ops.CASES:
+        facts = K.op_facts(_root(A, name, A.float64)[1].grad_fn)
+        if facts is not None and facts.grads:
+            rows.append(name)
+    return rows
+
+
+DECLARED = _rows_with_declared_derivative()
+
+
+def test_rows_declare_derivatives():
+    """A guard: a catalogue that lost its facts would leave the test above with nothing to run (27 of 72 rows
+    declared one when this was written)."""
+    assert len(DECLARED) >= 20, DECLARED
+
+
+@pytest.mark.parametrize("name", DECLARED)
 def test_declared_derivative_of_each_row_matches_the_engine(name):
     """A row whose node declares local derivatives (``@facts(grads=...)``) also checks them against the engine's
     real gradient: the narration writes an equation only when the numbers add up."""
     from autogradviz.viz import BackwardStepper
     x, out = _root(A, name, A.float64)
-    facts = K.op_facts(out.grad_fn)
-    if facts is None or not facts.grads:
-        pytest.skip(f"{out.grad_fn.name()} declares no local derivative")
     st = BackwardStepper(out.sum(), names={"x": x}, lang="en")
     text = next(f.text for f in st.frames if f.text.startswith(out.grad_fn.name()))
     wanted = sum(1 for nxt, _ in out.grad_fn.next_functions if nxt is not None)
