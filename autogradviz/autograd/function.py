@@ -299,6 +299,11 @@ class Function(metaclass=_FunctionMeta):
         return outs[0] if single else outs
 
 
+# ops/inplace.py's (_before, _after, refresh_views), put here when it is imported: autograd imports nothing from the
+# op catalogue (the engine's slot mechanism, as _tensor._ENGINE)
+INPLACE = (None, None, None)
+
+
 def _set_dirty_history(ctx, o, i, n_out, args):
     """Output ``i`` of the custom Function ``ctx`` is an input it changed in place (``ctx.mark_dirty``): the
     input's history now goes through ``ctx``, as an in-place op's does (a view's base gets CopySlices)."""
@@ -312,7 +317,7 @@ def _set_dirty_history(ctx, o, i, n_out, args):
             "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor "
             "and a second one that does the other operations). You can ask on the forum "
             "https://discuss.pytorch.org/ if you need help to do this change.")
-    from ..ops.inplace import _after, _before, refresh_views
+    _before, _after, refresh_views = INPLACE
     before = _before(o)
     if before[2] and next(a for a in args if isinstance(a, Tensor)) is not o:
         raise NotImplementedError("autogradviz: a custom Function can change a view in place only when the view "

@@ -8,15 +8,16 @@ the products with vmap; here they are computed one by one); forward-mode strateg
 """
 import contextlib
 
+from .. import _creation
 from .._tensor import Tensor
 from . import grad_mode as _gm
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-def _ops():
-    from .. import _creation, ops
-    return _creation, ops
+# torch.stack, put here by ops/shape.py when it is imported: autograd imports nothing from the op catalogue (the
+# engine's slot mechanism, as _tensor._ENGINE)
+STACK = [None]
 
 
 # -- argument handling --------------------------------------------------------------------------------------------
@@ -125,7 +126,7 @@ _ZERO_FILL_STRICT = {
 
 
 def _zeros_for_none(grads, refs, strict, create_graph, stage):
-    zeros_like = _ops()[0].zeros_like
+    zeros_like = _creation.zeros_like
     out = []
     for i, g in enumerate(grads):
         if g is None:
@@ -175,7 +176,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), J v)``, by differentiating a vector-Jacobian product with respect to its vector."""
-    zeros_like = _ops()[0].zeros_like
+    zeros_like = _creation.zeros_like
     with _gm.enable_grad():
         in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jvp")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -214,8 +215,8 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian "
                                       "isonly implemented for `vectorize=True`.")
         raise NotImplementedError("autogradviz has no forward-mode AD: use strategy=\"reverse-mode\"")
-    zeros_like = _ops()[0].zeros_like
-    from ..ops.shape import stack
+    zeros_like = _creation.zeros_like
+    stack = STACK[0]
     with _gm.enable_grad():
         in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -308,7 +309,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """``(func(inputs), H v)`` for a scalar function, by the double-backward trick."""
-    zeros_like = _ops()[0].zeros_like
+    zeros_like = _creation.zeros_like
     with _gm.enable_grad():
         in_tuple, inputs, v, out_tuple, outputs, jac = _hessian_setup(func, inputs, v, create_graph, strict, "hvp")
         dummy = tuple(zeros_like(t, requires_grad=True) for t in inputs)
