@@ -10,6 +10,7 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
+from ._core import INPLACE, report_inplace
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
 from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, logical_not, lt, mul, ne, or_, pow, radd,
                     rdiv, remainder, rfloordiv, rmul, rpow, rremainder, rsub, sub)
@@ -56,10 +57,18 @@ def _cuda(a, *args, **kwargs):
 
 
 def _i(op):
-    """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``)."""
+    """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``). A trace
+    hears of it as ``add_`` (PyTorch's ``TorchFunctionMode`` reports ``x += y`` so)."""
+    call = op.__name__ + "_"
+
     def f(a, other):
         check_inplace(a)
-        return apply_inplace(a, op(a, other))
+        if INPLACE.fn is None:
+            return apply_inplace(a, op(a, other))
+        before = a.grad_fn
+        apply_inplace(a, op(a, other))
+        report_inplace(call, (a, other), {}, before)
+        return a
     return f
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
-from ._core import _binary, _broadcast_error, _operand, _rbinary_data, zeros_of
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data, nograd_result, zeros_of
 from .index import where
 from ._math import pow_scalar_np
 
@@ -471,41 +471,46 @@ def _sadd(t, c):
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------
-def _cmp(ufunc):
+def _cmp(ufunc, name):
     def f(a, other):
         b, bs = _operand(other)
         if b is not None:
             try:
-                return _wrap(ufunc(a._data, b._data))
+                out = _wrap(ufunc(a._data, b._data))
             except ValueError:
                 raise _broadcast_error(a._data.shape, b._data.shape) from None
-        return _wrap(ufunc(a._data, bs))
+        else:
+            out = _wrap(ufunc(a._data, bs))
+        return nograd_result(out, name, (a, b))
     return f
 
 
-eq = _cmp(np.equal)
-ne = _cmp(np.not_equal)
-lt = _cmp(np.less)
-le = _cmp(np.less_equal)
-gt = _cmp(np.greater)
-ge = _cmp(np.greater_equal)
+# a trace records these as PyTorch's does, named as its TorchFunctionMode names them (``gt`` -> GtBackward0)
+eq = _cmp(np.equal, "EqBackward0")
+ne = _cmp(np.not_equal, "NeBackward0")
+lt = _cmp(np.less, "LtBackward0")
+le = _cmp(np.less_equal, "LeBackward0")
+gt = _cmp(np.greater, "GtBackward0")
+ge = _cmp(np.greater_equal, "GeBackward0")
 
 
 def logical_not(a):
-    return _wrap(np.logical_not(a._data))
+    return nograd_result(_wrap(np.logical_not(a._data)), "LogicalNotBackward0", (a,))
 
 
 def invert(a):
     if a._data.dtype.kind == "f":
         raise TypeError("bitwise_not_cpu not implemented for 'Float'")
-    return _wrap(np.invert(a._data))
+    return nograd_result(_wrap(np.invert(a._data)), "InvertBackward0", (a,))
 
 
 def and_(a, other):
     b, bs = _operand(other)
-    return _wrap(np.bitwise_and(a._data, b._data if b is not None else bs))
+    return nograd_result(_wrap(np.bitwise_and(a._data, b._data if b is not None else bs)), "BitwiseAndBackward0",
+                         (a, b))
 
 
 def or_(a, other):
     b, bs = _operand(other)
-    return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
+    return nograd_result(_wrap(np.bitwise_or(a._data, b._data if b is not None else bs)), "BitwiseOrBackward0",
+                         (a, b))

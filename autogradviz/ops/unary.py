@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, declare, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or, keep_where, zeros_of
+from ._core import _exp, _f, _float_data, _np_or, keep_where, nograd_result, zeros_of
 from .arith import _smul
 from . import arith as _arith
 from .index import where as _where
@@ -328,11 +328,11 @@ def square(x):
 
 
 def isnan(x):
-    return _wrap(np.isnan(x._data))
+    return nograd_result(_wrap(np.isnan(x._data)), "IsnanBackward0", (x,))
 
 
 def isinf(x):
-    return _wrap(np.isinf(x._data))
+    return nograd_result(_wrap(np.isinf(x._data)), "IsinfBackward0", (x,))
 
 
 # -- dtype conversion --------------------------------------------------------------------------------------------

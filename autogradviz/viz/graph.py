@@ -844,15 +844,16 @@ def _tensor_role(t, nm):
 
 class _OpV:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version")
 
-    def __init__(self, name, node, inputs, pos, grad):
+    def __init__(self, name, node, inputs, pos, grad, version=None):
         self.name = name          # op display name (mul, MultiplyAdd)
         self.node = node          # grad_fn or None
         self.inputs = inputs      # list of input items: ("t", tensor) | ("op", _OpV, nr) | ("none", i) | ("scalar",)
         self.outputs = []         # list of tensors (trace) or [(nr, tensor or None)]
         self.pos = pos            # execution position (for the order of ids)
         self.grad = grad          # True when it recorded a grad_fn
+        self.version = version    # an in-place op: the version of the tensor it wrote, after the write
 
 
 class _SrcKey:
@@ -881,20 +882,25 @@ class _ScalarKey:
 
 
 def _trace_roots(trace):
-    """Roots a trace implies: the outputs of its last backward pass, else what its ops made and nothing used."""
+    """Roots a trace implies: the outputs of its last backward pass, else what its ops made and nothing used
+    afterwards (an in-place op reads the tensor it writes: the tensor it leaves is unused until a later op reads it)."""
     if trace.backwards:
         return list(trace.backwards[-1].outputs)
-    used = set()
-    for op in trace.ops:
+    ops = trace.ops
+    last_use = {}
+    last_made = {}
+    for i, op in enumerate(ops):
         for t in op.inputs:
             if t is not None:
-                used.add(id(t))
+                last_use[id(t)] = i
+        last_made[id(op.output)] = i
     out = []
     seen = set()
-    for op in trace.ops:
+    for i, op in enumerate(ops):
         o = op.output
-        if id(o) not in used and id(o) not in seen:
-            seen.add(id(o))
+        k = id(o)
+        if last_made[k] == i and last_use.get(k, -1) <= i and k not in seen:
+            seen.add(k)
             out.append(o)
     return out
 
@@ -1076,7 +1082,9 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             t = k.tensor
             c = succ(k)[0]
             src = _target(c, vid, hidden_of, more_id)
-            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output"))
+            p = ops_by_out(t)
+            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output",
+                                        version=p[0].version if p is not None else None))
             continue
         if isinstance(k, _Seg):
             src = _target(k.last, vid, hidden_of, more_id)
@@ -1101,7 +1109,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
                 e = _tensor_edge(src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
-                                 key=(it[1], it[2]))
+                                 key=(it[1], it[2]), version=it[1].version)
                 m.edges.append(e)
             elif it[0] == "t":
                 t = it[1]
@@ -1124,9 +1132,12 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     return m
 
 
-def _tensor_edge(src, dst, t, nm, show_values, role, key=None):
+def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None):
     if t is not None:
-        return VEdge(src, dst, "tensor", label=nm.label(t), shape=_shape(t), value=format_value(t, show_values),
+        label = nm.label(t)
+        if version is not None:
+            label = version_label(label, version)
+        return VEdge(src, dst, "tensor", label=label, shape=_shape(t), value=format_value(t, show_values),
                      role=role)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
@@ -1164,6 +1175,18 @@ def _forward_vnode(k, nm, show_values):
     return v
 
 
+def inplace_label(call):
+    """An in-place call's op label: ``add_``, ``relu_`` (also for ``F.relu(y, inplace=True)``), ``setitem``."""
+    if call.startswith("__") and call.endswith("__"):
+        return call[2:-2]
+    return call if call.endswith("_") else call + "_"
+
+
+def version_label(label, version):
+    """A tensor's label after in-place writes: ``y`` at version 1 is ``y (v1)`` (PyTorch's ``y._version``)."""
+    return f"{label} (v{version})" if version else label
+
+
 def _ops_from_trace(trace, root_tensors):
     """Op vertices from a trace. Returns (sink keys, producer lookup tensor -> (op, nr))."""
     ops = []
@@ -1172,7 +1195,8 @@ def _ops_from_trace(trace, root_tensors):
     last_name = None
     for fop in trace.ops:
         node = fop.node
-        if last is not None and node is not None and last.node is node and fop.name == last_name:
+        if last is not None and node is not None and last.node is node and fop.name == last_name and \
+                getattr(fop, "version", None) is None:
             op = last
         else:
             name = op_name(node) if node is not None else op_name(fop.name)
@@ -1189,7 +1213,10 @@ def _ops_from_trace(trace, root_tensors):
                     inputs.append(("op", p[0], p[1], x))
                 else:
                     inputs.append(("t", x))
-            op = _OpV(name, node, inputs, fop.index, node is not None)
+            version = getattr(fop, "version", None)
+            if version is not None:    # an in-place call: named by the call (add_, relu_, setitem)
+                name = inplace_label(fop.call)
+            op = _OpV(name, node, inputs, fop.index, node is not None, version)
             ops.append(op)
         last_name = fop.name
         nr = len(op.outputs)

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step
+from .trace import BackwardRun, Step, inplace_inputs, inplace_name
 
 _new = object.__new__
 
@@ -32,7 +32,8 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
 _BACKWARD = frozenset(("backward", "grad"))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
                      "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__",
-                     "dropout"))   # dropout: its mask is a constant operand, drawn where `p` stands
+                     "dropout", "eq", "ne", "lt", "le", "gt", "ge", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                     "__ge__", "__and__", "__or__"))   # dropout: its mask is a constant operand, drawn where `p` stands
 _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
                  "__rsub__": "Rsub", "__mul__": "Mul", "__rmul__": "Mul", "__imul__": "Mul", "__truediv__": "Div",
                  "__rtruediv__": "Div", "__matmul__": "Mm", "__rmatmul__": "Mm", "__pow__": "Pow", "__rpow__": "Pow",
@@ -186,6 +187,8 @@ def _make_mode_class():
             tensors = [a for a in flat if isinstance(a, T)]
             if not tensors:
                 return func(*args, **kwargs)
+            a = tensors[0]
+            version, before = a._version, a.grad_fn
             try:
                 out = func(*args, **kwargs)
             except Exception as e:
@@ -194,10 +197,17 @@ def _make_mode_class():
                 self.rec.failed.append(FailedOp(len(self.rec._oplog), _nograd_name(fname), inputs, str(e),
                                                 type(e).__name__))
                 raise
+            if (out is a or fname == "__setitem__") and args and a is args[0] and a._version != version:
+                # an in-place call (y.add_(1), y += 1, y[0] = 5, F.relu(y, inplace=True)): it wrote ``a``
+                node = a.grad_fn
+                node = node if node is not before else None
+                self.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
+                                        fname, a._version))
+                return out
             outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
                 if isinstance(out, (tuple, list)) else []
             if not outs or any(o is t for o in outs for t in tensors):
-                return out     # no new tensor (x.cpu() on the CPU, an in-place op returning its input)
+                return out     # no new tensor (x.cpu() on the CPU)
             node = outs[0].grad_fn
             if node is not None and not any(node is t.grad_fn for t in tensors):
                 name = node.name()
