@@ -13,8 +13,9 @@ from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, v
 
 class _InplaceObs:
     """Where a trace recorder hears of in-place calls (``y.add_(1)``, ``y[0] = 5``, ``y += 1``); None costs one
-    attribute read per in-place call. The reporter calls ``fn(call, args, kwargs, grad_fn_before)`` after the write:
-    ``call`` is the name PyTorch's ``TorchFunctionMode`` would report, ``args[0]`` the tensor written."""
+    attribute read per in-place call. The reporter calls ``fn(call, args, kwargs, grad_fn_before, data_before)`` after
+    the write: ``call`` is the name PyTorch's ``TorchFunctionMode`` would report, ``args[0]`` the tensor written,
+    ``data_before`` a copy of its data before the write (taken only while a recorder listens)."""
     __slots__ = ("fn",)
 
 
@@ -31,10 +32,10 @@ def nograd_result(out, name, inputs):
     return out
 
 
-def report_inplace(call, args, kwargs, before):
+def report_inplace(call, args, kwargs, before, old):
     fn = INPLACE.fn
     if fn is not None:
-        fn(call, args, kwargs, before)
+        fn(call, args, kwargs, before, old)
 
 
 _DT_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",

@@ -65,9 +65,9 @@ def _i(op):
         check_inplace(a)
         if INPLACE.fn is None:
             return apply_inplace(a, op(a, other))
-        before = a.grad_fn
+        before, old = a.grad_fn, a._data.copy()
         apply_inplace(a, op(a, other))
-        report_inplace(call, (a, other), {}, before)
+        report_inplace(call, (a, other), {}, before, old)
         return a
     return f
 

@@ -253,9 +253,9 @@ def _make_inplace(fn):
         check_inplace(a)
         if INPLACE.fn is None:
             return apply_inplace(a, fn(a, *args, **kwargs))
-        before = a.grad_fn
+        before, old = a.grad_fn, a._data.copy()
         apply_inplace(a, fn(a, *args, **kwargs))
-        report_inplace(call, (a,) + args, kwargs, before)
+        report_inplace(call, (a,) + args, kwargs, before, old)
         return a
     method.__name__ = call
     return method
@@ -266,6 +266,7 @@ def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
     tensor of ``fill_(tensor)``, which gets the summed gradient."""
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None and call is not None else None
     a._data[...] = data
     a._vc[0] += 1
     if _GM.enabled and (a.grad_fn is not None or (value is not None and value._requires_grad)):
@@ -277,7 +278,7 @@ def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
     if INPLACE.fn is not None and call is not None:
-        report_inplace(call, (a,) + args, {}, before[0])
+        report_inplace(call, (a,) + args, {}, before[0], old)
     return a
 
 
@@ -297,6 +298,7 @@ def fill_(a, value):
 def copy_(a, src, non_blocking=False):
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None else None
     sd = src._data if isinstance(src, Tensor) else np.asarray(src)
     try:
         b = np.broadcast_to(sd, a._data.shape)
@@ -315,7 +317,7 @@ def copy_(a, src, non_blocking=False):
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
     if INPLACE.fn is not None:
-        report_inplace("copy_", (a, src), {}, before[0])
+        report_inplace("copy_", (a, src), {}, before[0], old)
     return a
 
 
@@ -474,6 +476,7 @@ def setitem(a, key, value):
     from ..autograd.grad_mode import STATE
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None else None
     key0 = key
     key = _norm_index(a, key)
     if isinstance(value, Tensor):
@@ -504,7 +507,7 @@ def setitem(a, key, value):
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
     if INPLACE.fn is not None:
-        report_inplace("__setitem__", (a, key0, value), {}, before[0])
+        report_inplace("__setitem__", (a, key0, value), {}, before[0], old)
 
 
 class _SetIndexPut(CopySlices):

@@ -844,9 +844,9 @@ def _tensor_role(t, nm):
 
 class _OpV:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after")
 
-    def __init__(self, name, node, inputs, pos, grad, version=None):
+    def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
         self.node = node          # grad_fn or None
         self.inputs = inputs      # list of input items: ("t", tensor) | ("op", _OpV, nr) | ("none", i) | ("scalar",)
@@ -854,6 +854,7 @@ class _OpV:
         self.pos = pos            # execution position (for the order of ids)
         self.grad = grad          # True when it recorded a grad_fn
         self.version = version    # an in-place op: the version of the tensor it wrote, after the write
+        self.after = after        # and that tensor's data after the write (a later write may change the tensor)
 
 
 class _SrcKey:
@@ -1084,7 +1085,8 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             src = _target(c, vid, hidden_of, more_id)
             p = ops_by_out(t)
             m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output",
-                                        version=p[0].version if p is not None else None))
+                                        version=p[0].version if p is not None else None,
+                                        held=[p[0].after] if p is not None else None))
             continue
         if isinstance(k, _Seg):
             src = _target(k.last, vid, hidden_of, more_id)
@@ -1109,11 +1111,12 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
                 e = _tensor_edge(src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
-                                 key=(it[1], it[2]), version=it[1].version)
+                                 key=(it[1], it[2]), version=it[1].version, held=it[4] if len(it) > 4 else None)
                 m.edges.append(e)
             elif it[0] == "t":
                 t = it[1]
-                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm)))
+                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm),
+                                            held=it[2] if len(it) > 2 else None))
             else:  # a None in next_functions
                 t = it[2] if len(it) > 2 else None
                 if t is not None:
@@ -1132,12 +1135,15 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     return m
 
 
-def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None):
+def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None, held=None):
+    """A tensor edge; ``version``: the version an in-place op left (shown in the label), ``held``: [the tensor's
+    data at the version the edge carries] for a tensor written in place later (None inside: its data now)."""
     if t is not None:
         label = nm.label(t)
         if version is not None:
             label = version_label(label, version)
-        return VEdge(src, dst, "tensor", label=label, shape=_shape(t), value=format_value(t, show_values),
+        data = held[0] if held is not None and held[0] is not None else t
+        return VEdge(src, dst, "tensor", label=label, shape=_shape(t), value=format_value(data, show_values),
                      role=role)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
@@ -1193,6 +1199,10 @@ def _ops_from_trace(trace, root_tensors):
     prod = {}
     last = None
     last_name = None
+    # tensors written in place: each read gets a holder of the data at the version it read, filled by the next
+    # in-place call on that tensor (its data before the write); the data of the last version is the tensor's own
+    written = {id(f.output) for f in trace.ops if getattr(f, "version", None) is not None}
+    held = {}
     for fop in trace.ops:
         node = fop.node
         if last is not None and node is not None and last.node is node and fop.name == last_name and \
@@ -1209,15 +1219,27 @@ def _ops_from_trace(trace, root_tensors):
                     inputs.append(("scalar",))
                     continue
                 p = prod.get(id(x))
+                h = None
+                if id(x) in written:
+                    h = held.get(id(x))
+                    if h is None:
+                        h = held[id(x)] = [None]
                 if p is not None and p[2] is x:
-                    inputs.append(("op", p[0], p[1], x))
+                    inputs.append(("op", p[0], p[1], x, h))
                 else:
-                    inputs.append(("t", x))
+                    inputs.append(("t", x, h))
             version = getattr(fop, "version", None)
+            after = None
             if version is not None:    # an in-place call: named by the call (add_, relu_, setitem)
                 name = inplace_label(fop.call)
-            op = _OpV(name, node, inputs, fop.index, node is not None, version)
+                h = held.get(id(fop.output))
+                if h is not None and h[0] is None:
+                    h[0] = fop.before
+                after = fop.after
+            op = _OpV(name, node, inputs, fop.index, node is not None, version, after)
             ops.append(op)
+        if id(fop.output) in written:
+            held[id(fop.output)] = [op.after]
         last_name = fop.name
         nr = len(op.outputs)
         op.outputs.append(fop.output)

@@ -189,6 +189,10 @@ def _make_mode_class():
                 return func(*args, **kwargs)
             a = tensors[0]
             version, before = a._version, a.grad_fn
+            # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data before
+            old = np.array(tensor_array(torch, a), copy=True) if args and a is args[0] and (
+                fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
+                kwargs.get("inplace") is True) else None
             try:
                 out = func(*args, **kwargs)
             except Exception as e:
@@ -202,7 +206,7 @@ def _make_mode_class():
                 node = a.grad_fn
                 node = node if node is not before else None
                 self.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
-                                        fname, a._version))
+                                        fname, a._version, old, np.array(tensor_array(torch, a), copy=True)))
                 return out
             outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
                 if isinstance(out, (tuple, list)) else []

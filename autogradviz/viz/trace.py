@@ -162,9 +162,9 @@ class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
 
-    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version")
+    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after")
 
-    def __init__(self, index, name, inputs, output, node, call=None, version=None):
+    def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None):
         self.index = index
         self.name = name
         self.inputs = inputs      # tuple of Tensor or None (a Python scalar operand)
@@ -174,6 +174,8 @@ class ForwardOp:
         # (``add_``, ``__setitem__``), and the version of ``output`` (the written tensor, also ``inputs[0]``) after it
         self.call = call
         self.version = version
+        self.before = before      # an in-place call: numpy copies of the written tensor's data before and after it
+        self.after = after
 
     @property
     def inplace(self):
@@ -459,7 +461,7 @@ class Recorder:
             else:
                 prev(name, inputs, out, node)
 
-    def _on_inplace(self, call, args, kwargs, before):
+    def _on_inplace(self, call, args, kwargs, before, old):
         """An in-place call of autogradviz's op layer has written ``args[0]``: one record for the call (it replaces
         the records of the out-of-place op the call was built from), with the written tensor as its output."""
         a = args[0]
@@ -470,7 +472,7 @@ class Recorder:
             return
         if call_f is not None and call_f.f_locals.get("inplace") is True:
             call = call_f.f_code.co_name      # F.relu(y, inplace=True): PyTorch reports the call ``relu``
-        self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, a._vc[0]))
+        self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, a._vc[0], old, a._data.copy()))
 
     def _add_inplace(self, call_f, rec):
         if not self._in_backward:
