@@ -710,3 +710,22 @@ def test_torch_reports_these_call_names():
         ~(x > 0)
     seen = [s for s in seen if s != "__get__"]
     assert seen == ["add_", "__setitem__", "relu", "gt", "__eq__", "gt", "__invert__"]
+
+
+def test_forward_stepper_inplace_versions():
+    """The forward stepper names the version each op read or made and shows the data of that version."""
+    frames = []
+    for lib in (torch, autogradviz):
+        def f(x):
+            y = x * 2
+            y.add_(1)
+            m = y > 0
+            return (y * m).sum()
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        st = viz.ForwardStepper(f, x, lang="en")
+        frames.append([(fr.node, fr.label, fr.text, fr.grads_in, fr.grads_out) for fr in st.frames])
+        mul, add = st.frames[1], st.frames[2]
+        assert add.label == "add_" and add.grads_out == [("y (v1)", None)] and add.grads_in[0] == ("y", None)
+        assert st.frames[3].grads_in[0] == ("y (v1)", None)
+        assert "[2, -4, 6]" in mul.text and "[3, -3, 7]" in add.text, (mul.text, add.text)
+    assert frames[0] == frames[1]
