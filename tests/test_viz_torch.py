@@ -729,3 +729,18 @@ def test_forward_stepper_inplace_versions():
         assert st.frames[3].grads_in[0] == ("y (v1)", None)
         assert "[2, -4, 6]" in mul.text and "[3, -3, 7]" in add.text, (mul.text, add.text)
     assert frames[0] == frames[1]
+
+
+@pytest.mark.parametrize("idx", ["0", "slice(0, 2)", "(0, slice(1, 3))", "None", "[0, 2]", "(Ellipsis, 1)",
+                                 "lib.tensor([True, False, True])"])
+def test_getitem_without_grad_named_like_torch(idx):
+    """Indexing a tensor that needs no grad: both traces name the record by the node torch makes for the same
+    indexing of a tensor that needs one (``z[0]``: SelectBackward0)."""
+    want = eval(f"torch.ones(3, 4, requires_grad=True)[{idx}]", {"torch": torch, "lib": torch,
+                                                                  "Ellipsis": Ellipsis}).grad_fn.name()
+    for lib in (torch, autogradviz):
+        z = lib.ones(3, 4)
+        key = eval(idx, {"lib": lib, "Ellipsis": Ellipsis})
+        with viz.trace() as tr:
+            z[key]
+        assert [op.name for op in tr.ops] == [want], lib.__name__

@@ -83,6 +83,19 @@ def _flat_args(args, kwargs):
     return flat
 
 
+def _getitem_name(torch, a, idx):
+    """The node ``a[idx]`` would make if ``a`` needed a grad (``x[0]``: SelectBackward0, ``x[1:]``:
+    SliceBackward0, ``x[mask]``: IndexBackward0): the same indexing of a stand-in that needs a grad and holds no data
+    of its own (a 0-d tensor expanded to ``a``'s shape). None when that fails."""
+    try:
+        with torch.enable_grad():
+            fn = torch.zeros((), dtype=a.dtype if a.is_floating_point() else torch.float32,
+                             requires_grad=True).expand(a.shape)[idx].grad_fn
+    except Exception:
+        return None
+    return fn.name() if fn is not None and fn.name() != "ExpandBackward0" else None
+
+
 def _made_inside(node, tensors):
     """The call that made ``node`` made other nodes too (F.linear: TBackward0 below AddmmBackward0): one of
     ``node``'s edges leads to a node that is neither an argument's ``grad_fn`` nor a leaf's accumulator."""
@@ -236,6 +249,8 @@ def _make_mode_class():
                 name = _nograd_name(fname)
                 if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
                     name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
+                elif fname == "__getitem__" and len(args) == 2 and args[0] is a:
+                    name = _getitem_name(torch, a, args[1]) or name
                 self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 
