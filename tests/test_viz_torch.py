@@ -744,3 +744,19 @@ def test_getitem_without_grad_named_like_torch(idx):
         with viz.trace() as tr:
             z[key]
         assert [op.name for op in tr.ops] == [want], lib.__name__
+
+
+def test_inplace_on_inference_tensor():
+    """An inference tensor has no version counter in PyTorch (reading it raises): the in-place call is still
+    recorded by both traces, with version 0, and the trace does not fail."""
+    got = []
+    for lib in (torch, autogradviz):
+        with viz.trace() as tr:
+            with lib.inference_mode():
+                y = lib.ones(3) * 2
+                y.add_(1)
+                m = y > 0
+        got.append([(op.name, op.call, op.version) for op in tr.ops])
+        assert tr.ops[1].output is y and tr.ops[2].output is m
+        viz.draw_forward(tr, lang="en")
+    assert got[0] == got[1] == [("MulBackward0", None, None), ("AddBackward0", "add_", 0), ("GtBackward0", None, None)]

@@ -201,11 +201,14 @@ def _make_mode_class():
             if not tensors:
                 return func(*args, **kwargs)
             a = tensors[0]
-            version, before = a._version, a.grad_fn
-            # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data before
-            old = np.array(tensor_array(torch, a), copy=True) if args and a is args[0] and (
-                fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
-                kwargs.get("inplace") is True) else None
+            old = None
+            if args and a is args[0] and (fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
+                                          kwargs.get("inplace") is True):
+                # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data,
+                # version (an inference tensor has none: 0) and grad_fn before
+                old = np.array(tensor_array(torch, a), copy=True)
+                version = 0 if a.is_inference() else a._version
+                before = a.grad_fn
             try:
                 out = func(*args, **kwargs)
             except Exception as e:
@@ -214,12 +217,14 @@ def _make_mode_class():
                 self.rec.failed.append(FailedOp(len(self.rec._oplog), _nograd_name(fname), inputs, str(e),
                                                 type(e).__name__))
                 raise
-            if (out is a or fname == "__setitem__") and args and a is args[0] and a._version != version:
+            if old is not None and (out is a or fname == "__setitem__") and (
+                    a.is_inference() or a._version != version):
                 # an in-place call (y.add_(1), y += 1, y[0] = 5, F.relu(y, inplace=True)): it wrote ``a``
                 node = a.grad_fn
                 node = node if node is not before else None
                 self.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
-                                        fname, a._version, old, np.array(tensor_array(torch, a), copy=True)))
+                                        fname, 0 if a.is_inference() else a._version, old,
+                                        np.array(tensor_array(torch, a), copy=True)))
                 return out
             outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
                 if isinstance(out, (tuple, list)) else []

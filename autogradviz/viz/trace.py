@@ -472,7 +472,8 @@ class Recorder:
             return
         if call_f is not None and call_f.f_locals.get("inplace") is True:
             call = call_f.f_code.co_name      # F.relu(y, inplace=True): PyTorch reports the call ``relu``
-        self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, a._vc[0], old, a._data.copy()))
+        version = 0 if a.is_inference() else a._vc[0]     # PyTorch's inference tensors have no version counter
+        self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, version, old, a._data.copy()))
 
     def _add_inplace(self, call_f, rec):
         if not self._in_backward:
