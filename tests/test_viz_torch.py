@@ -760,3 +760,18 @@ def test_inplace_on_inference_tensor():
         assert tr.ops[1].output is y and tr.ops[2].output is m
         viz.draw_forward(tr, lang="en")
     assert got[0] == got[1] == [("MulBackward0", None, None), ("AddBackward0", "add_", 0), ("GtBackward0", None, None)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_inplace_note_explains_the_version(lang):
+    """A drawing with an in-place op says once what ``y (v1)`` means (from viz/i18n.py), on both engines."""
+    from autogradviz.viz import i18n
+    for lib in (torch, autogradviz):
+        tr, x, y, z, src = _inplace_trace(lib, "add_")
+        s = viz.draw_forward(tr, names={"x": x, "y": y, "z": z}, lang=lang).source
+        note = i18n.t("note.inplace", lang, t="y", v=1)
+        assert note.split("；")[0].split(";")[0] in s
+    x = autogradviz.ones(2)
+    with viz.trace() as tr:
+        y = x * 2
+    assert "_version" not in viz.draw_forward(tr, lang=lang).source

@@ -1131,6 +1131,9 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if not m.nodes:
         m.notes.append(("note.empty", {}))
+    first = next((k for k in ops_sorted if isinstance(k, _OpV) and k.version), None)
+    if first is not None and first.outputs:     # what ``y (v1)`` means, once, for the first tensor written in place
+        m.notes.append(("note.inplace", {"t": nm.label(first.outputs[0]), "v": first.version}))
     m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
     return m
 
