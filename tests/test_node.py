@@ -250,7 +250,39 @@ def test_saved_attributes_as_pytorch(name):
     ref = _saved_case(torch)[name]().grad_fn
     assert ours.name() == ref.name()
     assert _saved_attrs(ours) == _saved_attrs(ref)
-    assert [k for k, _ in ours.saved_items()] == [a[7:] for a in dir(ref) if a.startswith("_saved_")]
+    keys = [k for k, _ in ours.saved_items()]
+    assert sorted(keys) == [a[7:] for a in dir(ref) if a.startswith("_saved_")]
+    # saved_items' order is the op's own: the saved tensors as the op takes them (self, other, ..., result), then the
+    # other items by name (the order the drawings list them in, for both libraries)
+    tensors = list(dict.fromkeys(type(ours)._saved_names))
+    assert keys == tensors + sorted(set(keys) - set(tensors))
+
+
+def _after_backward(T, case):
+    x = T.tensor([0.5, 1.5], requires_grad=True)
+    w = T.tensor([2.0, 3.0])
+    y = {"mul_scalar": lambda: x * 2, "mul_nograd": lambda: x * w, "mul_both": lambda: x * x.detach().requires_grad_(),
+         "div_nograd": lambda: w / x, "exp": lambda: x.exp()}[case]()
+    y.sum().backward()
+    out = {}
+    for a in sorted(a for a in dir(y.grad_fn) if a.startswith("_saved_")):
+        try:
+            v = getattr(y.grad_fn, a)
+            out[a] = "None" if v is None else "value"
+        except RuntimeError as e:
+            out[a] = "freed" if "a second time" in str(e) else str(e)
+    return out
+
+
+@pytest.mark.parametrize("case", ["mul_scalar", "mul_nograd", "mul_both", "div_nograd", "exp"])
+def test_saved_items_after_backward_as_pytorch(case):
+    """After backward a saved slot reads as freed, and a slot that saved nothing still reads None (PyTorch's
+    default-constructed SavedVariable); ``saved_items()`` says the same."""
+    assert _after_backward(A, case) == _after_backward(torch, case)
+    x = A.tensor([0.5, 1.5], requires_grad=True)
+    y = x * 2
+    y.sum().backward()
+    assert [(k, v is K.RELEASED) for k, v in y.grad_fn.saved_items()] == [("self", False), ("other", True)]
 
 
 @pytest.mark.parametrize("T", [torch, A], ids=["torch", "autogradviz"])

@@ -80,6 +80,14 @@ class BackwardCFunction(Node, FunctionCtx):
     def __repr__(self):
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
+    def saved_items(self):
+        """``[("saved_tensors", tensors)]`` (``RELEASED`` once freed; [] when forward saved nothing): what
+        ``save_for_backward`` kept, under the attribute PyTorch's ctx shows it as."""
+        saved = self._saved
+        if saved is RELEASED:
+            return [("saved_tensors", RELEASED)]
+        return [("saved_tensors", tuple(t for t, _ in saved))] if saved else []
+
     def _fill_missing(self, buf, create_graph):
         out = []
         for g, (shape, npd) in zip(buf, self._out_meta):

@@ -150,24 +150,34 @@ class Node:
 
     def _saved_value(self, name):
         """One saved item: what the node keeps under ``name`` (``_keeps``), else its saved tensor (None if that slot
-        saved nothing, ``RELEASED`` once freed)."""
-        keep = type(self)._keeps.get(name) if type(self)._keeps else None
+        saved nothing, ``RELEASED`` once freed). As in PyTorch, backward frees each saved slot (``_saved_names``),
+        a number the slot keeps as a 0-dim tensor too (MulBackward0's ``other`` of ``x * 2``), and a slot that saved
+        nothing still reads None."""
+        cls = type(self)
+        saved = self._saved
+        keep = cls._keeps.get(name) if cls._keeps else None
         if keep is not None:
             v = keep(self)
             if v is not NOT_KEPT:
+                if saved is RELEASED and isinstance(v, Tensor) and name in cls._saved_names:
+                    return RELEASED
                 return v
-        saved = self._saved
-        for i, n in enumerate(type(self)._saved_names):
+        for i, n in enumerate(cls._saved_names):
             if n == name:
                 if saved is RELEASED:
+                    rule = cls._saved_if  # (_save's rule: the slot saved nothing when its deciding edge is None)
+                    if rule is not None and rule[i] is not None and self.next_functions[rule[i]][0] is None:
+                        return None
                     return RELEASED
                 return saved[i][0] if i < len(saved) else None
         return None
 
     def saved_items(self):
-        """``[(name, value)]``: what the node saved for backward, under PyTorch's names and in PyTorch's order
-        (alphabetical, as ``dir(grad_fn)`` lists them): tensors (None where nothing was saved, ``RELEASED`` once
-        freed) and the sizes, dims and scalars it keeps (``self_sym_sizes``, ``dim``, ``alpha``, ...)."""
+        """``[(name, value)]``: what the node saved for backward, under PyTorch's names (``grad_fn._saved_<name>``):
+        tensors (None where nothing was saved, ``RELEASED`` once freed) and the sizes, dims and scalars it keeps
+        (``self_sym_sizes``, ``dim``, ``alpha``, ...). The order is the op's own: the tensors as the op takes them
+        (``self``, ``other``, ..., ``result``: ``_saved_names``), then the other items by name. The drawings list
+        saved tensors in this order, for real PyTorch's nodes too (``viz/sources/torch.py``)."""
         return [(name, self._saved_value(name)) for name in _saved_keys(type(self))]
 
     def __dir__(self):
@@ -243,10 +253,12 @@ _KEYS = {}
 
 
 def _saved_keys(cls):
-    """The names of the items ``cls``'s nodes save, sorted (PyTorch's order)."""
+    """The names of the items ``cls``'s nodes save, in ``saved_items``'s order: ``_saved_names``, then the rest
+    sorted."""
     keys = _KEYS.get(cls)
     if keys is None:
-        keys = _KEYS[cls] = tuple(sorted(set(cls._saved_names) | set(cls._keeps or ())))
+        names = tuple(dict.fromkeys(cls._saved_names))
+        keys = _KEYS[cls] = names + tuple(sorted(set(cls._keeps or ()) - set(names)))
     return keys
 
 

@@ -3,6 +3,8 @@ functions backward formulas use on numpy arrays and on Tensors alike (``create_g
 
 The kernel that builds an op's output and node (``make``, ``view_of``, ``OUT``, ``FWD``, ``sum_to``) lives in
 ``autograd/node.py``; it is re-exported here for the trace recorder.
+
+``exports`` is how an op says what it is called in public: ``torch.<name>``, ``Tensor.<name>``, or both.
 """
 import numpy as np
 
@@ -36,6 +38,40 @@ def report_inplace(call, args, kwargs, before, old):
     fn = INPLACE.fn
     if fn is not None:
         fn(call, args, kwargs, before, old)
+
+
+# -- public names: an op's own declaration -----------------------------------------------------------------------
+TORCH = {}
+"""``torch.<name>``: each function the catalogue declared with ``@exports("torch", ...)``, by name."""
+TENSOR = {}
+"""``Tensor.<name>``: each method the catalogue declared with ``@exports(..., "Tensor")``, by name."""
+_TABLES = {"torch": TORCH, "Tensor": TENSOR}
+_LATE = [None]  # filled by ``_methods.attach()``: puts a declaration made after import (a lesson's op) in place
+
+
+def exports(*where, name=None):
+    """Declare the function below public: as ``torch.<name>`` (``"torch"``), as the method ``Tensor.<name>``
+    (``"Tensor"``), or both. ``name`` defaults to the function's own name::
+
+        @exports("torch", "Tensor")      # torch.log1p(x) and x.log1p()
+        def log1p(a): ...
+
+    ``ops/_methods.py`` builds the tables from these declarations; it lists by hand only what is not one op's
+    own name (operators, aliases, in-place variants, the ``new_*`` constructors)."""
+    if not where or any(w not in _TABLES for w in where):
+        raise ValueError(f"exports(...) takes 'torch' and/or 'Tensor', got {where!r}")
+
+    def declare_public(fn):
+        n = name or fn.__name__
+        for w in where:
+            old = _TABLES[w].get(n)
+            if old is not None and old is not fn:
+                raise ValueError(f"{w}.{n} is already declared (by {old.__module__}.{old.__qualname__})")
+            _TABLES[w][n] = fn
+        if _LATE[0] is not None:
+            _LATE[0](where, n, fn)
+        return fn
+    return declare_public
 
 
 _DT_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",

@@ -1,48 +1,55 @@
-"""The one table of Tensor methods and ``torch.*`` functions the op catalogue provides.
+"""The public names of the op catalogue: ``METHODS`` (attached to Tensor by ``attach()``, called by
+``ops/__init__.py``) and ``FUNCTIONS`` (what ``autogradviz/__init__.py`` puts in the torch namespace).
 
-``METHODS`` is attached to Tensor by ``attach()`` (called by ``ops/__init__.py``); ``FUNCTIONS`` is what
-``autogradviz/__init__.py`` puts in the torch namespace. An op that is both (``torch.exp(x)`` and ``x.exp()``) is
-listed once, in ``_BOTH``.
+Both are built from the ops' own declarations: an op says ``@exports("torch", "Tensor")`` (or one of them) above
+its forward function, in its catalogue file (``ops/_core.exports``). Listed by hand below is only what is not one
+op's own name: the operators (``__add__``, ...), aliases (``multiply``, ``clip``, ``x.float()``, ...), the in-place
+variants (``add_``, ``x += y``), and Tensor's constructors (``new_zeros``, ...).
 """
+import sys
+
 import numpy as np
 
 from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
-from ._core import INPLACE, report_inplace
+from . import _core
+from ._aliases import numpy_names
+from ._core import INPLACE, TENSOR, TORCH, exports, report_inplace
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
-from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, logical_not, lt, mul, ne, or_, pow, radd,
-                    rdiv, remainder, rfloordiv, rmul, rpow, rremainder, rsub, sub)
-from .index import _select, gather, getitem, index_select, masked_fill, where
+from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, lt, mul, ne, or_, pow, radd, rdiv, remainder,
+                    rfloordiv, rmul, rpow, rremainder, rsub, sub)
+from .index import getitem, masked_fill, where
 from .inplace import (_make_inplace, apply_inplace, check_inplace, copy_, fill_, normal_, refresh_views, resize_,
                       setitem, uniform_, zero_)
-from .linalg import addmm, bmm, dot, matmul, mm, mv, outer, rmatmul
-from .reduce import (all, amax, amin, any, argmax, argmin, cumsum, logsumexp, max, maximum, mean, min, minimum, norm,
-                     prod, std, sum, var)
-from .shape import (T, cat, chunk, clone, contiguous, expand, expand_as, flatten, flip, narrow, permute, repeat,
-                    reshape, roll, split, squeeze, stack, t, transpose, tril, triu, unbind, unsqueeze, view)
-from .unary import (abs, acos, asin, atan, ceil, clamp, cos, cosh, erf, exp, exp2, expm1, floor, frac, isinf, isnan,
-                    log, log1p, log2, log10, neg, reciprocal, round, rsqrt, sign, sin, sinh, sqrt, square, tan, to,
-                    trunc)
+from .linalg import matmul, rmatmul
+from .shape import T, reshape, view
+from .unary import abs, acos, asin, atan, clamp, exp, log, neg, sqrt, to, trunc
+from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401,E402  (declarations)
 
 
+@exports("torch", "Tensor")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+@exports("torch", "Tensor")
 def equal(a, b):
     return a._data.shape == b._data.shape and bool(np.array_equal(a._data, b._data))
 
 
+@exports("torch")
 def numel(x):
     return x._data.size
 
 
+@exports("torch")
 def is_tensor(x):
     return isinstance(x, Tensor)
 
 
+@exports("Tensor", name="storage_offset")
 def _storage_offset(x):
     d = x._data
     base = d
@@ -52,6 +59,7 @@ def _storage_offset(x):
 
 
 # -- the table -------------------------------------------------------------------------------------------------
+@exports("Tensor", name="cuda")
 def _cuda(a, *args, **kwargs):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
@@ -122,6 +130,7 @@ def _new_empty(a, *size, dtype=None, requires_grad=False):
     return empty(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
+@exports("Tensor", name="argsort")
 def _argsort(a, dim=-1, descending=False, stable=False):
     from .._tensor import _wrap
     d = a._data
@@ -143,6 +152,7 @@ _TYPE_NAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", 
                "bool": "torch.BoolTensor", "float16": "torch.HalfTensor", "uint8": "torch.ByteTensor"}
 
 
+@exports("Tensor", name="type")
 def _type(a, dtype=None, non_blocking=False, **kwargs):
     """``t.type()`` names the legacy type; ``t.type(dtype)``, ``t.type(torch.LongTensor)`` and
     ``t.type('torch.LongTensor')`` convert."""
@@ -158,37 +168,24 @@ def _type(a, dtype=None, non_blocking=False, **kwargs):
     return to(a, dtype)
 
 
+@exports("torch", "Tensor", name="softmax")
 def _softmax(x, dim, dtype=None):
     return softmax(x, dim)
 
 
+@exports("torch", "Tensor", name="log_softmax")
 def _log_softmax(x, dim, dtype=None):
     return log_softmax(x, dim)
 
 
-def _table(names, **aliases):
-    g = globals()
-    out = {n: g[n] for n in names.split()}
-    out.update(aliases)
-    return out
+# -- the table: what is not one op's own name ----------------------------------------------------------------------
+ALIASES = {"multiply": mul, "subtract": sub, "divide": div, "true_divide": div, "clip": clamp, "arctan": atan,
+           "arcsin": asin, "arccos": acos, "fix": trunc}
+"""Other names PyTorch gives the same function, as ``torch.<alias>`` and ``Tensor.<alias>``."""
 
-
-# ops that are both ``torch.<name>(x, ...)`` and ``x.<name>(...)``
-_BOTH = _table("""
-    add sub mul div pow remainder floor_divide eq ne lt le gt ge logical_not
-    neg exp log sqrt abs sin cos reciprocal clamp sign square isnan isinf log1p expm1 sinh cosh tan atan asin acos erf
-    exp2 log2 log10 rsqrt floor ceil round trunc frac
-    relu sigmoid tanh
-    sum mean max min argmax argmin maximum minimum prod var std norm logsumexp amax amin cumsum any all
-    reshape flatten squeeze unsqueeze t transpose permute clone repeat flip roll tril triu narrow split chunk unbind
-    gather masked_fill index_select
-    matmul mm mv bmm dot
-    allclose equal
-""", multiply=mul, subtract=sub, divide=div, true_divide=div, clip=clamp, arctan=atan, arcsin=asin, arccos=acos,
-    fix=trunc, softmax=_softmax, log_softmax=_log_softmax)
-
-METHODS = dict(_BOTH)
+METHODS = dict(TENSOR)
 """``Tensor.<name>``: every method and operator the catalogue attaches to Tensor."""
+METHODS.update(ALIASES)
 METHODS.update({
     # operators
     "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub, "__mul__": mul, "__rmul__": rmul,
@@ -200,38 +197,51 @@ METHODS.update({
     "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge, "__invert__": invert,
     "__and__": and_, "__or__": or_, "__getitem__": getitem, "__setitem__": setitem,
     "__hash__": lambda self: id(self),
-    # shape
-    "view": view, "expand": expand, "expand_as": expand_as, "contiguous": contiguous,
-    "view_as": lambda a, o: view(a, *o.shape), "reshape_as": lambda a, o: reshape(a, *o.shape), "select": _select,
-    "where": lambda self, cond, other: where(cond, self, other), "storage_offset": _storage_offset,
-    # dtype and device
-    "to": to, "float": lambda a: to(a, _dtype.float32), "double": lambda a: to(a, _dtype.float64),
+    # the same op with the arguments in another order or shape
+    "view_as": lambda a, o: view(a, *o.shape), "reshape_as": lambda a, o: reshape(a, *o.shape),
+    "where": lambda self, cond, other: where(cond, self, other),
+    # dtype and device: aliases of to()
+    "float": lambda a: to(a, _dtype.float32), "double": lambda a: to(a, _dtype.float64),
     "long": lambda a: to(a, _dtype.int64), "int": lambda a: to(a, _dtype.int32), "bool": lambda a: to(a, _dtype.bool_),
     "half": lambda a: to(a, _dtype.float16), "type_as": lambda a, o: to(a, o.dtype), "cpu": lambda a: a,
-    "cuda": _cuda, "type": _type, "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones,
-    "new_full": _new_full, "new_empty": _new_empty, "argsort": _argsort, "masked_fill_": _make_inplace(masked_fill),
+    # constructors
+    "new_tensor": _new_tensor, "new_zeros": _new_zeros, "new_ones": _new_ones, "new_full": _new_full,
+    "new_empty": _new_empty,
     # in place
     "add_": _make_inplace(add), "sub_": _make_inplace(sub), "mul_": _make_inplace(mul), "div_": _make_inplace(div),
     "pow_": _make_inplace(pow), "exp_": _make_inplace(exp), "clamp_": _make_inplace(clamp),
     "relu_": _make_inplace(relu), "sigmoid_": _make_inplace(sigmoid), "tanh_": _make_inplace(tanh),
     "neg_": _make_inplace(neg), "sqrt_": _make_inplace(sqrt), "log_": _make_inplace(log), "abs_": _make_inplace(abs),
+    "masked_fill_": _make_inplace(masked_fill),
     "zero_": zero_, "fill_": fill_, "copy_": copy_, "normal_": normal_, "uniform_": uniform_, "resize_": resize_,
 })
 
-FUNCTIONS = dict(_BOTH)
+FUNCTIONS = dict(TORCH)
 """``torch.<name>``: the functions of the torch namespace the catalogue provides."""
-FUNCTIONS.update({
-    "addmm": addmm, "cat": cat, "stack": stack, "where": where, "numel": numel, "is_tensor": is_tensor,
-    "outer": outer,
-})
+FUNCTIONS.update(ALIASES)
 
 
 def attach():
-    """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property."""
+    """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property. From now on
+    a new ``@exports`` declaration is put in place as it is made (``_put_in_place``)."""
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
+    _core._LATE[0] = _put_in_place
     Tensor.T = property(T)
     Tensor.is_cuda = property(lambda a: False)
     Tensor.mT = property(lambda a: a.transpose(-2, -1))  # real tensors: the conjugate is the tensor itself
     Tensor.mH = property(lambda a: a.transpose(-2, -1))
     Tensor.H = property(lambda a: a.t() if a.dim() == 2 else T(a))
+
+
+def _put_in_place(where, name, fn):
+    """An op declared after import (a lesson's own op, a test's): where import puts the others, ``Tensor.<name>``
+    and ``torch.<name>`` (the package's namespace and ``ops``'), accepting numpy's ``axis=`` as they do."""
+    if "Tensor" in where:
+        METHODS[name] = fn
+        setattr(Tensor, name, numpy_names(fn))
+    if "torch" in where:
+        FUNCTIONS[name] = fn
+        ops = __name__.rsplit(".", 1)[0]
+        setattr(sys.modules[ops], name, fn)
+        setattr(sys.modules[ops.rsplit(".", 1)[0]], name, numpy_names(fn))

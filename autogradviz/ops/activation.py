@@ -8,7 +8,7 @@ import numpy as np
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import (_const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim,
-                    keep_where, zeros_of)
+                    exports, keep_where, zeros_of)
 from .arith import _sadd, _smul
 from .index import _where
 from .inplace import apply_inplace, check_inplace
@@ -124,6 +124,7 @@ class TanhBackward0(BackwardNode):
         return (_tanh_backward(g, s[0]),)
 
 
+@exports("torch", "Tensor")
 def tanh(a):
     return make(np_tanh(_float_data(a)), TanhBackward0, (a,), (OUT,))
 
@@ -142,6 +143,7 @@ def _np_sigmoid(x):
         return (1 / (1 + np_exp(-x))).astype(x.dtype, copy=False)
 
 
+@exports("torch", "Tensor")
 def sigmoid(a):
     return make(_np_sigmoid(_float_data(a)), SigmoidBackward0, (a,), (OUT,))
 
@@ -155,6 +157,7 @@ class ReluBackward0(BackwardNode):
         return (_threshold_backward(g, s[0]),)
 
 
+@exports("torch", "Tensor")
 def relu(a, inplace=False):
     if inplace:
         return a.relu_()

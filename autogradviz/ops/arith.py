@@ -9,7 +9,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
-from ._core import _binary, _broadcast_error, _operand, _rbinary_data, nograd_result, zeros_of
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
 from .index import where
 from ._math import pow_scalar_np
 
@@ -69,6 +69,7 @@ class RsubBackward1(BackwardNode):
         return (-g,)
 
 
+@exports("torch", "Tensor")
 def add(a, other, alpha=1):
     if type(other) is Tensor and alpha == 1:
         ad = a._data
@@ -98,6 +99,7 @@ def radd(a, other):
     return add(a, bs)
 
 
+@exports("torch", "Tensor")
 def sub(a, other, alpha=1):
     b, bs = _operand(other)
     if a._data.dtype.kind == "b" and (b is None or b._data.dtype.kind == "b"):
@@ -150,6 +152,7 @@ class MulBackward0(BackwardNode):
         return ga, gb
 
 
+@exports("torch", "Tensor")
 def mul(a, other):
     if type(other) is Tensor:
         ad = a._data
@@ -221,6 +224,7 @@ class DivBackward2(BackwardNode):
                 sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
 
 
+@exports("torch", "Tensor")
 def div(a, other, rounding_mode=None):
     b, bs = _operand(other)
     if rounding_mode is not None:
@@ -262,6 +266,7 @@ class _NotImplementedBackward(BackwardNode):
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
+@exports("torch", "Tensor")
 def floor_divide(a, other):
     b, bs = _operand(other)
     return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
@@ -308,6 +313,7 @@ def _np_remainder(x, y):
     return np.where(fix, r + y, r).astype(r.dtype, copy=False)
 
 
+@exports("torch", "Tensor")
 def remainder(a, other):
     b, bs = _operand(other)
     data = _binary(_np_remainder, a, b, bs)
@@ -382,6 +388,7 @@ def _where_log(x):
         return np.where(x > 0, np.log(np.where(x > 0, x, 1)), 0).astype(x.dtype)
 
 
+@exports("torch", "Tensor")
 def pow(a, exponent):
     if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
         return rpow(exponent, a)
@@ -471,29 +478,51 @@ def _sadd(t, c):
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------
-def _cmp(ufunc, name):
-    def f(a, other):
-        b, bs = _operand(other)
-        if b is not None:
-            try:
-                out = _wrap(ufunc(a._data, b._data))
-            except ValueError:
-                raise _broadcast_error(a._data.shape, b._data.shape) from None
-        else:
-            out = _wrap(ufunc(a._data, bs))
-        return nograd_result(out, name, (a, b))
-    return f
+def _compare(ufunc, a, other, name):
+    """A comparison: no node, ever; a trace records it as PyTorch's does, named as its TorchFunctionMode names it
+    (``gt`` -> GtBackward0)."""
+    b, bs = _operand(other)
+    if b is not None:
+        try:
+            out = _wrap(ufunc(a._data, b._data))
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    else:
+        out = _wrap(ufunc(a._data, bs))
+    return nograd_result(out, name, (a, b))
 
 
-# a trace records these as PyTorch's does, named as its TorchFunctionMode names them (``gt`` -> GtBackward0)
-eq = _cmp(np.equal, "EqBackward0")
-ne = _cmp(np.not_equal, "NeBackward0")
-lt = _cmp(np.less, "LtBackward0")
-le = _cmp(np.less_equal, "LeBackward0")
-gt = _cmp(np.greater, "GtBackward0")
-ge = _cmp(np.greater_equal, "GeBackward0")
+@exports("torch", "Tensor")
+def eq(a, other):
+    return _compare(np.equal, a, other, "EqBackward0")
 
 
+@exports("torch", "Tensor")
+def ne(a, other):
+    return _compare(np.not_equal, a, other, "NeBackward0")
+
+
+@exports("torch", "Tensor")
+def lt(a, other):
+    return _compare(np.less, a, other, "LtBackward0")
+
+
+@exports("torch", "Tensor")
+def le(a, other):
+    return _compare(np.less_equal, a, other, "LeBackward0")
+
+
+@exports("torch", "Tensor")
+def gt(a, other):
+    return _compare(np.greater, a, other, "GtBackward0")
+
+
+@exports("torch", "Tensor")
+def ge(a, other):
+    return _compare(np.greater_equal, a, other, "GeBackward0")
+
+
+@exports("torch", "Tensor")
 def logical_not(a):
     return nograd_result(_wrap(np.logical_not(a._data)), "LogicalNotBackward0", (a,))
 

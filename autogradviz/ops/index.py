@@ -4,7 +4,7 @@ import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
-from ._core import _broadcast_error, _operand, _t, keep_where
+from ._core import _broadcast_error, _operand, _t, exports, keep_where
 from .shape import AliasBackward0, unsqueeze
 
 
@@ -37,6 +37,7 @@ def _scatter_add(g, shape, dim, idx):
     return out
 
 
+@exports("torch", "Tensor")
 def gather(a, dim, index, sparse_grad=False):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
@@ -75,6 +76,7 @@ class MaskedFillBackward1(BackwardNode):
         return _where(mask, 0.0, g), gv
 
 
+@exports("torch", "Tensor")
 def masked_fill(a, mask, value):
     m = mask._data if _t(mask) else np.asarray(mask)
     if m.dtype != np.bool_:
@@ -107,6 +109,7 @@ class IndexSelectBackward0(BackwardNode):
         return (_scatter_add(g, shape, dim, np.ascontiguousarray(bidx)),)
 
 
+@exports("torch", "Tensor")
 def index_select(a, dim, index):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
@@ -138,6 +141,7 @@ class WhereBackward0(BackwardNode):
         return ga, gb
 
 
+@exports("torch")
 def where(condition, input=None, other=None):
     cd = condition._data.astype(bool)
     if input is None:
@@ -159,6 +163,7 @@ def where(condition, input=None, other=None):
     return make(data, WhereBackward0, (a, b), (), (cd, np.shape(ad), np.shape(bd)))
 
 
+@exports("Tensor", name="select")
 def _select(a, dim, index):
     d = _wrap_dim(dim, a._data.ndim)
     return getitem(a, (slice(None),) * d + (index,))

@@ -3,7 +3,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to
-from ._core import _broadcast_error, _dtname, _operand
+from ._core import _broadcast_error, _dtname, _operand, exports
 from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
 
 
@@ -87,6 +87,7 @@ class MmBackward0(BackwardNode):
                 _mat2_grad(a, g, c2) if nf[1][0] is not None else None)
 
 
+@exports("torch", "Tensor")
 def mm(a, b):
     if a._data.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -113,6 +114,7 @@ class MvBackward0(BackwardNode):
                 _T(a) @ g if nf[1][0] is not None else None)
 
 
+@exports("torch", "Tensor")
 def mv(a, v):
     if a._data.ndim != 2 or v._data.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {a._data.ndim}, {v._data.ndim}, {v._data.ndim}")
@@ -135,6 +137,7 @@ class DotBackward0(BackwardNode):
         return (g * b if nf[0][0] is not None else None, g * a if nf[1][0] is not None else None)
 
 
+@exports("torch", "Tensor")
 def dot(a, b):
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
@@ -185,6 +188,7 @@ def _unsafe_view(x, shape):
     return make(x._data.reshape(shape), UnsafeViewBackward0, (x,), (), x._data.shape)
 
 
+@exports("torch", "Tensor")
 def bmm(a, b):
     if a._data.ndim != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
@@ -215,6 +219,7 @@ def _should_fold(a, b):
     return all(st[i] == st[i + 1] * sh[i + 1] for i in range(t1.ndim - 2))
 
 
+@exports("torch", "Tensor")
 def matmul(a, b):
     """``torch.matmul``, decomposed into the same ops as ATen's ``_matmul_impl`` (so the graph has the same
     nodes: dot, mv, mm, folded mm/mv with views, or expand + bmm)."""
@@ -313,6 +318,7 @@ class AddmmBackward0(BackwardNode):
         return gb, g1, g2
 
 
+@exports("torch")
 def addmm(bias, m1, m2, beta=1, alpha=1):
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
@@ -367,5 +373,6 @@ def linear(input, weight, bias=None):
     return make(r._data.reshape(out_shape), UnsafeViewBackward0, (r,), (), r._data.shape)
 
 
+@exports("torch")
 def outer(a, b):
     return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)

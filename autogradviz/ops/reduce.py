@@ -5,7 +5,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
-from ._core import _exp, _float_data, _t, keep_where
+from ._core import _exp, _float_data, _t, exports, keep_where
 from .index import _scatter, where
 from .shape import cat
 from .._sumorder import dim_sum, full_sum
@@ -68,6 +68,7 @@ def _sum_dtype(a, dtype):
     return np.dtype(np.int64) if k in "biu" else a._data.dtype
 
 
+@exports("torch", "Tensor")
 def sum(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
@@ -116,6 +117,7 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 _add_reduce = np.add.reduce
 
 
+@exports("torch", "Tensor")
 def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
@@ -254,10 +256,12 @@ def _extreme(a, dim, keepdim, is_max):
     return _ReturnTypes(values, _wrap(idx_out.astype(np.int64)), name)
 
 
+@exports("torch", "Tensor")
 def max(a, dim=None, keepdim=False):
     return _extreme(a, dim, keepdim, True)
 
 
+@exports("torch", "Tensor")
 def min(a, dim=None, keepdim=False):
     return _extreme(a, dim, keepdim, False)
 
@@ -289,15 +293,18 @@ class MinimumBackward0(MaximumBackward0):
     __slots__ = ()
 
 
+@exports("torch", "Tensor")
 def maximum(a, b):
     # np.maximum gives its second argument on a tie (-0.0 against 0.0), PyTorch the first
     return make(np.maximum(b._data, a._data), MaximumBackward0, (a, b), (a, b), True)
 
 
+@exports("torch", "Tensor")
 def minimum(a, b):
     return make(np.minimum(b._data, a._data), MinimumBackward0, (a, b), (a, b), False)
 
 
+@exports("torch", "Tensor")
 def argmax(a, dim=None, keepdim=False, *, axis=None):
     if axis is not None:
         dim = axis
@@ -307,6 +314,7 @@ def argmax(a, dim=None, keepdim=False, *, axis=None):
     return _wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64))
 
 
+@exports("torch", "Tensor")
 def argmin(a, dim=None, keepdim=False, *, axis=None):
     if axis is not None:
         dim = axis
@@ -330,6 +338,7 @@ class CumsumBackward0(BackwardNode):
         return (out,)
 
 
+@exports("torch", "Tensor")
 def cumsum(a, dim=None, dtype=None, *, axis=None):
     if axis is not None:
         dim = axis
@@ -365,6 +374,7 @@ class LogsumexpBackward0(BackwardNode):
         return (g * _exp(x - r),)
 
 
+@exports("torch", "Tensor")
 def logsumexp(a, dim, keepdim=False):
     d = _float_data(a)
     dims = _dims(dim, d.ndim) if d.ndim else ()
@@ -397,20 +407,23 @@ class AminBackward0(AmaxBackward0):
     __slots__ = ()
 
 
-def _amaxmin(np_fn, cls, name):
-    def op(a, dim=(), keepdim=False):
-        d = a._data
-        dims = _dims(dim, d.ndim) if (d.ndim and dim != ()) else tuple(range(d.ndim))
-        if d.size == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-                               "the reduction dim with the 'dim' argument.")
-        return make(np.asarray(np_fn(d, axis=dims, keepdims=keepdim)), cls, (a,), (a, OUT), (dims, keepdim))
-    op.__name__ = name
-    return op
+def _amaxmin(np_fn, cls, name, a, dim, keepdim):
+    d = a._data
+    dims = _dims(dim, d.ndim) if (d.ndim and dim != ()) else tuple(range(d.ndim))
+    if d.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                           "the reduction dim with the 'dim' argument.")
+    return make(np.asarray(np_fn(d, axis=dims, keepdims=keepdim)), cls, (a,), (a, OUT), (dims, keepdim))
 
 
-amax = _amaxmin(np.max, AmaxBackward0, "amax")
-amin = _amaxmin(np.min, AminBackward0, "amin")
+@exports("torch", "Tensor")
+def amax(a, dim=(), keepdim=False):
+    return _amaxmin(np.max, AmaxBackward0, "amax", a, dim, keepdim)
+
+
+@exports("torch", "Tensor")
+def amin(a, dim=(), keepdim=False):
+    return _amaxmin(np.min, AminBackward0, "amin", a, dim, keepdim)
 
 
 def _exclusive_prod_np(x, dim):
@@ -480,6 +493,7 @@ class ProdBackward1(BackwardNode):
             return (_prod_backward(g, x, r, dim, keepdim),)
 
 
+@exports("torch", "Tensor")
 def prod(x, dim=None, keepdim=False, dtype=None):
     d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(dtype).np)
     if d.dtype.kind in "biu" and dtype is None:
@@ -528,6 +542,7 @@ def _as_given(dim, dims, correction, raw_correction):
     return (None if dim is None else tuple(dims)), correction
 
 
+@exports("torch", "Tensor")
 def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
     raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "var")
@@ -536,6 +551,7 @@ def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
                                                                           _as_given(dim, dims, correction, raw)))
 
 
+@exports("torch", "Tensor")
 def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
     raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "std")
@@ -640,6 +656,7 @@ class LinalgVectorNormBackward0(BackwardNode):
         return (x * x.abs() ** (p - 2) * g / r ** (p - 1)).masked_fill(zero_norm, 0.0)
 
 
+@exports("torch", "Tensor")
 def norm(x, p=2, dim=None, keepdim=False, dtype=None):
     """The vector p-norm (``torch.norm`` / ``torch.linalg.vector_norm``); one LinalgVectorNormBackward0 node, as in
     PyTorch."""
@@ -664,11 +681,13 @@ def norm(x, p=2, dim=None, keepdim=False, dtype=None):
     return make(np.asarray(r, dtype=d.dtype), LinalgVectorNormBackward0, (x,), (x, OUT), (p, dims, keepdim))
 
 
+@exports("torch", "Tensor")
 def any(x, dim=None, keepdim=False):
     d = x._data
     return _wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim)))
 
 
+@exports("torch", "Tensor")
 def all(x, dim=None, keepdim=False):
     d = x._data
     return _wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim)))

@@ -4,8 +4,8 @@ import numpy as np
 
 from .. import _creation
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, declare, facts, make, make_views, sum_to, view_of
-from ._core import _shape_arg, _t
+from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
+from ._core import _shape_arg, _t, exports
 
 
 @facts(fn="view", saved={"self_sym_sizes": lambda n: tuple(n._info)})
@@ -48,6 +48,7 @@ def _infer(shape, numel):
     return tuple(shape)
 
 
+@exports("Tensor")
 def view(a, *shape):
     if len(shape) == 1 and not isinstance(shape[0], (tuple, list, int)):
         from .. import _dtype
@@ -64,6 +65,7 @@ def view(a, *shape):
     return view_of(a, r, ViewBackward0, d.shape)
 
 
+@exports("torch", "Tensor")
 def reshape(a, *shape):
     shape = _infer(_shape_arg(shape), a._data.size)
     d = a._data
@@ -79,6 +81,7 @@ def reshape(a, *shape):
     return make(c._data.reshape(shape), UnsafeViewBackward0, (c,), (), d.shape)
 
 
+@exports("torch", "Tensor")
 def flatten(a, start_dim=0, end_dim=-1):
     d = a._data
     if d.ndim == 0:
@@ -95,10 +98,12 @@ def flatten(a, start_dim=0, end_dim=-1):
     return reshape(a, d.shape[:s] + (n,) + d.shape[e + 1:])
 
 
+@exports("torch", "Tensor")
 def clone(a, memory_format=None):
     return make(a._data.copy(), CloneBackward0, (a,))
 
 
+@exports("Tensor")
 def contiguous(a, memory_format=None):
     if a._data.flags.c_contiguous:
         return a
@@ -114,6 +119,7 @@ class TBackward0(BackwardNode):
         return (g.t() if isinstance(g, Tensor) else g.T,)
 
 
+@exports("torch", "Tensor")
 def t(a):
     d = a._data
     if d.ndim > 2:
@@ -133,6 +139,7 @@ class TransposeBackward0(BackwardNode):
         return (np.swapaxes(g, d0, d1),)
 
 
+@exports("torch", "Tensor")
 def transpose(a, dim0, dim1):
     d = a._data
     d0, d1 = _wrap_dim(dim0, d.ndim), _wrap_dim(dim1, d.ndim)
@@ -151,6 +158,7 @@ class PermuteBackward0(BackwardNode):
         return (np.transpose(g, inv),)
 
 
+@exports("torch", "Tensor")
 def permute(a, *dims):
     dims = _shape_arg(dims)
     d = a._data
@@ -210,6 +218,7 @@ class UnsqueezeBackward0(BackwardNode):
         return (g.reshape(self._info[0]),)
 
 
+@exports("torch", "Tensor")
 def squeeze(a, dim=None):
     d = a._data
     if dim is None:
@@ -226,6 +235,7 @@ def squeeze(a, dim=None):
     return view_of(a, d.reshape(shape), SqueezeBackward1, (d.shape, dim))
 
 
+@exports("torch", "Tensor")
 def unsqueeze(a, dim):
     d = a._data
     k = _wrap_dim(dim, d.ndim + 1)
@@ -266,12 +276,14 @@ def expand_target(d, sizes):
     return target
 
 
+@exports("Tensor")
 def expand(a, *sizes):
     sizes = _shape_arg(sizes)
     d = a._data
     return view_of(a, np.broadcast_to(d, expand_target(d, sizes)), ExpandBackward0, d.shape)
 
 
+@exports("Tensor")
 def expand_as(a, other):
     return expand(a, *other.shape)
 
@@ -312,6 +324,7 @@ class RepeatBackward0(BackwardNode):
         return (g.reshape(split).sum(axis=axes).reshape(shape),)
 
 
+@exports("torch", "Tensor")
 def repeat(a, *sizes):
     reps = _shape_arg(sizes)
     d = a._data
@@ -333,6 +346,7 @@ class FlipBackward0(BackwardNode):
         return (flip(g, dims) if _t(g) else np.flip(g, dims).copy(),)
 
 
+@exports("torch", "Tensor")
 def flip(a, *dims):
     d = a._data
     dims = tuple(_wrap_dim(k, d.ndim) for k in _shape_arg(dims))
@@ -342,7 +356,8 @@ def flip(a, *dims):
     return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
-@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]), "shifts": lambda n: tuple(n._info[0])})
+@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]),
+                         "shifts": lambda n: tuple(s % 2**64 for s in n._info[0])})  # (PyTorch: unsigned)
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -355,6 +370,7 @@ class RollBackward0(BackwardNode):
         return (np.roll(g, back, dims if dims else None).copy() if dims else np.roll(g, back[0]),)
 
 
+@exports("torch", "Tensor")
 def roll(a, shifts, dims=None):
     d = a._data
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
@@ -370,26 +386,44 @@ def roll(a, shifts, dims=None):
     return make(data, RollBackward0, (a,), (), (shifts, dims))
 
 
-def _tri(np_fn, name):
+def _triangle(np_fn, name, a, diagonal):
+    d = a._data
+    if d.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return np_fn(d, diagonal)
+
+
+@facts(fn="tril", saved={"diagonal": lambda n: n._info})
+class TrilBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
     def backward(self, g, s):
         k = self._info
-        return (op(g, k) if _t(g) else np_fn(g, k),)
-    cls = declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}),
-                  fn=name[:4].lower(), saved={"diagonal": lambda n: n._info})
-
-    def op(a, diagonal=0):
-        d = a._data
-        if d.ndim < 2:
-            raise RuntimeError(f"{name[:4].lower()}: input tensor must have at least 2 dimensions")
-        return make(np_fn(d, diagonal), cls, (a,), (), diagonal)
-    op.__name__ = name[:4].lower()
-    return op, cls
+        return (tril(g, k) if _t(g) else np.tril(g, k),)
 
 
-tril, TrilBackward0 = _tri(np.tril, "TrilBackward0")
-triu, TriuBackward0 = _tri(np.triu, "TriuBackward0")
+@exports("torch", "Tensor")
+def tril(a, diagonal=0):
+    return make(_triangle(np.tril, "tril", a, diagonal), TrilBackward0, (a,), (), diagonal)
 
 
+@facts(fn="triu", saved={"diagonal": lambda n: n._info})
+class TriuBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        k = self._info
+        return (triu(g, k) if _t(g) else np.triu(g, k),)
+
+
+@exports("torch", "Tensor")
+def triu(a, diagonal=0):
+    return make(_triangle(np.triu, "triu", a, diagonal), TriuBackward0, (a,), (), diagonal)
+
+
+@exports("torch", "Tensor")
 def narrow(a, dim, start, length):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
@@ -454,6 +488,7 @@ def _multi_view(a, datas, cls, dim, pieces, stacked):
     return make_views(a, datas, cls, (a._data.shape, dim, pieces, stacked, a._data.dtype))
 
 
+@exports("torch", "Tensor")
 def split(a, split_size_or_sections, dim=0):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
@@ -475,6 +510,7 @@ def split(a, split_size_or_sections, dim=0):
     return _multi_view(a, datas, cls, dim, pieces, False)
 
 
+@exports("torch", "Tensor")
 def chunk(a, chunks, dim=0):
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
@@ -482,6 +518,7 @@ def chunk(a, chunks, dim=0):
     return split(a, max(-(-n // chunks), 1) if n else 1, dim)
 
 
+@exports("torch", "Tensor")
 def unbind(a, dim=0):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
@@ -505,6 +542,7 @@ class CatBackward0(BackwardNode):
         return tuple(out)
 
 
+@exports("torch")
 def cat(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
@@ -530,6 +568,7 @@ class StackBackward0(BackwardNode):
         return tuple(np.take(g, i, axis=dim) for i in range(n))
 
 
+@exports("torch")
 def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:

@@ -1,7 +1,7 @@
 """Element-wise math: neg, exp, log, sqrt, abs, sin, cos, reciprocal, clamp, sign, log1p ... rsqrt, rounding.
 
-Most are one line of the ``_unary`` table: the numpy function and the node, whose class ``_node`` makes from its
-PyTorch name, what it saves and its backward formula.
+Each op is one entry: its node class (named as PyTorch names it, with its backward formula and its facts) and its
+forward function, which computes the values and calls ``make``.
 """
 import math
 
@@ -9,8 +9,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import BackwardNode, declare, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or, keep_where, nograd_result, zeros_of
+from ..autograd.node import BackwardNode, facts, make, OUT
+from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
 from .arith import _smul
 from . import arith as _arith
 from .index import where as _where
@@ -26,6 +26,7 @@ class NegBackward0(BackwardNode):
         return (-g,)
 
 
+@exports("torch", "Tensor")
 def neg(a):
     if a._data.dtype.kind == "b":
         raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
@@ -42,6 +43,7 @@ class ExpBackward0(BackwardNode):
         return (g * s[0],)
 
 
+@exports("torch", "Tensor")
 def exp(a):
     return make(np_exp(_float_data(a)), ExpBackward0, (a,), (OUT,))
 
@@ -55,6 +57,7 @@ class LogBackward0(BackwardNode):
         return (g / s[0],)
 
 
+@exports("torch", "Tensor")
 def log(a):
     with np.errstate(divide="ignore", invalid="ignore"):
         return make(np_log(_float_data(a)), LogBackward0, (a,), (a,))
@@ -69,6 +72,7 @@ class SqrtBackward0(BackwardNode):
         return (g / _smul(s[0], 2),)  # PyTorch: grad / (2 * result)
 
 
+@exports("torch", "Tensor")
 def sqrt(a):
     with np.errstate(invalid="ignore"):
         return make(np.sqrt(_float_data(a)), SqrtBackward0, (a,), (OUT,))
@@ -83,6 +87,7 @@ class AbsBackward0(BackwardNode):
         return (g * _sgn(s[0]),)  # PyTorch: grad * self.sgn()
 
 
+@exports("torch", "Tensor")
 def abs(a):
     return make(np.abs(a._data), AbsBackward0, (a,), (a,))
 
@@ -96,6 +101,7 @@ class SinBackward0(BackwardNode):
         return (g * _cos(s[0]),)
 
 
+@exports("torch", "Tensor")
 def sin(a):
     return make(np_sin(_float_data(a)), SinBackward0, (a,), (a,))
 
@@ -109,6 +115,7 @@ class CosBackward0(BackwardNode):
         return (g * -_sin(s[0]),)
 
 
+@exports("torch", "Tensor")
 def cos(a):
     return make(np_cos(_float_data(a)), CosBackward0, (a,), (a,))
 
@@ -123,6 +130,7 @@ class ReciprocalBackward0(BackwardNode):
         return (-g * (r * r),)  # PyTorch: -grad * (result * result)
 
 
+@exports("torch", "Tensor")
 def reciprocal(a):
     with np.errstate(divide="ignore"):
         return make(np.reciprocal(_float_data(a)), ReciprocalBackward0, (a,), (OUT,))
@@ -152,6 +160,7 @@ def _clamp_mask(x, lo, hi):
     return m
 
 
+@exports("torch", "Tensor")
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
@@ -171,7 +180,16 @@ def clamp(a, min=None, max=None):
     return make(d.copy() if r is d else np.asarray(r), cls, (a,), (a,), (lo, hi))
 
 
-class SgnBackward0(BackwardNode):
+class _ZeroBackward(BackwardNode):
+    """The base of the nodes whose local derivative is 0 almost everywhere (sign and rounding)."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (zeros_of(g),)  # PyTorch: zeros_like(grad)
+
+
+class SgnBackward0(BackwardNode):  # the sign inside a derivative formula (AbsBackward0's, create_graph=True)
     __slots__ = ()
     _saved_names = ()
 
@@ -189,54 +207,34 @@ _cos = _np_or(np_cos, cos)
 _sin = _np_or(np_sin, sin)
 
 
-def sign(a):
-    class_ = SignBackward0
-    return make(np.sign(a._data), class_, (a,))
-
-
 @facts(fn="sign", grads={"self": "0"})
-class SignBackward0(BackwardNode):
+class SignBackward0(_ZeroBackward):
     __slots__ = ()
-    _saved_names = ()
-
-    def backward(self, g, s):
-        return (zeros_of(g),)  # PyTorch: zeros_like(grad)
 
 
-def _unary(np_fn, cls, save_out=False):
-    def op(a):
-        with np.errstate(all="ignore"):
-            data = np_fn(_float_data(a))
-        return make(data, cls, (a,), (OUT,) if save_out else (a,))
-    return op
+@exports("torch", "Tensor")
+def sign(a):
+    return make(np.sign(a._data), SignBackward0, (a,))
 
 
-def _node(name, saved, formula, fn=None, d=None):
-    """A one-input node class named ``name`` (PyTorch's name) that saves ``saved`` (``"self"`` or ``"result"``):
-    ``formula(g, saved_value)`` is its backward, ``d`` its local derivative as the views show it (a formula over
-    the saved name), ``fn`` the op's function name."""
-    def backward(self, g, s):
-        with np.errstate(all="ignore"):
-            return (formula(g, s[0]),)
-    cls = type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (saved,), "backward": backward})
-    return declare(cls, fn=fn, grads={"self": d})
-
-
-def _zero_node(name, fn):
-    def backward(self, g, s):
-        return (zeros_of(g),)  # PyTorch: zeros_like(grad)
-    return declare(type(name, (BackwardNode,), {"__slots__": (), "_saved_names": (), "backward": backward}), fn=fn,
-                   grads={"self": "0"})
+# -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
+def _quiet(np_fn, a):
+    """``np_fn`` on ``a``'s values (integers as the default float dtype), without numpy's warnings: PyTorch gives
+    inf or nan silently."""
+    with np.errstate(all="ignore"):
+        return np_fn(_float_data(a))
 
 
 _LN2 = math.log(2.0)
 _LN10 = 2.3025850929940456  # the constant of PyTorch's log10 derivative (math.log(10.0) is one ulp above it)
+_2_SQRTPI = 2.0 / math.sqrt(math.pi)
 
 
 def _pw_pow(x, e):
     """``x.pow(e)`` as PyTorch evaluates it inside a derivative formula (see _math.pow_scalar_np)."""
     return x ** e if isinstance(x, Tensor) else pow_scalar_np(x, e)
-_2_SQRTPI = 2.0 / math.sqrt(math.pi)
+
+
 _erf_np = np.frompyfunc(math.erf, 1, 1)
 
 
@@ -249,73 +247,312 @@ _sinh = _f(f32_via_f64(np.sinh), lambda x: sinh(x))
 _erf = _f(_np_erf, lambda x: erf(x))
 
 
-# -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
-Log1PBackward0 = _node("Log1PBackward0", "self", lambda g, x: g / (x + 1),
-                       fn="log1p", d="1 / (self + 1)")
-Expm1Backward0 = _node("Expm1Backward0", "result", lambda g, r: g * (r + 1),
-                       fn="expm1", d="result + 1")
-SinhBackward0 = _node("SinhBackward0", "self", lambda g, x: g * _cosh(x),
-                      fn="sinh", d="cosh(self)")
-CoshBackward0 = _node("CoshBackward0", "self", lambda g, x: g * _sinh(x),
-                      fn="cosh", d="sinh(self)")
-TanBackward0 = _node("TanBackward0", "result", lambda g, r: g * (r * r + 1),
-                     fn="tan", d="1 + result**2")
-AtanBackward0 = _node("AtanBackward0", "self", lambda g, x: g / (x * x + 1),
-                      fn="atan", d="1 / (1 + self**2)")
-AsinBackward0 = _node("AsinBackward0", "self", lambda g, x: g * _pw_pow(-x * x + 1, -0.5),
-                      fn="asin", d="1 / sqrt(1 - self**2)")
-AcosBackward0 = _node("AcosBackward0", "self", lambda g, x: g * -_pw_pow(-x * x + 1, -0.5),
-                      fn="acos", d="-1 / sqrt(1 - self**2)")
-ErfBackward0 = _node("ErfBackward0", "self", lambda g, x: _2_SQRTPI * _exp(-(x * x)) * g,
-                     fn="erf", d="2 / sqrt(pi) * exp(-self**2)")
-Exp2Backward0 = _node("Exp2Backward0", "result", lambda g, r: g * r * _LN2,
-                      fn="exp2", d="result * log(2)")
-Log2Backward0 = _node("Log2Backward0", "self", lambda g, x: g / (x * _LN2),
-                      fn="log2", d="1 / (self * log(2))")
-Log10Backward0 = _node("Log10Backward0", "self", lambda g, x: g / (x * _LN10),
-                       fn="log10", d="1 / (self * log(10))")
-RsqrtBackward0 = _node("RsqrtBackward0", "result", lambda g, r: -0.5 * g * _pw_pow(r, 3),
-                       fn="rsqrt", d="-0.5 * result**3")
+@facts(fn="log1p", grads={"self": "1 / (self + 1)"})
+class Log1PBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g / (x + 1),)
 
 
-FracBackward0 = declare(type("FracBackward0", (BackwardNode,), {"__slots__": (), "_saved_names": (),
-                                                                "backward": lambda self, g, s: (g,)}),
-                        fn="frac", grads={"self": "1"})
+_np_log1p = f32_via_f64(np.log1p)
 
 
-FloorBackward0 = _zero_node("FloorBackward0", "floor")
-CeilBackward0 = _zero_node("CeilBackward0", "ceil")
-RoundBackward0 = _zero_node("RoundBackward0", "round")
-TruncBackward0 = _zero_node("TruncBackward0", "trunc")
-
-log1p = _unary(f32_via_f64(np.log1p), Log1PBackward0)
-expm1 = _unary(f32_via_f64(np.expm1), Expm1Backward0, save_out=True)
-sinh = _unary(f32_via_f64(np.sinh), SinhBackward0)
-cosh = _unary(f32_via_f64(np.cosh), CoshBackward0)
-tan = _unary(f32_via_f64(np.tan), TanBackward0, save_out=True)
-atan = _unary(f32_via_f64(np.arctan), AtanBackward0)
-asin = _unary(f32_via_f64(np.arcsin), AsinBackward0)
-acos = _unary(f32_via_f64(np.arccos), AcosBackward0)
-erf = _unary(_np_erf, ErfBackward0)
-exp2 = _unary(f32_via_f64(np.exp2), Exp2Backward0, save_out=True)
-log2 = _unary(f32_via_f64(np.log2), Log2Backward0)
-log10 = _unary(f32_via_f64(np.log10), Log10Backward0)
-rsqrt = _unary(lambda d: (1 / np.sqrt(d)).astype(d.dtype, copy=False), RsqrtBackward0, save_out=True)
+@exports("torch", "Tensor")
+def log1p(a):
+    return make(_quiet(_np_log1p, a), Log1PBackward0, (a,), (a,))
 
 
-def _rounding(np_fn, cls):
-    def op(a):
-        d = a._data
-        return make(np_fn(d) if d.dtype.kind == "f" else d.copy(), cls, (a,))
-    return op
+@facts(fn="expm1", grads={"self": "result + 1"})
+class Expm1Backward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        with np.errstate(all="ignore"):
+            return (g * (r + 1),)
 
 
-floor = _rounding(np.floor, FloorBackward0)
-ceil = _rounding(np.ceil, CeilBackward0)
-trunc = _rounding(np.trunc, TruncBackward0)
-frac = _unary(lambda d: d - np.trunc(d), FracBackward0)
+_np_expm1 = f32_via_f64(np.expm1)
 
 
+@exports("torch", "Tensor")
+def expm1(a):
+    return make(_quiet(_np_expm1, a), Expm1Backward0, (a,), (OUT,))
+
+
+@facts(fn="sinh", grads={"self": "cosh(self)"})
+class SinhBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g * _cosh(x),)
+
+
+_np_sinh = f32_via_f64(np.sinh)
+
+
+@exports("torch", "Tensor")
+def sinh(a):
+    return make(_quiet(_np_sinh, a), SinhBackward0, (a,), (a,))
+
+
+@facts(fn="cosh", grads={"self": "sinh(self)"})
+class CoshBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g * _sinh(x),)
+
+
+_np_cosh = f32_via_f64(np.cosh)
+
+
+@exports("torch", "Tensor")
+def cosh(a):
+    return make(_quiet(_np_cosh, a), CoshBackward0, (a,), (a,))
+
+
+@facts(fn="tan", grads={"self": "1 + result**2"})
+class TanBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        with np.errstate(all="ignore"):
+            return (g * (r * r + 1),)
+
+
+_np_tan = f32_via_f64(np.tan)
+
+
+@exports("torch", "Tensor")
+def tan(a):
+    return make(_quiet(_np_tan, a), TanBackward0, (a,), (OUT,))
+
+
+@facts(fn="atan", grads={"self": "1 / (1 + self**2)"})
+class AtanBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g / (x * x + 1),)
+
+
+_np_atan = f32_via_f64(np.arctan)
+
+
+@exports("torch", "Tensor")
+def atan(a):
+    return make(_quiet(_np_atan, a), AtanBackward0, (a,), (a,))
+
+
+@facts(fn="asin", grads={"self": "1 / sqrt(1 - self**2)"})
+class AsinBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g * _pw_pow(-x * x + 1, -0.5),)
+
+
+_np_asin = f32_via_f64(np.arcsin)
+
+
+@exports("torch", "Tensor")
+def asin(a):
+    return make(_quiet(_np_asin, a), AsinBackward0, (a,), (a,))
+
+
+@facts(fn="acos", grads={"self": "-1 / sqrt(1 - self**2)"})
+class AcosBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g * -_pw_pow(-x * x + 1, -0.5),)
+
+
+_np_acos = f32_via_f64(np.arccos)
+
+
+@exports("torch", "Tensor")
+def acos(a):
+    return make(_quiet(_np_acos, a), AcosBackward0, (a,), (a,))
+
+
+@facts(fn="erf", grads={"self": "2 / sqrt(pi) * exp(-self**2)"})
+class ErfBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (_2_SQRTPI * _exp(-(x * x)) * g,)
+
+
+@exports("torch", "Tensor")
+def erf(a):
+    return make(_quiet(_np_erf, a), ErfBackward0, (a,), (a,))
+
+
+@facts(fn="exp2", grads={"self": "result * log(2)"})
+class Exp2Backward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        with np.errstate(all="ignore"):
+            return (g * r * _LN2,)
+
+
+_np_exp2 = f32_via_f64(np.exp2)
+
+
+@exports("torch", "Tensor")
+def exp2(a):
+    return make(_quiet(_np_exp2, a), Exp2Backward0, (a,), (OUT,))
+
+
+@facts(fn="log2", grads={"self": "1 / (self * log(2))"})
+class Log2Backward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g / (x * _LN2),)
+
+
+_np_log2 = f32_via_f64(np.log2)
+
+
+@exports("torch", "Tensor")
+def log2(a):
+    return make(_quiet(_np_log2, a), Log2Backward0, (a,), (a,))
+
+
+@facts(fn="log10", grads={"self": "1 / (self * log(10))"})
+class Log10Backward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("self",)
+
+    def backward(self, g, s):
+        x = s[0]
+        with np.errstate(all="ignore"):
+            return (g / (x * _LN10),)
+
+
+_np_log10 = f32_via_f64(np.log10)
+
+
+@exports("torch", "Tensor")
+def log10(a):
+    return make(_quiet(_np_log10, a), Log10Backward0, (a,), (a,))
+
+
+@facts(fn="rsqrt", grads={"self": "-0.5 * result**3"})
+class RsqrtBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ("result",)
+
+    def backward(self, g, s):
+        r = s[0]
+        with np.errstate(all="ignore"):
+            return (-0.5 * g * _pw_pow(r, 3),)
+
+
+def _np_rsqrt(d):
+    return (1 / np.sqrt(d)).astype(d.dtype, copy=False)
+
+
+@exports("torch", "Tensor")
+def rsqrt(a):
+    return make(_quiet(_np_rsqrt, a), RsqrtBackward0, (a,), (OUT,))
+
+
+# -- rounding ------------------------------------------------------------------------------------------------------
+@facts(fn="frac", grads={"self": "1"})
+class FracBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        return (g,)
+
+
+def _np_frac(d):
+    return d - np.trunc(d)
+
+
+@exports("torch", "Tensor")
+def frac(a):
+    return make(_quiet(_np_frac, a), FracBackward0, (a,))
+
+
+def _rounded(np_fn, a):
+    """``np_fn`` on a float tensor's values; an integer tensor is already whole (a copy)."""
+    d = a._data
+    return np_fn(d) if d.dtype.kind == "f" else d.copy()
+
+
+@facts(fn="floor", grads={"self": "0"})
+class FloorBackward0(_ZeroBackward):
+    __slots__ = ()
+
+
+@exports("torch", "Tensor")
+def floor(a):
+    return make(_rounded(np.floor, a), FloorBackward0, (a,))
+
+
+@facts(fn="ceil", grads={"self": "0"})
+class CeilBackward0(_ZeroBackward):
+    __slots__ = ()
+
+
+@exports("torch", "Tensor")
+def ceil(a):
+    return make(_rounded(np.ceil, a), CeilBackward0, (a,))
+
+
+@facts(fn="trunc", grads={"self": "0"})
+class TruncBackward0(_ZeroBackward):
+    __slots__ = ()
+
+
+@exports("torch", "Tensor")
+def trunc(a):
+    return make(_rounded(np.trunc, a), TruncBackward0, (a,))
+
+
+@facts(fn="round", grads={"self": "0"})
+class RoundBackward0(_ZeroBackward):
+    __slots__ = ()
+
+
+@exports("torch", "Tensor")
 def round(a, decimals=0):
     d = a._data
     if d.dtype.kind != "f":
@@ -323,14 +560,17 @@ def round(a, decimals=0):
     return make(np.round(d, decimals), RoundBackward0, (a,))  # numpy and PyTorch both round half to even
 
 
+@exports("torch", "Tensor")
 def square(x):
     return _arith.pow(x, 2)
 
 
+@exports("torch", "Tensor")
 def isnan(x):
     return nograd_result(_wrap(np.isnan(x._data)), "IsnanBackward0", (x,))
 
 
+@exports("torch", "Tensor")
 def isinf(x):
     return nograd_result(_wrap(np.isinf(x._data)), "IsinfBackward0", (x,))
 
@@ -347,6 +587,7 @@ class ToCopyBackward0(BackwardNode):
         return (g.astype(dt),)
 
 
+@exports("Tensor")
 def to(a, *args, **kwargs):
     from .._creation import _device
     dt = kwargs.get("dtype")

@@ -32,6 +32,7 @@ from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
 from ..ops import _core
+from ._args import _is_bool, bad_type
 
 ndarray = np.ndarray
 _new = object.__new__
@@ -584,7 +585,6 @@ class Recorder:
 def trace(forward=True):
     """``with viz.trace() as tr:`` records forward ops and backward passes into ``tr``."""
     __tracebackhide__ = True  # noqa: F841
-    from ._args import _is_bool, bad_type
     if not _is_bool(forward):
         raise bad_type("trace", "forward", "bool", forward).with_traceback(None) from None
     return Recorder(forward=forward)

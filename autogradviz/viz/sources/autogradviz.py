@@ -1,12 +1,35 @@
 """autogradviz's graph source: the only place in ``viz/`` that reads the engine's nodes and tensors.
 
-Until the nodes describe themselves (``node.saved_items()``, op facts found by node name), the few reads of node
-internals below are kept here, behind the interface that ``viz/graph.py`` uses.
+What a node saved comes from the node's own description, ``node.saved_items()`` (PyTorch's ``_saved_<name>``
+attributes, in the op's order), read the way ``sources/torch.py`` reads real PyTorch's nodes: the saved tensors, not
+the numbers a node keeps (a Python number PyTorch saves as a 0-dim tensor counts as a number in both).
 """
 import numpy as np
 
 from ..._tensor import Tensor
 from ...autograd.graph import AccumulateGrad, Node, accumulator
+from ...autograd.node import RELEASED
+
+_NUMBER_DTYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.bool_))
+
+
+def _wrapped_number(t):
+    """A Python number saved as a tensor (``x * 3`` saves ``other`` = tensor(3)): 0-dim, in a Python number's
+    dtype, needing no grad (``sources/torch.py``'s rule, so that both libraries draw the same saved tensors)."""
+    d = t._data
+    return d.ndim == 0 and not t._requires_grad and t.grad_fn is None and d.dtype in _NUMBER_DTYPES
+
+
+def _tensors(node):
+    """``[(name, value)]`` of the saved tensors in ``node.saved_items()``: a list of tensors (a custom Function's
+    ``saved_tensors``) as ``name[i]`` entries; value None where nothing was saved, ``RELEASED`` once freed."""
+    out = []
+    for name, v in node.saved_items():
+        if v is RELEASED or (isinstance(v, Tensor) and not _wrapped_number(v)):
+            out.append((name, v))
+        elif isinstance(v, (list, tuple)) and v and all(x is None or isinstance(x, Tensor) for x in v):
+            out.extend((f"{name}[{i}]", x) for i, x in enumerate(v))
+    return out
 
 
 class GraphSource:
@@ -74,16 +97,14 @@ class AutogradvizSource(GraphSource):
 
     def saved_items(self, node):
         """``[(name, Tensor)]`` the node still holds (None entries skipped); [] once freed."""
-        saved = node._saved
-        if not saved:
+        if type(node) is AccumulateGrad:
             return []
-        slots = getattr(type(node), "_saved_names", None)
         out = []
-        for i, pair in enumerate(saved):
-            t = pair[0] if isinstance(pair, tuple) else pair
-            if t is None:
-                continue
-            out.append((slots[i] if slots is not None and i < len(slots) else f"saved_tensors[{i}]", t))
+        for name, v in _tensors(node):
+            if v is RELEASED:
+                return []
+            if v is not None:
+                out.append((name, v))
         return out
 
     def saved_slot(self, node, name):
@@ -94,22 +115,15 @@ class AutogradvizSource(GraphSource):
         return None
 
     def freed_names(self, node):
-        """The names of the tensors a node had saved, once they are freed. Binary ops save one input only when the
-        other needs a gradient (``_saved_if``: which edge decides each slot), so the names come from the edges."""
-        slots = getattr(type(node), "_saved_names", None)
-        if slots:
-            cond = getattr(type(node), "_saved_if", None)
-            if cond:
-                nf = node.next_functions
-                return tuple(s for s, c in zip(slots, cond) if c is None or (c < len(nf) and nf[c][0] is not None))
-            return tuple(slots)
-        if self.is_custom(node):
-            return ("saved_tensors",)
-        return ()
+        """The names of the tensors a node had saved, once they are freed."""
+        if type(node) is AccumulateGrad:
+            return ()
+        return tuple(name for name, v in _tensors(node) if v is RELEASED)
 
     def named_saved(self, node):
-        """True when the node's saved tensors have PyTorch names (``self``, ``other``, ``result``)."""
-        return bool(getattr(type(node), "_saved_names", None))
+        """True when the node's saved tensors have PyTorch names (``self``, ``other``, ``result``): all but a custom
+        Function's."""
+        return not self.is_custom(node)
 
     def input_meta(self, node):
         return getattr(node, "_in_meta", ())
