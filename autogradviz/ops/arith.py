@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ..autograd.node import _SMALL_SUM, FWD, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
 from .index import where
 from ._math import pow_scalar_np
@@ -489,7 +489,9 @@ def _compare(ufunc, a, other, name):
             raise _broadcast_error(a._data.shape, b._data.shape) from None
     else:
         out = _wrap(ufunc(a._data, bs))
-    return nograd_result(out, name, (a, b))
+    if FWD.fn is not None:     # nograd_result, inline: a comparison costs no extra call when nothing records
+        FWD.fn(name, (a, b), out, None)
+    return out
 
 
 @exports("torch", "Tensor")
