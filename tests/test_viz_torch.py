@@ -775,3 +775,21 @@ def test_inplace_note_explains_the_version(lang):
     with viz.trace() as tr:
         y = x * 2
     assert "_version" not in viz.draw_forward(tr, lang=lang).source
+
+
+NODELESS = ["x.argmax()", "x.argmin(0)", "lib.any(x > 0)", "(x > 0).all()", "x.long()", "x.bool()", "lib.zeros_like(x)",
+            "lib.ones_like(x)", "lib.full_like(x, 3.0)", "lib.rand_like(x)", "lib.empty_like(x)", "lib.randn_like(x)"]
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("expr", NODELESS)
+def test_nodeless_ops_recorded_alike(expr, grad):
+    """Other ops whose result never has a node (argmax, any, an integer dtype, zeros_like, ...) are recorded by both
+    traces with the same name and inputs, as torch's TorchFunctionMode sees them."""
+    got = []
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=grad)
+        with viz.trace() as tr:
+            eval(expr, {"lib": lib, "x": x})
+        got.append([(op.name, len(op.inputs), op.node is None) for op in tr.ops])
+    assert got[0] == got[1] and got[0] and got[0][-1][2]

@@ -603,5 +603,5 @@ def to(a, *args, **kwargs):
     if dt is None or dt.np == a._data.dtype:
         return a.clone() if copy else a
     if a._requires_grad and not dt.is_floating_point:
-        return _wrap(a._data.astype(dt.np))
+        return nograd_result(_wrap(a._data.astype(dt.np)), "ToCopyBackward0", (a,))
     return make(a._data.astype(dt.np), ToCopyBackward0, (a,), (), a._data.dtype)
