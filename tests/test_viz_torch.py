@@ -793,3 +793,14 @@ def test_nodeless_ops_recorded_alike(expr, grad):
             eval(expr, {"lib": lib, "x": x})
         got.append([(op.name, len(op.inputs), op.node is None) for op in tr.ops])
     assert got[0] == got[1] and got[0] and got[0][-1][2]
+
+
+@pytest.mark.parametrize("expr", ["lib.clamp(x, min=0)", "x.clamp(0, 1)", "x.clip(0, 1)", "x.clamp(max=1)"])
+def test_clamp_without_grad_named_like_torch(expr):
+    """clamp on a tensor that needs no grad: both traces name it by the node torch makes when a grad is needed."""
+    want = eval(expr, {"lib": torch, "x": torch.tensor([1.0, -2.0], requires_grad=True)}).grad_fn.name()
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0])
+        with viz.trace() as tr:
+            eval(expr, {"lib": lib, "x": x})
+        assert [op.name for op in tr.ops] == [want], lib.__name__

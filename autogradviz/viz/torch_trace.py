@@ -256,6 +256,8 @@ def _make_mode_class():
                     name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
                 elif fname == "__getitem__" and len(args) == 2 and args[0] is a:
                     name = _getitem_name(torch, a, args[1]) or name
+                elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
+                    name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
                 self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 
