@@ -148,6 +148,21 @@ def dim_sum(d, dims, keepdim):
     shape = d.shape
     if w is None or not d.flags.c_contiguous or d.size == 0:
         return None
+    if len(shape) == 2 and dims == (0,) and shape[0] != 1 and shape[1] != 1:
+        # [column sums direct] a bias's grad (a batch of rows summed into one): the case below where the reduced
+        # dims are at the start, without its lists and products (about 8 us a call, three calls an MLP step)
+        r = _outer_sums(d, w)
+        return r.reshape(1, shape[1]) if keepdim else r
+    return dim_sum_reference(d, dims, keepdim)
+
+
+def dim_sum_reference(d, dims, keepdim):
+    """The plain edition of ``dim_sum``: every case through the general one."""
+    dt = d.dtype
+    w = _LANES.get(dt)
+    shape = d.shape
+    if w is None or not d.flags.c_contiguous or d.size == 0:
+        return None
     red = [k for k in dims if shape[k] != 1]
     keep = [k for k in range(d.ndim) if k not in dims and shape[k] != 1]
     out_shape = tuple(1 if k in dims else shape[k] for k in range(d.ndim)) if keepdim else \

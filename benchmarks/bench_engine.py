@@ -12,6 +12,10 @@ Workloads
 
 Prints medians over repeats and the ratios the issues set targets for. Run:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_engine.py [--quick]
+
+``--against DIR`` (a checkout of another commit, e.g. ``git worktree add /tmp/base main``) also runs that commit's
+autogradviz in the same process, as one more contender taking turns, and prints this one's time over it: a change
+of a few per cent is visible that way, where separate runs on a shared machine differ by more than that.
 """
 import argparse
 import os
@@ -44,18 +48,43 @@ def timeit(fn, number, repeat):
 
 def compare(fns, number, repeat):
     """Median seconds per call of each function. The contenders take turns in every repeat, so that a noisy
-    machine (another process, frequency changes) hits them all alike."""
+    machine (another process, frequency changes) hits them all alike. With a base (``--against``) the order of the
+    turns rotates from one repeat to the next: the first contender after PyTorch's step finds the caches cold, which
+    cost up to 2% of a step here."""
     for fn in fns.values():
         fn()
     runs = {k: [] for k in fns}
     clock = CLOCK[0]
-    for _ in range(repeat):
-        for k, fn in fns.items():
+    items = list(fns.items())
+    for r in range(repeat):
+        turn = items[r % len(items):] + items[:r % len(items)] if BASE else items
+        for k, fn in turn:
             t0 = clock()
             for _ in range(number):
                 fn()
             runs[k].append((clock() - t0) / number)
     return {k: statistics.median(v) for k, v in runs.items()}
+
+
+BASE = []  # [the other commit's autogradviz] with --against
+
+
+def _load_base(checkout):
+    """Import ``checkout``/autogradviz as a second package, ``autogradviz_base`` (its imports are all relative)."""
+    import shutil
+    import tempfile
+    src = os.path.join(os.path.abspath(checkout), "autogradviz")
+    if not os.path.isfile(os.path.join(src, "__init__.py")):
+        raise SystemExit(f"--against: no autogradviz package in {checkout}")
+    import atexit
+    tmp = tempfile.mkdtemp(prefix="agv-base-")
+    atexit.register(shutil.rmtree, tmp, True)
+    shutil.copytree(src, os.path.join(tmp, "autogradviz_base"), ignore=shutil.ignore_patterns("__pycache__"))
+    sys.path.insert(0, tmp)
+    import importlib
+    base = importlib.import_module("autogradviz_base")
+    importlib.import_module("autogradviz_base.viz.trace")  # as this one's (main() imports the recorder)
+    return base
 
 
 # -- the seeds' small graph --------------------------------------------------------------------------------
@@ -320,9 +349,14 @@ def main(argv=None):
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="wall: time.perf_counter; cpu: time.process_time, the CPU time of this process (on a machine "
                          "shared with other work it leaves out the time spent waiting for a core)")
+    ap.add_argument("--against", metavar="DIR", default=None,
+                    help="also run the autogradviz of this checkout (another commit) as a contender, in turns")
     args = ap.parse_args(argv)
     CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
-    print(f"clock: {args.clock}; medians of {args.repeat or (3 if args.quick else 9)} repeats, contenders in turn")
+    if args.against:
+        BASE.append(_load_base(args.against))
+    print(f"clock: {args.clock}; medians of {args.repeat or (3 if args.quick else 9)} repeats, contenders in turn; "
+          f"load average {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
     rep = args.repeat or (3 if args.quick else 9)
     only = set(args.only.split(","))
 
@@ -348,16 +382,24 @@ def main(argv=None):
         for _ in range(n_small):
             step()
 
+    def against(r, unit, scale, fmt):
+        if "base" in r:
+            print(f"   base ({args.against}) {r['base'] * scale:{fmt}} {unit}: "
+                  f"base/numpy = {r['base'] / r['numpy']:.3f}   this/base = {r['agv'] / r['base']:.3f}")
+
     if "small" in only:
         fns = {"agv": small_graph(agv), "numpy": small_numpy()}
+        if BASE:
+            fns["base"] = small_graph(BASE[0])
         if torch:
             fns["torch"] = small_graph(torch)
         r = compare(fns, n_small, rep)
         t_agv, t_np, t_torch = r["agv"], r["numpy"], r.get("torch", float("nan"))
         print(f"small graph (fwd+bwd)   autogradviz {t_agv * 1e6:8.1f} us   torch {t_torch * 1e6:8.1f} us   "
               f"numpy {t_np * 1e6:8.1f} us")
-        print(f"   ratio autogradviz/torch = {t_agv / t_torch:.2f}   (issue 16 target <= 0.35; issue 6 asked <= 0.6)   "
-              f"autogradviz/numpy = {t_agv / t_np:.2f} (issue 16 stretch <= 2)")
+        print(f"   ratio autogradviz/torch = {t_agv / t_torch:.3f}   (issue 16 target <= 0.35; issue 6 asked <= 0.6)   "
+              f"autogradviz/numpy = {t_agv / t_np:.3f} (issue 16 stretch <= 2)")
+        against(r, "us", 1e6, "8.1f")
 
     if "recorder" in only:
         rr = compare({"off": without, "on": with_recorder}, 1, rep)
@@ -372,6 +414,8 @@ def main(argv=None):
         if key not in only:
             continue
         fns = {"agv": lib(agv), "numpy": hand()}
+        if BASE:
+            fns["base"] = lib(BASE[0])
         if torch:
             fns["torch"] = lib(torch)
         r = compare(fns, n_mlp, rep * 2)
@@ -379,6 +423,7 @@ def main(argv=None):
         print(f"{title}   autogradviz {m_agv * 1e3:7.2f} ms   torch {m_torch * 1e3:7.2f} ms   numpy {m_np * 1e3:7.2f} ms")
         print(f"   ratio autogradviz/numpy = {m_agv / m_np:.3f}   (issue 16 target <= 1.05)   "
               f"autogradviz/torch = {m_agv / m_torch:.2f}")
+        against(r, "ms", 1e3, "7.2f")
 
     if "chain" not in only:
         return

@@ -88,6 +88,46 @@ def test_tanh_backward_formula(dt):
     _same_bits(_tanh_backward(g, y), ref)
 
 
+def test_tanh_backward_formula_exact_edition_large_batch():
+    """The exact float32 edition ([plain casts], [product in the chunk]) on a batch of activations, several chunks.
+    (tanh's backward uses it up to GRAIN elements; above, float32 as numpy computes it, see the next test.)"""
+    from autogradviz.ops._math import one_minus_square_exact
+    rng = np.random.default_rng(9)
+    y = np.tanh(rng.standard_normal((256, 512)) * 2).astype(np.float32)
+    g = rng.standard_normal((256, 512)).astype(np.float32)
+    ref = torch.ops.aten.tanh_backward(torch.from_numpy(g), torch.from_numpy(y)).numpy()
+    _same_bits(one_minus_square_exact(y, g), ref)
+
+
+def _ulps_each(a, b):
+    """Elementwise distance of two float32 arrays in units in the last place (ordered as integers)."""
+    ai, bi = (np.asarray(v, np.float32).view(np.int32).astype(np.int64) for v in (a, b))
+    ai, bi = (np.where(v < 0, -(v & 0x7FFFFFFF), v) for v in (ai, bi))
+    return np.abs(ai - bi)
+
+
+def test_float32_tanh_above_the_grain_within_one_ulp():
+    """[numpy's float32 above the grain]: a float32 tanh of more than GRAIN elements is numpy's float32 tanh. It is not
+    PyTorch's bits (nor is the float64 route, 99.98% of the time), so the ulp policy applies, and each element is
+    within 2 ulp of PyTorch's (1 on the machine measured: numpy's and PyTorch's vector kernels are both near 1 ulp).
+    Up to GRAIN elements: the float64 route, as before."""
+    from autogradviz.ops._math import GRAIN
+    rng = np.random.default_rng(10)
+    x = np.concatenate([rng.standard_normal(GRAIN) * s for s in (0.01, 0.3, 1, 3, 10)]).astype(np.float32)
+    ours = A.tensor(x).tanh().numpy()
+    ref = torch.tanh(torch.from_numpy(x)).numpy()
+    assert _ulps_each(ours, ref).max() <= 2
+    assert_values(ours, ref)
+    small = x[:GRAIN]
+    assert np.array_equal(A.tensor(small).tanh().numpy(), np.tanh(small.astype(np.float64)).astype(np.float32))
+    # the gradient through it, against PyTorch's own forward and backward: within the ulp policy
+    g = rng.standard_normal(x.shape).astype(np.float32)
+    xa, xt = A.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    xa.tanh().backward(A.tensor(g))
+    xt.tanh().backward(torch.from_numpy(g))
+    assert_values(xa.grad.numpy(), xt.grad.numpy())
+
+
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 @pytest.mark.parametrize("op", ["pow2", "pow3", "pow-1", "rsqrt", "asin", "acos", "log10", "log2", "reciprocal"])
 def test_derivative_formulas_as_pytorch(op, dt):

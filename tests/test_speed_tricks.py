@@ -43,6 +43,37 @@ def test_mm_grad_in_the_inputs_layout():
         assert g._data.flags.c_contiguous and g._data.base is None
 
 
+def test_row_bias_same_as_general():
+    """[row bias]: addmm with nn.Linear's (n,) bias skips the general fit checks; the product and its node are those
+    of the general path (the same bias given as (1, n), then the (n,) bias's own sum in the backward)."""
+    rng = np.random.default_rng(12)
+    for dt in (np.float32, np.float64):
+        x = rng.standard_normal((7, 5)).astype(dt)
+        w = rng.standard_normal((5, 3)).astype(dt)
+        b = rng.standard_normal(3).astype(dt)
+        for wd in (w, np.asfortranarray(w)):
+            row = agv.addmm(agv.tensor(b, requires_grad=True), agv.tensor(x), agv.tensor(wd, requires_grad=True))
+            gen = agv.addmm(agv.tensor(b.reshape(1, 3), requires_grad=True), agv.tensor(x),
+                            agv.tensor(wd, requires_grad=True))
+            _same(row._data, gen._data)
+            assert row.grad_fn._info[1:] == gen.grad_fn._info[1:] and row.grad_fn._info[0] == (3,)
+
+
+def test_nonzero_mask_same_as_plain():
+    """[nonzero mask]: relu's backward on relu's own results (+-0, nan, inf included) selects what
+    ``where(result <= 0, 0, grad)`` selects, bit for bit."""
+    from autogradviz.ops._core import keep_where_reference
+    from autogradviz.ops.activation import _threshold_backward
+    rng = np.random.default_rng(13)
+    for dt in (np.float32, np.float64):
+        x = rng.standard_normal(1000).astype(dt)
+        x[:6] = [0.0, -0.0, np.nan, np.inf, -np.inf, -1e-40]
+        r = agv.tensor(x).relu()._data
+        g = rng.standard_normal(1000).astype(dt)
+        g[6:9] = [np.nan, -0.0, -np.inf]
+        _same(_threshold_backward(g, r), keep_where_reference(~(r <= 0), g))
+
+
 def test_mm_grad_layout_follows_the_input():
     a = np.ones((4, 3), np.float32)
     assert not linalg._colmajor(a) and linalg._colmajor(a.T.copy().T) and not linalg._colmajor(a[:, ::2])
@@ -149,17 +180,95 @@ def test_cast_in_the_ufunc_same_as_plain(name):
             _same(fn(x), fn.plain(x))
 
 
+def test_tanh_split_at_the_grain():
+    """[numpy's float32 above the grain]: float32 arrays of more than GRAIN elements take numpy's float32 tanh (not
+    the same bits: see test_rounding_vs_torch for the distance to PyTorch's), the rest the exact float64 route."""
+    from autogradviz.ops import _math
+    rng = np.random.default_rng(6)
+    for n in (1, 1000, _math.GRAIN, _math.GRAIN + 1, 4 * _math.GRAIN):
+        x = (rng.standard_normal(n) * 2).astype(np.float32)
+        _same(_math.np_tanh(x), np.tanh(x) if n > _math.GRAIN else _math.np_tanh.exact(x))
+        _same(_math.np_tanh.plain(x), _math.np_tanh(x))
+        _same(_math.np_tanh.exact(x), _math.np_tanh.exact.plain(x))  # [cast in the ufunc] at every size
+    x64 = rng.standard_normal(4 * _math.GRAIN)
+    _same(_math.np_tanh(x64), _math.np_tanh.exact(x64))  # float64: always the wider route
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_direct_same_as_plain(dtype):
+    """[column sums direct]: the sum of a batch of rows (a bias's grad) gives dim_sum_reference's bits."""
+    from autogradviz._sumorder import dim_sum, dim_sum_reference
+    rng = np.random.default_rng(7)
+    for shape in [(2, 3), (256, 512), (256, 10), (3, 1), (1, 5), (17, 33), (300, 7), (64, 32), (5000, 9)]:
+        g = (rng.standard_normal(shape) * 100).astype(dtype)
+        for keepdim in (False, True):
+            a, b = dim_sum(g, (0,), keepdim), dim_sum_reference(g, (0,), keepdim)
+            assert (a is None) == (b is None)
+            if a is not None:
+                _same(a, b)
+
+
+def test_rows_picked_directly_same_as_plain():
+    """[rows picked directly]: nll_loss on (batch, classes) without weights gives the value and the saved
+    coefficients of the general edition, for every reduction; ignored or out-of-range targets go the general way."""
+    from autogradviz.ops import loss
+    rng = np.random.default_rng(8)
+    for dtype in (np.float32, np.float64):
+        for n, c in [(1, 1), (5, 3), (256, 10), (7, 100)]:
+            x = agv.tensor((rng.standard_normal((n, c)) * 10).astype(dtype), requires_grad=True)
+            for t, ignore in [(rng.integers(0, c, n), -100), (rng.integers(0, c, n), 0), (np.full(n, c - 1), c - 1)]:
+                t = agv.tensor(t)
+                for red in ("mean", "sum", "none"):
+                    a = loss._nll_core(x, t, None, ignore, red, loss.NllLossBackward0)
+                    b = loss._nll_core_reference(x, t, None, ignore, red, loss.NllLossBackward0)
+                    _same(a._data, b._data)
+                    ia, ib = a.grad_fn._info, b.grad_fn._info
+                    _same(ia[0], ib[0])
+                    assert ia[1:4] == ib[1:4]
+                    _same(ia[4], ib[4])
+                    assert [p[0] for p in a.grad_fn._saved] == [p[0] for p in b.grad_fn._saved]
+    x = agv.tensor(np.ones((3, 4), np.float32))
+    for t in ([0, 4, 1], [-1, 0, 0]):
+        with pytest.raises(IndexError) as e1:
+            loss._nll_core(x, agv.tensor(t), None, -100, "mean", loss.NllLossBackward0)
+        with pytest.raises(IndexError) as e2:
+            loss._nll_core_reference(x, agv.tensor(t), None, -100, "mean", loss.NllLossBackward0)
+        assert str(e1.value) == str(e2.value)
+
+
 def test_float64_in_chunks_same_as_plain():
-    """[float64 in chunks] and [product in place]: tanh's backward gives the reference's bits."""
+    """[float64 in chunks], [plain casts], [product in the chunk] and [product in place]: tanh's exact backward gives
+    the reference's bits at every size (several chunks included); tanh's backward is that below the grain."""
     from autogradviz.ops import _math
     from autogradviz.ops.activation import _tanh_backward
     rng = np.random.default_rng(4)
     for x in _float_inputs():
         with np.errstate(all="ignore"):
             r = np.tanh(x)
-            _same(_math.one_minus_square(r), _math.one_minus_square_reference(r))
+            _same(_math.one_minus_square_exact(r), _math.one_minus_square_reference(r))
             g = rng.standard_normal(r.shape).astype(r.dtype)
-            _same(_tanh_backward(g, r), g * _math.one_minus_square_reference(r))
+            _same(_math.one_minus_square_exact(r, g), g * _math.one_minus_square_reference(r))
+            small = r.reshape(-1)[:_math.GRAIN]
+            gs = g.reshape(-1)[:_math.GRAIN]
+            _same(_tanh_backward(gs, small), gs * _math.one_minus_square_reference(small))
+            _same(_tanh_backward(agv.tensor(gs), small)._data, gs * _math.one_minus_square_reference(small))
+
+
+def test_tanh_backward_split_at_the_grain():
+    """[numpy's float32 above the grain] for tanh's backward: float32 above GRAIN elements is ``g * (1 - y*y)`` in
+    float32, as the forward there is numpy's float32 tanh; float64 is always the exact form."""
+    from autogradviz.ops import _math
+    from autogradviz.ops.activation import _tanh_backward
+    rng = np.random.default_rng(11)
+    for n in (_math.GRAIN, _math.GRAIN + 1, 3 * _math.GRAIN + 5):
+        for dt in (np.float32, np.float64):
+            r = np.tanh(rng.standard_normal(n) * 2).astype(dt)
+            g = rng.standard_normal(n).astype(dt)
+            exact = g * _math.one_minus_square_reference(r)
+            want = g * (1 - r * r) if dt == np.float32 and n > _math.GRAIN else exact
+            _same(_tanh_backward(g, r), want)
+            _same(_math.one_minus_square(r), (1 - r * r) if dt == np.float32 and n > _math.GRAIN
+                  else _math.one_minus_square_reference(r))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int64])

@@ -110,11 +110,7 @@ def _run(name, lib):
 # lessons whose real-torch run differs in the cells that raise, with the reason (should be empty)
 STOPS = {}
 # known differences in a lesson's drawings: (lesson, PyTorch's text, autogradviz's text, reason). Should be empty.
-DIFFERENCES = [
-    ("10-training-a-network.lesson", "(self, target, total_weight)", "(self, target, weight)",
-     "autogradviz's NllLossBackward0 lists `weight` among the tensors it saved (and freed); PyTorch saved "
-     "`total_weight` (and no `weight`: none was given). An engine difference, for docs/differences.md."),
-]
+DIFFERENCES = []
 
 
 @pytest.mark.parametrize("name", LESSONS)

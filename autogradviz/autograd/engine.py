@@ -521,6 +521,9 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                         saved = (None if t is None else t._data, None if u is None else u._data)
                     else:
                         saved = node._unpack(False)
+                elif saved and len(saved) == 1 and not create_graph and saved[0][0] is not None \
+                        and saved[0][0]._vc[0] == saved[0][1]:
+                    saved = (saved[0][0]._data,)  # [one saved] unary ops (tanh, exp, relu: their output), no call
                 elif saved or saved is RELEASED:  # RELEASED is falsy: _unpack raises the second-backward error
                     saved = node._unpack(create_graph)
                 outs = node.backward(g, saved)

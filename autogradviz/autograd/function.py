@@ -7,9 +7,22 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
-from .node import FWD, Node, RELEASED, SECOND_BACKWARD_MSG, _inplace_msg, _next_seq, edge as _edge, sum_to
+from .node import (FWD, HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput, _inplace_msg, _next_seq, _Packed,
+                   _as_tensor, _pack, _saved_tensor, edge as _edge, saved_output, sum_to, viz_saved)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
+
+
+class _NothingSaved(tuple):
+    """A custom Function's node that saved nothing: an empty tuple that is true, so that the engine frees it after
+    backward like any node (PyTorch's ``saved_tensors`` raises the second-backward error after that)."""
+    __slots__ = ()
+
+    def __bool__(self):
+        return True
+
+
+NOTHING_SAVED = _NothingSaved()
 
 
 class FunctionCtx:
@@ -44,11 +57,22 @@ class FunctionCtx:
             if t is None:
                 out.append(None)
                 continue
+            if type(t) is _Packed:
+                out.append(t.unpack(self))
+                continue
             if t._vc[0] != v:
-                producer = self if len(out) in getattr(self, "_saved_outputs", ()) else t.grad_fn
+                producer = self if type(t) is SavedOutput else t.grad_fn
                 raise RuntimeError(_inplace_msg(t, v, producer))
-            out.append(t)
+            out.append(t.unpack(self) if type(t) is SavedOutput else t)
         return tuple(out)
+
+    @property
+    def _raw_saved_tensors(self):
+        """PyTorch's: one ``SavedTensor`` per tensor given to ``save_for_backward``."""
+        saved = self._saved
+        if saved is RELEASED:
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        return tuple(_saved_tensor(self, i) for i in range(len(saved)))
 
     @property
     def saved_variables(self):
@@ -80,13 +104,16 @@ class BackwardCFunction(Node, FunctionCtx):
     def __repr__(self):
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
-    def saved_items(self):
+    def saved_items(self, view=False):
         """``[("saved_tensors", tensors)]`` (``RELEASED`` once freed; [] when forward saved nothing): what
-        ``save_for_backward`` kept, under the attribute PyTorch's ctx shows it as."""
+        ``save_for_backward`` kept, under the attribute PyTorch's ctx shows it as. ``view``: as the drawings read
+        them (a saved output is the user's own tensor, a packed one is not unpacked; ``node.viz_saved``)."""
         saved = self._saved
         if saved is RELEASED:
             return [("saved_tensors", RELEASED)]
-        return [("saved_tensors", tuple(t for t, _ in saved))] if saved else []
+        read = viz_saved if view else _as_tensor
+        return [("saved_tensors", tuple(t if t is None or type(t) is Tensor else read(t, self)
+                                        for t, _ in saved))] if saved else []
 
     def _fill_missing(self, buf, create_graph):
         out = []
@@ -251,9 +278,16 @@ class Function(metaclass=_FunctionMeta):
                     o.grad_fn = ctx
                     o._output_nr = i
                     o._requires_grad = True
-            ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
-            ctx._saved_outputs = tuple(i for i, t in enumerate(ctx._to_save)
-                                       if t is not None and t.grad_fn is ctx)
+            # an output saved by its own node is kept without its grad_fn (no reference cycle), as built-in ops do
+            ctx._saved = tuple((None, 0) if t is None else (saved_output(t), t._vc[0]) if t.grad_fn is ctx
+                               else (t, t._vc[0]) for t in ctx._to_save)
+            if not ctx._saved:
+                ctx._saved = NOTHING_SAVED  # freed by backward all the same: saved_tensors then raises, as PyTorch's
+            if HOOKS.stack:
+                pack_hook, unpack_hook = HOOKS.stack[-1]
+                for i, (t, _) in enumerate(ctx._saved):
+                    if t is not None:
+                        _pack(ctx, i, t, pack_hook, unpack_hook)
         else:
             ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
         ctx._to_save = ()

@@ -24,7 +24,7 @@ from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
            "make_reference", "view_of", "make_views", "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD",
-           "RELEASED", "NOT_KEPT"]
+           "RELEASED", "NOT_KEPT", "SavedOutput", "SavedTensor", "saved_output", "viz_saved", "HOOKS"]
 
 ndarray = np.ndarray
 
@@ -73,6 +73,8 @@ class Node:
     _saved_names = ()  # PyTorch's names of the saved tensors (``self``, ``other``, ``result``), in ``_saved``'s order
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
     _keeps = None      # {PyTorch name: fn(node)}: what the node keeps besides tensors (sizes, dim, alpha, ...)
+    _empty_if = None   # {slot name: fn(node)}: the slot saved nothing (reads None after release too); see _slot_empty
+    _pack_order = None  # the slots' order for saved_tensors_hooks' pack and unpack, where PyTorch's differs
 
     def name(self):
         return type(self).__name__
@@ -111,12 +113,23 @@ class Node:
         if saved is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MSG)
         out = []
+        early = None
+        if type(self)._pack_order is not None and any(type(t) is _Packed for t, _ in saved):
+            early = {i: saved[i][0].unpack(self) for i in type(self)._pack_order
+                     if i < len(saved) and type(saved[i][0]) is _Packed}  # PyTorch's order of unpack calls
         for t, version in saved:
             if t is None:
                 out.append(None)
                 continue
+            if type(t) is _Packed:  # saved_tensors_hooks: the unpack hook gives the tensor (no version check)
+                u = early[len(out)] if early else t.unpack(self)
+                out.append(u if as_tensors else u._data)
+                continue
             if t._vc[0] != version:
                 raise RuntimeError(_inplace_msg(t, version, self._saved_producer(t, len(out))))
+            if type(t) is SavedOutput:
+                out.append(t.unpack(self) if as_tensors else t._data)
+                continue
             out.append(t if as_tensors else t._data)
         return out
 
@@ -124,7 +137,7 @@ class Node:
         """For the error message: the node that made saved tensor number ``i``. A saved ``result`` was made by
         this node (even if an in-place op re-pointed its grad_fn since); anything else by its current grad_fn."""
         names = type(self)._saved_names
-        if i < len(names) and names[i] == "result":
+        if (i < len(names) and names[i] == "result") or type(t) is SavedOutput:
             return self
         return t.grad_fn
 
@@ -141,49 +154,68 @@ class Node:
         s = self._saved
         if s is RELEASED:
             return None
-        return [t for t, _ in s if t is not None]
+        return [_as_tensor(t, self) for t, _ in s if t is not None]
+
+    def _slot_empty(self, i):
+        """Whether saved slot ``i`` saved nothing (it reads None, before and after release, as in PyTorch): the
+        ``_saved_if`` rule dropped it, or the class's ``_empty_if`` says so (an optional ``weight`` not given)."""
+        cls = type(self)
+        rule = cls._saved_if
+        if rule is not None and i < len(rule) and rule[i] is not None:
+            if self.next_functions[rule[i]][0] is None:
+                return True
+        empty = cls._empty_if
+        if empty is not None:
+            f = empty.get(cls._saved_names[i])
+            if f is not None:
+                return f(self)
+        return False
 
     # -- the node's own description (PyTorch's ``_saved_<name>`` attributes) --------------------------------
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         _add_saved_attributes(cls, cls.__dict__.get("_saved_names", ()))
 
-    def _saved_value(self, name):
+    def _saved_value(self, name, view=False):
         """One saved item: what the node keeps under ``name`` (``_keeps``), else its saved tensor (None if that slot
-        saved nothing, ``RELEASED`` once freed). As in PyTorch, backward frees each saved slot (``_saved_names``),
-        a number the slot keeps as a 0-dim tensor too (MulBackward0's ``other`` of ``x * 2``), and a slot that saved
-        nothing still reads None."""
-        cls = type(self)
+        saved nothing, ``RELEASED`` once freed). A tensor the node keeps besides its slots is freed with them, as in
+        PyTorch (every tensor a PyTorch node holds is a saved variable); sizes, dims and scalars stay readable.
+        ``view``: for the drawings, a saved output is the user's own tensor while it lives and a packed slot is not
+        unpacked (no user hook runs because a picture was drawn), see ``viz_saved``."""
+        keep = type(self)._keeps.get(name) if type(self)._keeps else None
         saved = self._saved
-        keep = cls._keeps.get(name) if cls._keeps else None
         if keep is not None:
             v = keep(self)
             if v is not NOT_KEPT:
-                if saved is RELEASED and isinstance(v, Tensor) and name in cls._saved_names:
+                if saved is RELEASED and _tensorish(v):
                     return RELEASED
                 return v
-        for i, n in enumerate(cls._saved_names):
+        for i, n in enumerate(type(self)._saved_names):
             if n == name:
                 if saved is RELEASED:
-                    rule = cls._saved_if  # (_save's rule: the slot saved nothing when its deciding edge is None)
-                    if rule is not None and rule[i] is not None and self.next_functions[rule[i]][0] is None:
-                        return None
-                    return RELEASED
-                return saved[i][0] if i < len(saved) else None
+                    return None if self._slot_empty(i) else RELEASED
+                t = saved[i][0] if i < len(saved) else None
+                if t is None or type(t) is Tensor:
+                    return t
+                return viz_saved(t, self) if view else _as_tensor(t, self)
         return None
 
-    def saved_items(self):
+    def saved_items(self, view=False):
         """``[(name, value)]``: what the node saved for backward, under PyTorch's names (``grad_fn._saved_<name>``):
         tensors (None where nothing was saved, ``RELEASED`` once freed) and the sizes, dims and scalars it keeps
         (``self_sym_sizes``, ``dim``, ``alpha``, ...). The order is the op's own: the tensors as the op takes them
         (``self``, ``other``, ..., ``result``: ``_saved_names``), then the other items by name. The drawings list
-        saved tensors in this order, for real PyTorch's nodes too (``viz/sources/torch.py``)."""
-        return [(name, self._saved_value(name)) for name in _saved_keys(type(self))]
+        saved tensors in this order, for real PyTorch's nodes too (``viz/sources/torch.py``). ``view=True``: as the
+        drawings read them (``_saved_value``)."""
+        return [(name, self._saved_value(name, view)) for name in _saved_keys(type(self))]
 
     def __dir__(self):
         # as PyTorch's: the ``_saved_`` names listed are the saved items (torchviz's show_saved reads them this way),
         # not the bookkeeping attributes that share the prefix
-        return sorted(n for n in object.__dir__(self) if not n.startswith("_saved_") or n in _saved_attrs(type(self)))
+        keep = _saved_attrs(type(self))
+        raw = _raw_names(self)
+        return sorted(n for n in object.__dir__(self)
+                      if (n in keep if n.startswith("_saved_") else n in raw if n.startswith("_raw_saved_") else True))
 
     def __call__(self, *grads):
         """Run the node's backward formula directly on Tensors (as ``grad_fn(grad)`` does in PyTorch)."""
@@ -201,10 +233,13 @@ def _inplace_msg(t, version, producer=None):
     """PyTorch's message; ``producer`` is the node that made ``t`` (named without its ``Backward0`` suffix)."""
     shape = "[" + ", ".join(str(s) for s in t._data.shape) + "]"
     tname = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
-             "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}.get(t.dtype.name, "Tensor")
+             "int64": "LongTensor", "int32": "IntTensor", "bool": "BoolTensor"}.get(t._data.dtype.name, "Tensor")
     where = ""
     if producer is not None and not isinstance(producer, AccumulateGrad):
-        nr = t._output_nr if producer is t.grad_fn else 0
+        if type(t) is SavedOutput:
+            nr = t._output_nr
+        else:
+            nr = t._output_nr if producer is t.grad_fn else 0
         where = f", which is output {nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
@@ -228,16 +263,38 @@ is a 0-dim tensor made from a Python number, or the saved Tensor operand)."""
 
 def _saved_property(name):
     def get(self):
+        saved = self._saved
+        if saved and saved is not RELEASED:
+            names = type(self)._saved_names
+            if name in names:
+                i = names.index(name)
+                keep = type(self)._keeps.get(name) if type(self)._keeps else None
+                if i < len(saved) and (keep is None or keep(self) is NOT_KEPT):
+                    t, version = saved[i]
+                    if t is None:
+                        return None
+                    if type(t) is _Packed:
+                        return t.unpack(self)
+                    if t._vc[0] != version:
+                        raise RuntimeError(_inplace_msg(t, version, self._saved_producer(t, i)))
+                    return t if type(t) is not SavedOutput else t.unpack(self)
         v = self._saved_value(name)
         if v is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MSG)
-        if type(v) is Tensor or isinstance(v, Tensor):
-            for i, n in enumerate(type(self)._saved_names):
-                if n == name and i < len(self._saved) and self._saved[i][0] is v and v._vc[0] != self._saved[i][1]:
-                    raise RuntimeError(_inplace_msg(v, self._saved[i][1], self._saved_producer(v, i)))
         return v
     get.__name__ = "_saved_" + name
     return property(get, doc=f"PyTorch's ``grad_fn._saved_{name}``.")
+
+
+def _raw_saved_property(name):
+    def get(self):
+        return _raw_saved(self, name)
+    get.__name__ = "_raw_saved_" + name
+    return property(get, doc=f"PyTorch's ``grad_fn._raw_saved_{name}``: the saved tensor itself (a ``SavedTensor``).")
+
+
+def _tensorish(v):
+    return isinstance(v, Tensor) or (type(v) in (tuple, list) and any(isinstance(e, Tensor) for e in v))
 
 
 def _add_saved_attributes(cls, names):
@@ -246,6 +303,8 @@ def _add_saved_attributes(cls, names):
     for name in names:
         if "_saved_" + name not in cls.__dict__:
             setattr(cls, "_saved_" + name, _saved_property(name))
+        if "_raw_saved_" + name not in cls.__dict__:
+            setattr(cls, "_raw_saved_" + name, _raw_saved_property(name))
     _KEYS.pop(cls, None)
 
 
@@ -264,6 +323,302 @@ def _saved_keys(cls):
 
 def _saved_attrs(cls):
     return {"_saved_" + k for k in _saved_keys(cls)}
+
+
+def _raw_names(node):
+    """The ``_raw_saved_<name>`` attributes PyTorch lists: one per saved tensor or tensor list (slots, and what the
+    node keeps that is a tensor: ``indices``, ``condition``, ...)."""
+    cls = type(node)
+    if getattr(cls, "_forward_cls", None) is not None:
+        return {"_raw_saved_tensors"}  # a custom Function's node
+    names = set(cls._saved_names)
+    for k, f in (cls._keeps or {}).items():
+        if k not in names:
+            try:
+                if _tensorish(f(node)):
+                    names.add(k)
+            except Exception:  # noqa: BLE001 - a reader of a released node: not a tensor item
+                pass
+    return {"_raw_saved_" + k for k in names}
+
+
+# -- saved outputs, saved-tensor hooks and PyTorch's SavedTensor -------------------------------------------------
+class SavedOutput:
+    """An op's output as its own node saves it: the data and the version counter, without the ``grad_fn`` (as
+    PyTorch's SavedVariable saves an output), so that the node and its output make no reference cycle and the graph
+    is freed as soon as its last reference goes. Unpacking builds a Tensor whose ``grad_fn`` is the node again.
+    ``_ref``: a weak reference to the output itself (the views show the user's tensor while it lives)."""
+
+    __slots__ = ("_data", "_vc", "_output_nr", "_ref")
+
+    def unpack(self, node):
+        out = _new(Tensor)
+        out._data = self._data
+        out._grad = None
+        out._output_nr = self._output_nr
+        out._retains_grad = False
+        out._vc = self._vc
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        out.grad_fn = node
+        out._requires_grad = True
+        return out
+
+    def original(self, node):
+        """The output tensor itself while it lives and still has ``node`` as its grad_fn, else an unpacked one."""
+        t = self._ref()
+        return t if t is not None and t.grad_fn is node else self.unpack(node)
+
+
+def saved_output(out, version=None):
+    """The ``SavedOutput`` of ``out`` (an op's output, or an input an in-place op or custom Function wrote)."""
+    so = _new(SavedOutput)
+    so._data = out._data
+    so._vc = out._vc
+    so._output_nr = out._output_nr
+    so._ref = weakref.ref(out)
+    return so
+
+
+def _as_tensor(t, node):
+    """A saved slot's content as a Tensor (for the views and ``_saved_<name>``)."""
+    if type(t) is SavedOutput:
+        return t.unpack(node)
+    if type(t) is _Packed:
+        return t.unpack(node)
+    return t
+
+
+def viz_saved(t, node):
+    """A saved slot's content for the views, without running user hooks: the tensor itself, a saved output's
+    tensor (the user's while it lives), or for a slot packed by saved_tensors_hooks the tensor it had (None if gone)."""
+    if type(t) is SavedOutput:
+        return t.original(node)
+    if type(t) is _Packed:
+        o = t._ref() if t._ref is not None else None
+        return o if o is not None else None
+    return t
+
+
+class _Packed:
+    """A saved slot after a pack hook ran (``saved_tensors_hooks`` or ``SavedTensor.register_hooks``): what the hook
+    returned, the unpack hook, and what the unpacked tensor's history is (PyTorch's SavedVariable with hooks)."""
+
+    __slots__ = ("packed", "unpack_hook", "output_nr", "grad_fn", "is_output", "requires_grad", "acc", "_ref",
+                 "original")
+    _vc = (-1,)  # never a tensor's version: the engine's [two saved] fast path hands such a slot to _unpack
+
+    def unpack(self, node):
+        if self.original is not None:  # the pack hook raised: nothing was packed
+            return self.original if type(self.original) is not SavedOutput else self.original.unpack(node)
+        r = self.unpack_hook(self.packed)
+        if not isinstance(r, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                            f"{type(r).__name__}")
+        out = _new(Tensor)
+        out._data = r._data
+        out._grad = None
+        out._retains_grad = False
+        out._vc = [0]
+        out._base = None
+        out._hooks = None
+        out._acc = None
+        if self.is_output or self.grad_fn is not None:
+            out.grad_fn = node if self.is_output else self.grad_fn
+            out._output_nr = self.output_nr
+            out._requires_grad = True
+        else:
+            out.grad_fn = None
+            out._output_nr = 0
+            out._requires_grad = self.requires_grad
+            out._acc = self.acc  # a leaf's: the unpacked tensor's grads reach the leaf's accumulator, as in PyTorch
+        return out
+
+
+def _pack(node, i, t, pack_hook, unpack_hook):
+    """Replace saved slot ``i`` of ``node`` (holding ``t``) by what ``pack_hook`` makes of it."""
+    p = _new(_Packed)
+    p.unpack_hook = unpack_hook
+    p.packed = None
+    if type(t) is SavedOutput:
+        real = t.original(node)
+        p.is_output, p.grad_fn, p.output_nr = True, None, t._output_nr
+    else:
+        real = t
+        p.is_output = False
+        p.grad_fn = t.grad_fn
+        p.output_nr = t._output_nr
+    p.requires_grad = real._requires_grad
+    p.acc = real._acc if real.grad_fn is None else None
+    p._ref = weakref.ref(real)
+    p.original = t
+    saved = list(node._saved)
+    saved[i] = (p, saved[i][1])
+    node._saved = tuple(saved)
+    p.packed = pack_hook(real)  # PyTorch sets the hooks first: a pack hook that raises leaves them set
+    p.original = None
+    return p
+
+
+class _HookState:
+    __slots__ = ("stack", "disabled", "prev_fwd", "installed")
+
+
+HOOKS = _HookState()
+HOOKS.stack = []        # (pack_hook, unpack_hook) of the saved_tensors_hooks contexts, innermost last
+HOOKS.disabled = None   # disable_saved_tensors_hooks' error message while it is active
+HOOKS.prev_fwd = None
+HOOKS.installed = False
+
+
+def _pack_order(node):
+    order = type(node)._pack_order
+    return order if order is not None else range(len(node._saved))
+
+
+def pack_new_node(op, inputs, out, node):
+    """``FWD.fn`` while a saved_tensors_hooks context is active: the innermost pack hook runs on every tensor the
+    new node saved, in PyTorch's order (no node, nothing saved: no call). Then the previous observer, if any."""
+    if node is not None and HOOKS.stack and node._saved and node._saved is not RELEASED:
+        pack_hook, unpack_hook = HOOKS.stack[-1]
+        for i in _pack_order(node):
+            if i < len(node._saved):
+                t = node._saved[i][0]
+                if t is not None and type(t) is not _Packed:
+                    _pack(node, i, t, pack_hook, unpack_hook)
+    if HOOKS.prev_fwd is not None:
+        HOOKS.prev_fwd(op, inputs, out, node)
+
+
+_PYBIND_SIG = ("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
+               "    1. (self: torch._C._autograd.SavedTensor, arg0: collections.abc.Callable, arg1: "
+               "collections.abc.Callable) -> None\n\nInvoked with: ")
+
+_FREED_HOOKS_MSG = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the graph are "
+    "freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved variables after calling backward.")
+
+_DETACHED_MSG = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                 "supported, please use out-of-place `.detach()` instead")
+
+
+class SavedTensor:
+    """PyTorch's ``torch._C._autograd.SavedTensor``: what ``grad_fn._raw_saved_<name>`` returns, one saved tensor of
+    a node. ``register_hooks(pack_hook, unpack_hook)`` packs it now and unpacks it whenever it is used."""
+
+    __slots__ = ("_node", "_slot", "_name", "_k")
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+    def _pair(self):
+        saved = self._node._saved
+        if saved is RELEASED or self._slot is None:
+            return None
+        return saved[self._slot] if self._slot < len(saved) else (None, 0)
+
+    def register_hooks(self, *args, **kwargs):
+        if len(args) != 2 or kwargs or not all(callable(a) for a in args):
+            shown = ", ".join([repr(self)] + [repr(a) for a in args] + [f"{k}={v!r}" for k, v in kwargs.items()])
+            raise TypeError(_PYBIND_SIG + shown)
+        node = self._node
+        if self._slot is None:
+            raise NotImplementedError("autogradviz: hooks on this saved item (kept outside the saved slots) are not "
+                                      "supported")
+        if node._saved is RELEASED:
+            raise RuntimeError(_FREED_HOOKS_MSG)
+        t = self._pair()[0]
+        if t is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        if type(t) is _Packed:
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already been set. Hint: "
+                               "only one pair of hooks is allowed at a time.")
+        _pack(node, self._slot, t, args[0], args[1])
+
+    @property
+    def unpack_hook(self):
+        pair = self._pair()
+        return pair[0].unpack_hook if pair is not None and type(pair[0]) is _Packed else None
+
+    @property
+    def data(self):
+        """The saved tensor without unpacking it: the input itself, an output without its history, what the unpack
+        hook gives; None once freed."""
+        node = self._node
+        if self._slot is None:
+            v = node._saved_value(self._name)
+            if v is RELEASED:
+                return None
+            return v[self._k] if self._k is not None else v
+        pair = self._pair()
+        if pair is None or pair[0] is None:
+            return None
+        t = pair[0]
+        if type(t) is _Packed:
+            u = t.unpack(node)
+            d = _new_output(u._data)
+            d.grad_fn = None
+            d._requires_grad = False
+            return d
+        if type(t) is SavedOutput:
+            d = _new_output(t._data)
+            d._vc = t._vc
+            d.grad_fn = None
+            d._requires_grad = False
+            return d
+        return t
+
+    def unpack(self):
+        node = self._node
+        if self._slot is None:
+            v = node._saved_value(self._name)
+            if v is RELEASED:
+                raise RuntimeError(SECOND_BACKWARD_MSG)
+            return v[self._k] if self._k is not None else v
+        if node._saved is RELEASED:
+            if node._slot_empty(self._slot):
+                return None
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        t, version = self._pair()
+        if t is None:
+            return None
+        if type(t) is SavedOutput or (type(t) is _Packed and t.is_output):
+            raise RuntimeError(_DETACHED_MSG)  # PyTorch's unpack() outside backward knows no grad_fn for an output
+        if type(t) is _Packed:
+            return t.unpack(node)
+        if t._vc[0] != version:
+            raise RuntimeError(_inplace_msg(t, version, node._saved_producer(t, self._slot)))
+        return t
+
+
+SavedTensor.__module__ = "torch._C._autograd"
+
+
+def _saved_tensor(node, slot, name=None, k=None):
+    st = _new(SavedTensor)
+    st._node = node
+    st._slot = slot
+    st._name = name
+    st._k = k
+    return st
+
+
+def _raw_saved(node, name):
+    """``grad_fn._raw_saved_<name>``: a SavedTensor, or a tuple of them for a tensor list (``indices``)."""
+    cls = type(node)
+    keep = cls._keeps.get(name) if cls._keeps else None
+    v = keep(node) if keep is not None else NOT_KEPT
+    if (v is NOT_KEPT or v is None) and name in cls._saved_names:
+        return _saved_tensor(node, cls._saved_names.index(name))
+    if isinstance(v, Tensor):
+        return _saved_tensor(node, None, name)
+    if type(v) in (tuple, list) and _tensorish(v):
+        if node._saved is RELEASED:  # a list of saved tensors is gone once freed (a single one stays, empty)
+            raise RuntimeError(SECOND_BACKWARD_MSG)
+        return tuple(_saved_tensor(node, None, name, k) for k in range(len(v)))
+    raise AttributeError(f"'{cls.__name__}' object has no attribute '_raw_saved_{name}'")
 
 
 class AccumulateGrad(Node):
@@ -412,7 +767,7 @@ def _save(cls, saved, edges, out):
         if s is None or (rule is not None and rule[i] is not None and edges[rule[i]][0] is None):
             pairs.append(_NONE_SAVED)
         elif s is OUT:
-            pairs.append((out, 0))
+            pairs.append((saved_output(out), 0))
         else:
             pairs.append((s, s._vc[0]))
     return tuple(pairs)
@@ -515,7 +870,15 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 node._saved = ()
             elif len(saved) == 1 and cls._saved_if is None:
                 s = saved[0]
-                node._saved = ((out, 0),) if s is OUT else (_NONE_SAVED,) if s is None else ((s, s._vc[0]),)
+                if s is OUT:  # [saved output] saved_output(out), inline: the data and version, no grad_fn
+                    so = _new(SavedOutput)
+                    so._data = data
+                    so._vc = out._vc
+                    so._output_nr = 0
+                    so._ref = weakref.ref(out)
+                    node._saved = ((so, 0),)
+                else:
+                    node._saved = (_NONE_SAVED,) if s is None else ((s, s._vc[0]),)
             else:
                 node._saved = _save(cls, saved, edges, out)
             out.grad_fn = node

@@ -190,6 +190,7 @@ class SigmoidBackwardBackward0(BackwardNode):
                 go * g * _sadd(_smul(r, -2), 1) if nf[1][0] is not None else None)
 
 
+@facts(saved={"threshold": lambda n: 0})  # relu's double backward: threshold_backward(grad, result, 0)
 class ThresholdBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -205,7 +206,10 @@ def _tanh_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
         return make(g._data * one_minus_square(r._data), TanhBackwardBackward0, (g, r), (g, r))
-    t = one_minus_square(np.asarray(r))  # PyTorch's fused 1 - y*y (_math.one_minus_square): a new array
+    r = np.asarray(r)
+    if type(g) is np.ndarray and g.dtype == r.dtype == np.float32 and g.shape == r.shape:
+        return one_minus_square(r, g)  # [product in the chunk] (_math.one_minus_square)
+    t = one_minus_square(r)  # PyTorch's fused 1 - y*y (_math.one_minus_square): a new array
     if type(t) is np.ndarray and type(g) is np.ndarray and g.dtype == t.dtype and g.shape == t.shape:
         return np.multiply(g, t, out=t)  # [product in place] into the new array: no third temporary
     return g * t
@@ -222,7 +226,9 @@ def _threshold_backward(g, r):
     if isinstance(g, Tensor) or isinstance(r, Tensor):
         g, r = _tensors(g, r)
         return make(keep_where(~(r._data <= 0), g._data), ThresholdBackwardBackward0, (g, r), (r,))
-    return keep_where(~(r <= 0), g)  # PyTorch: where(result <= 0, 0, grad)
+    # PyTorch: where(result <= 0, 0, grad). [nonzero mask] ``r`` is relu's result (>= 0, +-0 or nan), for which
+    # ``not r <= 0`` is ``r != 0``: one comparison, without the second boolean array of ``~(r <= 0)``
+    return keep_where(r != 0, g)
 
 
 _sigmoid = _f(_np_sigmoid, lambda x: sigmoid(x))

@@ -20,7 +20,11 @@ _ndarray = np.ndarray
 def _scalar_other(n):
     """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
     c = n._info[2]
-    return NOT_KEPT if c is None else _wrap(np.asarray(c))
+    if c is None:
+        return NOT_KEPT
+    # kept only for self's grad: none when self's edge is None (a view made under no_grad), as PyTorch's
+    nf = getattr(n, "next_functions", None)  # (the narration reads the numbers from a shim with only ``_info``)
+    return None if nf is not None and nf[0][0] is None else _wrap(np.asarray(c))
 
 
 # -- add / sub -----------------------------------------------------------------------------------------------
@@ -128,6 +132,7 @@ class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         x, y = s
@@ -182,6 +187,7 @@ class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
     _saved_if = (1, None)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         x, y = s
@@ -340,8 +346,10 @@ class PowBackward0(BackwardNode):
         e = self._info
         if e == 0:  # PyTorch: zeros_like(self)
             return (zeros_of(g),)
-        # PyTorch: grad * (exponent * self.pow(exponent - 1))
-        return (g * _smul(x ** (e - 1) if isinstance(x, Tensor) else pow_scalar_np(x, e - 1), e),)
+        # PyTorch: grad * (exponent * self.pow(exponent - 1)), with the exponent as a double in a recorded graph
+        if isinstance(x, Tensor):
+            return (g * _smul(x ** float(e - 1), float(e)),)
+        return (g * _smul(pow_scalar_np(x, e - 1), e),)
 
 
 @facts(symbol="**", grads={"self": "exponent * self**(exponent - 1)", "exponent": "result * log(self)"})

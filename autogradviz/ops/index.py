@@ -123,7 +123,7 @@ def index_select(a, dim, index):
                 (d.shape, dim, idx))
 
 
-@facts(fn="where", saved={"condition": lambda n: _wrap(n._info[0])})
+@facts(fn="where")
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
@@ -160,7 +160,8 @@ def where(condition, input=None, other=None):
     ref = a if a is not None else b
     if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
         data = data.astype(ref._data.dtype)
-    return make(data, WhereBackward0, (a, b), (), (cd, np.shape(ad), np.shape(bd)))
+    # the node saves the condition (``_saved_condition``), as PyTorch's, freed by backward
+    return make(data, WhereBackward0, (a, b), (_wrap(cd), None), (cd, np.shape(ad), np.shape(bd)))
 
 
 @exports("Tensor", name="select")
@@ -327,7 +328,7 @@ def getitem(a, key):
             r = od[idx]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
-        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (), (od.shape, idx))
+        return make(np.ascontiguousarray(r), IndexBackward0, (out,), (None,), (od.shape, idx))  # (None,): see where
     if out is a:
         return view_of(a, a._data[...], AliasBackward0)
     return out

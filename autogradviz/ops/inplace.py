@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
-from ..autograd.node import INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, make, node_for, sum_to
+from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
+                             sum_to)
 from ._core import INPLACE, _shape_arg, report_inplace
 from .index import _norm_index, _scatter, getitem
 
@@ -86,8 +87,8 @@ def apply_inplace(a, out):
                 snap = _wrap(a._data.copy(), a._requires_grad, a.grad_fn)
                 snap._output_nr = a._output_nr
                 fixed.append((snap, 0))
-            elif t is out:
-                fixed.append((a, a._vc[0] + 1))
+            elif type(t) is SavedOutput:  # the op's own output, now ``a`` (kept without its grad_fn, as outputs are)
+                fixed.append((saved_output(a), a._vc[0] + 1))
             else:
                 fixed.append((t, v))
         node._saved = tuple(fixed)
@@ -214,6 +215,28 @@ def refresh_views(a, rebased=False):
     vc[1:] = live
 
 
+def _as_strided_args(n):
+    """The view's ``(size, stride, storage_offset)`` in its root's (C-ordered) elements, from the positions kept."""
+    idx = n._info[1]
+    size = tuple(int(d) for d in idx.shape)
+    if idx.size == 0:
+        return size, tuple(0 for _ in size), 0
+    first = int(idx.flat[0])
+    stride = [0] * idx.ndim
+    nxt = 1
+    for d in range(idx.ndim - 1, -1, -1):
+        if size[d] > 1:
+            step = [0] * idx.ndim
+            step[d] = 1
+            stride[d] = int(idx[tuple(step)]) - first
+        else:
+            stride[d] = nxt  # a dim of size 1: any stride; PyTorch's view has the contiguous one here
+        nxt = stride[d] * size[d] if size[d] > 1 else nxt
+    return size, tuple(stride), first
+
+
+@facts(saved={"size": lambda n: _as_strided_args(n)[0], "stride": lambda n: _as_strided_args(n)[1],
+              "storage_offset": lambda n: _as_strided_args(n)[2]})
 class AsStridedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -235,7 +258,11 @@ def rebase_view(a, fn):
     while root._base is not None:
         root = root._base
     idx = _positions(a._data, root._data)
-    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), fn._saved)
+    saved = fn._saved
+    if saved and any(type(t) is SavedOutput for t, _ in saved):
+        # the op's output is the view itself, whose history is no longer fn: keep the view (unpacked as itself)
+        saved = tuple((a, v) if type(t) is SavedOutput else (t, v) for t, v in saved)
+    cs = node_for(_CopySlicesOnView, (root,) + tuple(fn.next_functions[1:]), (idx, fn), saved)
     fn._saved = ()
     root_before = (root.grad_fn, root._output_nr)
     root.grad_fn = cs
@@ -499,7 +526,9 @@ def setitem(a, key, value):
         # slicing + copy_ into the view -> CopySlices on the base
         only_advanced = type(key) is not _TwoStep and any(isinstance(k, np.ndarray) for k in key) and all(
             isinstance(k, np.ndarray) or k is Ellipsis or k == slice(None) for k in key)
-        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (), (key, vshape))
+        # (None, None) for index_put_: nothing in the slots, but the node is freed by backward, and its indices with it
+        res = make(a._data, _SetIndexPut if only_advanced else CopySlices, (a, v), (None, None) if only_advanced else (),
+                   (key, vshape))
         a.grad_fn = res.grad_fn
         a._requires_grad = True
         a._output_nr = 0
@@ -510,6 +539,12 @@ def setitem(a, key, value):
         report_inplace("__setitem__", (a, key0, value), {}, before[0], old)
 
 
+def _index_put_indices(n):
+    """PyTorch's ``_saved_indices`` of index_put_: one tensor per indexed dim (None for a full slice)."""
+    return tuple(None if isinstance(k, slice) else _wrap(np.asarray(k)) for k in n._info[0] if k is not Ellipsis)
+
+
+@facts(saved={"accumulate": lambda n: False, "indices": _index_put_indices})
 class _SetIndexPut(CopySlices):
     """``x[mask] = v`` / ``x[[0, 2]] = v``: PyTorch's index_put_, whose node is IndexPutBackward0."""
     __slots__ = ()

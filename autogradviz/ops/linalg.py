@@ -7,16 +7,19 @@ from ._core import _broadcast_error, _dtname, _operand, exports
 from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
 
 
-def _sizes_strides(*names):
-    """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``)."""
+def _sizes_strides(*names, at=0, edge0=0):
+    """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``): read
+    from the node's ``_info`` (from ``at`` on: the shapes, then the byte strides and the item size), so that they stay
+    readable after the saved tensors are freed, as in PyTorch. A matrix's strides are kept only when its own gradient
+    is computed (its edge, from ``edge0`` on, is valid); else ``()``."""
     def read(i, strides):
         def f(n):
-            saved = n._saved
-            t = saved[i][0] if saved and i < len(saved) else None
-            if t is None:
-                return None
-            d = t._data
-            return tuple(st // d.itemsize for st in d.strides) if strides else d.shape
+            info = n._info
+            if not strides:
+                return tuple(info[at + i])
+            if n.next_functions[edge0 + i][0] is None:
+                return ()
+            return tuple(st // info[at + 4] for st in info[at + 2 + i])
         return f
     out = {}
     for i, name in enumerate(names):
@@ -73,15 +76,16 @@ def _check_dtypes(a, b, what="mm"):
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
 
 
-@facts(fn="mm", saved=_sizes_strides("self", "mat2"))
+@facts(fn="mm", saved=_sizes_strides("self", "mat2", at=2))
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+    _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def backward(self, g, s):
         a, b = s
-        c1, c2 = self._info  # were self and mat2 column-major? (ATen keeps their strides)
+        c1, c2 = self._info[:2]  # were self and mat2 column-major? (ATen keeps their strides)
         nf = self.next_functions
         return (_mat1_grad(g, b, c1) if nf[0][0] is not None else None,
                 _mat2_grad(a, g, c2) if nf[1][0] is not None else None)
@@ -98,7 +102,8 @@ def mm(a, b):
                            f"{b._data.shape[0]}x{b._data.shape[1]})")
     _check_dtypes(a, b)
     ad, bd = a._data, b._data
-    return make(ad @ bd, MmBackward0, (a, b), (a, b), (_colmajor(ad), _colmajor(bd)))
+    return make(ad @ bd, MmBackward0, (a, b), (a, b),
+                (_colmajor(ad), _colmajor(bd), ad.shape, bd.shape, ad.strides, bd.strides, ad.itemsize))
 
 
 @facts(fn="mv")
@@ -173,6 +178,7 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
+@facts(saved={"dim": lambda n: 0, "self_sym_sizes": lambda n: tuple(n._info)})  # matmul's squeeze(0) of (1, m)
 class SqueezeBackward4(BackwardNode):
     """``squeeze_(dim)`` (in place); matmul of a vector and a matrix ends with it, as in PyTorch."""
     __slots__ = ()
@@ -294,7 +300,7 @@ def rmatmul(a, other):
     return matmul(b, a)
 
 
-@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2"), alpha=lambda n: n._info[2], beta=lambda n: n._info[1]))
+@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2", at=5, edge0=1), alpha=lambda n: n._info[2], beta=lambda n: n._info[1]))
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")
@@ -302,7 +308,7 @@ class AddmmBackward0(BackwardNode):
 
     def backward(self, g, s):
         m1, m2 = s
-        bias_shape, beta, alpha, c1, c2 = self._info
+        bias_shape, beta, alpha, c1, c2 = self._info[:5]
         nf = self.next_functions
         gb = g1 = g2 = None
         if nf[0][0] is not None:
@@ -323,19 +329,25 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
-    expand_target(bias._data, (m1._data.shape[0], m2._data.shape[1]))  # PyTorch's error for a bias that does not fit
     d1, d2 = m1._data, m2._data
+    # [row bias] nn.Linear's bias, one value per column, fits any product and broadcasts to it: the general checks
+    # (PyTorch's expand error, broadcast_shapes) skipped for it, about 4 us a layer
+    row_bias = d2.ndim == 2 and bias._data.shape == d2.shape[1:]
+    if not row_bias:
+        expand_target(bias._data, (d1.shape[0], d2.shape[1]))  # PyTorch's error for a bias that does not fit
     prod = d1 @ d2
     if alpha != 1:
         prod = prod * alpha
     bd = bias._data if beta == 1 else bias._data * beta
-    if prod.dtype == bd.dtype and prod.ndim == 2 and np.broadcast_shapes(bd.shape, prod.shape) == prod.shape:
+    if prod.dtype == bd.dtype and prod.ndim == 2 and (
+            row_bias or np.broadcast_shapes(bd.shape, prod.shape) == prod.shape):
         prod += bd  # prod is ours: add the bias in place
         data = prod
     else:
         data = prod + bd
     return make(data, AddmmBackward0, (bias, m1, m2), (m1, m2),
-                (bias._data.shape, beta, alpha, _colmajor(d1), _colmajor(d2)))
+                (bias._data.shape, beta, alpha, _colmajor(d1), _colmajor(d2), d1.shape, d2.shape, d1.strides, d2.strides,
+                 d1.itemsize))
 
 
 # -- linear (nn.functional.linear) -----------------------------------------------------------------------------

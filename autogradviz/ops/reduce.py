@@ -177,8 +177,8 @@ class MinBackward1(MaxBackward1):
 
 
 @facts(fn="max",
-       saved={"dim": lambda n: n._info[1], "indices": lambda n: _wrap(np.asarray(n._info[3], dtype=np.int64)),
-              "keepdim": lambda n: n._info[2], "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+              "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -252,8 +252,10 @@ def _extreme(a, dim, keepdim, is_max):
         vals = vals.reshape(())
         idx_out = idx_out.reshape(())
     cls = MaxBackward0 if is_max else MinBackward0
-    values = make(vals, cls, (a,), (), (d.shape, dim, keepdim, idx_out if keepdim else idx_out))
-    return _ReturnTypes(values, _wrap(idx_out.astype(np.int64)), name)
+    indices = _wrap(idx_out.astype(np.int64))
+    # the node saves the returned indices (``_saved_indices``), as PyTorch's, freed by backward
+    values = make(vals, cls, (a,), (indices,), (d.shape, dim, keepdim, idx_out if keepdim else idx_out))
+    return _ReturnTypes(values, indices, name)
 
 
 @exports("torch", "Tensor")

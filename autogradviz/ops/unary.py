@@ -191,7 +191,7 @@ class _ZeroBackward(BackwardNode):
 
 class SgnBackward0(BackwardNode):  # the sign inside a derivative formula (AbsBackward0's, create_graph=True)
     __slots__ = ()
-    _saved_names = ()
+    _saved_names = ("self", "result")  # as PyTorch's sgn_backward(self, grad, result) keeps them
 
     def backward(self, g, s):
         return (g * 0,)
@@ -199,7 +199,7 @@ class SgnBackward0(BackwardNode):  # the sign inside a derivative formula (AbsBa
 
 def _sgn(x):
     if isinstance(x, Tensor):
-        return make(np.sign(x._data), SgnBackward0, (x,))
+        return make(np.sign(x._data), SgnBackward0, (x,), (x, OUT))
     return np.sign(x)
 
 

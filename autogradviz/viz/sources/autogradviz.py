@@ -24,8 +24,9 @@ def _tensors(node):
     """``[(name, value)]`` of the saved tensors in ``node.saved_items()``: a list of tensors (a custom Function's
     ``saved_tensors``) as ``name[i]`` entries; value None where nothing was saved, ``RELEASED`` once freed."""
     out = []
-    for name, v in node.saved_items():
-        if v is RELEASED or (isinstance(v, Tensor) and not _wrapped_number(v)):
+    for name, v in node.saved_items(view=True):  # view: the user's own tensors, no unpack hook run
+        # (nll_loss's total_weight is a 0-dim tensor in any dtype, never a number: sources/torch.py's same rule)
+        if v is RELEASED or (isinstance(v, Tensor) and (name == "total_weight" or not _wrapped_number(v))):
             out.append((name, v))
         elif isinstance(v, (list, tuple)) and v and all(x is None or isinstance(x, Tensor) for x in v):
             out.extend((f"{name}[{i}]", x) for i, x in enumerate(v))

@@ -139,7 +139,8 @@ class TorchSource(GraphSource):
         attrs = sorted(_saved_attrs(node), key=lambda a: order.get(a[len("_saved_"):], len(order)))
         for attr in attrs:
             v = _read(node, attr)
-            if isinstance(v, T) and _wrapped_number(self._torch, v):
+            if isinstance(v, T) and attr != "_saved_total_weight" and _wrapped_number(self._torch, v):
+                # (nll_loss's total_weight is a 0-dim tensor that autogradviz saves too, in any dtype)
                 continue
             if v is _FREED or isinstance(v, T):
                 out.append((attr[len("_saved_"):], v))
