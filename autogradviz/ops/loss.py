@@ -172,8 +172,8 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
                 with np.errstate(invalid="ignore", divide="ignore"):
                     data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
                     coef = (coef / total).astype(x.dtype)
-            return make(data, cls, (input,), (input, target, weight), (coef, reduction, 1, ignore_index,
-                                                                       np.asarray(total)))
+            return make(data, cls, (input,), (input, target, weight, _wrap(np.asarray(total))),
+                        (coef, reduction, 1, ignore_index, np.asarray(total), True))
     return _nll_core_reference(input, target, weight, ignore_index, reduction, cls)
 
 
