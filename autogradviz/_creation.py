@@ -280,10 +280,28 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
 
 
+_FWD = [None]   # autograd.node.FWD, found on first use (this module is imported before autograd)
+
+
+def _report_like(name, t, out):
+    """``zeros_like(x)`` and its kin build no node, but a trace records them, as PyTorch's does (named as its
+    TorchFunctionMode names them: ``ZerosLikeBackward0``)."""
+    obs = _FWD[0]
+    if obs is None:
+        from .autograd.node import FWD as obs
+        _FWD[0] = obs
+    if obs.fn is not None:
+        obs.fn(name, (t,), out, None)
+    return out
+
+
 def _like(fn):
+    name = "".join(p[:1].upper() + p[1:] for p in (fn.__name__ + "_like").split("_")) + "Backward0"
+
     def f(t, dtype=None, device=None, requires_grad=False, memory_format=None, **kwargs):
         _device(device)
-        return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad, **kwargs)
+        return _report_like(name, t, fn(*t.shape, dtype=dtype if dtype is not None else t.dtype,
+                                         requires_grad=requires_grad, **kwargs))
     f.__name__ = fn.__name__ + "_like"
     return f
 
@@ -296,7 +314,8 @@ randn_like = _like(randn)
 
 
 def full_like(t, fill_value, dtype=None, requires_grad=False):
-    return full(tuple(t.shape), fill_value, dtype=dtype if dtype is not None else t.dtype, requires_grad=requires_grad)
+    return _report_like("FullLikeBackward0", t, full(tuple(t.shape), fill_value, dtype=dtype if dtype is not None
+                                                     else t.dtype, requires_grad=requires_grad))
 
 
 _ALIAS = [None]  # ops/shape.py's alias(t): Tensor(t) of a tensor returns an alias of it

@@ -147,4 +147,87 @@ def scalar_ops(lib):
     return out
 
 
-PROGRAMS = [scalar_ops, seed_l1_loss, seed_retain_graph, retain_all, exp_example, multiply_add, wx_b, simple_net, no_grad_ops]
+# in-place calls inside a trace, one program each: the written tensor ``y`` is drawn as it was (``y``) going into the
+# in-place op and as it is after (``y (v1)``) going out, and later uses read the new version
+def _iadd(y, z, F):
+    y += 1
+
+
+def _setitem(y, z, F):
+    y[0] = 5
+
+
+def _setitem_mask(y, z, F):
+    y[y > 0] = 0.0
+
+
+INPLACE_FORMS = {
+    "add_": lambda y, z, F: y.add_(1),
+    "mul_": lambda y, z, F: y.mul_(2),
+    "relu_": lambda y, z, F: y.relu_(),
+    "zero_": lambda y, z, F: y.zero_(),
+    "iadd": _iadd,
+    "setitem": _setitem,
+    "setitem_mask": _setitem_mask,
+    "copy_": lambda y, z, F: y.copy_(z),
+    "relu_inplace": lambda y, z, F: F.relu(y, inplace=True),
+}
+
+
+def inplace_ops(lib):
+    """``y = x * 2``, one in-place call on ``y``, ``z = y * 3``, then backward; forward traces and backward graphs.
+    Also ``y += 1`` as the user writes it, and two in-place calls in a row (``y (v1)``, ``y (v2)``)."""
+    out = {}
+    F = lib.nn.functional
+    for form, call in INPLACE_FORMS.items():
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        src = lib.tensor([0.5, 0.25, -1.0])
+        with viz.trace() as tr:
+            y = x * 2
+            call(y, src, F)
+            z = y * 3
+        names = {"x": x, "y": y, "z": z, "src": src}
+        out[f"inplace_{form}_forward"] = viz.draw_forward(tr, names=names, lang="en").source
+        z.sum().backward()
+        out[f"inplace_{form}_backward"] = viz.draw_backward(z, names=names, lang="en").source
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    with viz.trace() as tr:
+        y = x.clone()
+        y += 1
+        y.mul_(x)
+        z = y.sum()
+    names = {"x": x, "y": y, "z": z}
+    out["inplace_twice_forward"] = viz.draw_forward(tr, names=names, lang="en").source
+    out["inplace_twice_forward_zh"] = viz.draw_forward(tr, names=names, lang="zh").source
+    w = lib.zeros(3)
+    with viz.trace() as tr:
+        w.add_(1)          # a tensor that needs no grad, written in place
+        v = w * 2
+    out["inplace_nograd_forward"] = viz.draw_forward(tr, names={"w": w, "v": v}, lang="en").source
+    return out
+
+
+def masks(lib):
+    """Comparisons and masks inside a trace (no node, recorded by both traces): ``mask = x > 0; y = x * mask``."""
+    out = {}
+    x = lib.tensor([1.0, -2.0, 3.0, float("nan")], requires_grad=True)
+    with viz.trace() as tr:
+        mask = x > 0
+        y = x * mask
+    out["mask_forward"] = viz.draw_forward(tr, names={"x": x, "mask": mask, "y": y}, lang="en").source
+    with viz.trace() as tr:
+        a = (x == 1) | (x != 3)
+        b = (x < 0) & (x >= -2) & (x <= 5)
+        c = ~a
+        d = lib.logical_not(b)
+        e = lib.isnan(x)
+        f = x.isinf()
+        g = 0 < x
+    names = dict(x=x, a=a, b=b, c=c, d=d, e=e, f=f, g=g)
+    out["comparisons_forward"] = viz.draw_forward(tr, names=names, lang="en").source
+    out["comparisons_forward_zh"] = viz.draw_forward(tr, names=names, lang="zh").source
+    return out
+
+
+PROGRAMS = [scalar_ops, seed_l1_loss, seed_retain_graph, retain_all, exp_example, multiply_add, wx_b, simple_net,
+            no_grad_ops, inplace_ops, masks]

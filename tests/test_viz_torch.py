@@ -585,3 +585,222 @@ def test_recorded_passes_read_later():
             leaf, added, after = acc[0].accumulated[0]
             assert leaf is w and added.tolist() == [3.0] and after.tolist() == [total]
             assert [g.tolist() for g in run.steps[0].grads_in] == [1.0]
+
+
+# -- in-place calls and comparisons inside a trace ------------------------------------------------------------------
+from lesson_programs import INPLACE_FORMS  # noqa: E402
+
+# what real torch's TorchFunctionMode reports for each form (checked below against torch itself, not against us)
+_TORCH_CALL = {"iadd": "add_", "setitem": "__setitem__", "setitem_mask": "__setitem__", "relu_inplace": "relu"}
+
+
+def _inplace_trace(lib, form):
+    x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    src = lib.tensor([0.5, 0.25, -1.0])
+    with viz.trace() as tr:
+        y = x * 2
+        INPLACE_FORMS[form](y, src, lib.nn.functional)
+        z = y * 3
+    return tr, x, y, z, src
+
+
+@pytest.mark.parametrize("form", list(INPLACE_FORMS))
+def test_inplace_call_recorded_alike(form):
+    """Both traces record an in-place call once: the call's name as torch's TorchFunctionMode reports it, the written
+    tensor as input (as it was) and as output (the same object), with its new version; a later op reads it."""
+    got = []
+    for lib in (torch, autogradviz):
+        tr, x, y, z, src = _inplace_trace(lib, form)
+        ip = [op for op in tr.ops if op.call is not None]
+        assert len(ip) == 1, [op.name for op in tr.ops]
+        op = ip[0]
+        assert op.output is y and op.inputs[0] is y and op.version == y._version == 1
+        assert op.node is y.grad_fn
+        assert tr.ops[-1].output is z and tr.ops[-1].inputs[0] is y
+        assert op.before.tolist() == [2.0, -4.0, 6.0] and op.after.tolist() == y.tolist()
+        got.append([(o.name, o.call, o.version, tuple(None if t is None else tuple(t.shape) for t in o.inputs))
+                    for o in tr.ops])
+    assert got[0] == got[1]
+    assert [o[1] for o in got[0] if o[1]] == [_TORCH_CALL.get(form, form)]
+
+
+def _edge_labels(src):
+    return re.findall(r'-> n\d+ \[label="([^"]*)"', src)
+
+
+@pytest.mark.parametrize("form", list(INPLACE_FORMS))
+def test_inplace_drawing_shows_both_versions(form):
+    """The drawing shows ``y`` going into the in-place op with its data before the write and ``y (v1)`` coming out
+    with its data after; ``z = y * 3`` reads ``y (v1)``. Byte-identical from both engines, in both languages."""
+    srcs = {}
+    for lib in (torch, autogradviz):
+        tr, x, y, z, src = _inplace_trace(lib, form)
+        names = {"x": x, "y": y, "z": z, "src": src}
+        srcs[lib.__name__] = [viz.draw_forward(tr, names=names, lang=lang).source for lang in ("en", "zh")]
+        labels = _edge_labels(srcs[lib.__name__][0])
+        before = [lb for lb in labels if lb.startswith("y [3]")]
+        after = [lb for lb in labels if lb.startswith("y (v1) [3]")]
+        assert before and len(after) == 1, labels
+        assert all("2., -4.,  6." in lb for lb in before), before
+        after_vals = viz.graph.format_value(y.detach() if lib is torch else y)
+        assert after_vals.replace("\n", " ") in after[0].replace("\\n", " "), (after, after_vals)
+    for a, b in zip(srcs["torch"], srcs["autogradviz"]):
+        assert_same_dot(a, b, form)
+
+
+def test_inplace_twice_and_augmented_assignment():
+    """``y += 1`` then ``y.mul_(x)``: versions 1 and 2 in both drawings; the ops are ``add_`` and ``mul_``."""
+    srcs = []
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        with viz.trace() as tr:
+            y = x.clone()
+            y += 1
+            y.mul_(x)
+            z = y.sum()
+        assert [op.call for op in tr.ops] == [None, "add_", "mul_", None]
+        assert [op.version for op in tr.ops][1:3] == [1, 2]
+        s = viz.draw_forward(tr, names={"x": x, "y": y, "z": z}, lang="en").source
+        labels = _edge_labels(s)
+        assert any(lb.startswith("y (v1)") for lb in labels) and any(lb.startswith("y (v2)") for lb in labels)
+        assert '"add_\\n(AddBackward0)"' in s and '"mul_\\n(MulBackward0)"' in s
+        srcs.append(s)
+    assert_same_dot(srcs[0], srcs[1], "inplace twice")
+
+
+@pytest.mark.parametrize("expr,fname", [("x > 0", "gt"), ("x == 0", "__eq__"), ("x < 0", "lt"), ("x >= 0", "ge"),
+                                        ("x <= 0", "le"), ("x != 0", "ne"), ("lib.logical_not(x > 0)", "logical_not"),
+                                        ("~(x > 0)", "__invert__"), ("lib.isnan(x)", "isnan"),
+                                        ("x.isinf()", "isinf"), ("(x > 0) & (x < 2)", "__and__"),
+                                        ("(x > 0) | (x < 2)", "__or__")])
+def test_comparisons_recorded_alike(expr, fname):
+    """Ops that build a result without a node are recorded by both traces, as torch's TorchFunctionMode sees them;
+    ``mask = ...; y = x * mask`` draws the same in both."""
+    got, srcs = [], []
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        with viz.trace() as tr:
+            mask = eval(expr, {"lib": lib, "x": x})
+            y = x * mask
+        assert tr.ops[-2].output is mask and tr.ops[-2].node is None and tr.ops[-1].inputs == (x, mask)
+        got.append([(op.name, len(op.inputs)) for op in tr.ops])
+        srcs.append(viz.draw_forward(tr, names={"x": x, "mask": mask, "y": y}, lang="en").source)
+    assert got[0] == got[1]
+    from autogradviz.viz.torch_trace import _nograd_name
+    assert got[0][-2][0] == _nograd_name(fname)
+    assert_same_dot(srcs[0], srcs[1], expr)
+
+
+def test_torch_reports_these_call_names():
+    """The names the test above and _TORCH_CALL expect are what torch's TorchFunctionMode really reports."""
+    seen = []
+
+    class Spy(torch.overrides.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", None))
+            return func(*args, **(kwargs or {}))
+    x = torch.tensor([1.0, -2.0, 3.0])
+    y = x.clone()
+    with Spy():
+        y += 1
+        y[0] = 5
+        torch.nn.functional.relu(y, inplace=True)
+        x > 0
+        x == 0
+        ~(x > 0)
+    seen = [s for s in seen if s != "__get__"]
+    assert seen == ["add_", "__setitem__", "relu", "gt", "__eq__", "gt", "__invert__"]
+
+
+def test_forward_stepper_inplace_versions():
+    """The forward stepper names the version each op read or made and shows the data of that version."""
+    frames = []
+    for lib in (torch, autogradviz):
+        def f(x):
+            y = x * 2
+            y.add_(1)
+            m = y > 0
+            return (y * m).sum()
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=True)
+        st = viz.ForwardStepper(f, x, lang="en")
+        frames.append([(fr.node, fr.label, fr.text, fr.grads_in, fr.grads_out) for fr in st.frames])
+        mul, add = st.frames[1], st.frames[2]
+        assert add.label == "add_" and add.grads_out == [("y (v1)", None)] and add.grads_in[0] == ("y", None)
+        assert st.frames[3].grads_in[0] == ("y (v1)", None)
+        assert "[2, -4, 6]" in mul.text and "[3, -3, 7]" in add.text, (mul.text, add.text)
+    assert frames[0] == frames[1]
+
+
+@pytest.mark.parametrize("idx", ["0", "slice(0, 2)", "(0, slice(1, 3))", "None", "[0, 2]", "(Ellipsis, 1)",
+                                 "lib.tensor([True, False, True])"])
+def test_getitem_without_grad_named_like_torch(idx):
+    """Indexing a tensor that needs no grad: both traces name the record by the node torch makes for the same
+    indexing of a tensor that needs one (``z[0]``: SelectBackward0)."""
+    want = eval(f"torch.ones(3, 4, requires_grad=True)[{idx}]", {"torch": torch, "lib": torch,
+                                                                  "Ellipsis": Ellipsis}).grad_fn.name()
+    for lib in (torch, autogradviz):
+        z = lib.ones(3, 4)
+        key = eval(idx, {"lib": lib, "Ellipsis": Ellipsis})
+        with viz.trace() as tr:
+            z[key]
+        assert [op.name for op in tr.ops] == [want], lib.__name__
+
+
+def test_inplace_on_inference_tensor():
+    """An inference tensor has no version counter in PyTorch (reading it raises): the in-place call is still
+    recorded by both traces, with version 0, and the trace does not fail."""
+    got = []
+    for lib in (torch, autogradviz):
+        with viz.trace() as tr:
+            with lib.inference_mode():
+                y = lib.ones(3) * 2
+                y.add_(1)
+                m = y > 0
+        got.append([(op.name, op.call, op.version) for op in tr.ops])
+        assert tr.ops[1].output is y and tr.ops[2].output is m
+        viz.draw_forward(tr, lang="en")
+    assert got[0] == got[1] == [("MulBackward0", None, None), ("AddBackward0", "add_", 0), ("GtBackward0", None, None)]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_inplace_note_explains_the_version(lang):
+    """A drawing with an in-place op says once what ``y (v1)`` means (from viz/i18n.py), on both engines."""
+    from autogradviz.viz import i18n
+    for lib in (torch, autogradviz):
+        tr, x, y, z, src = _inplace_trace(lib, "add_")
+        s = viz.draw_forward(tr, names={"x": x, "y": y, "z": z}, lang=lang).source
+        note = i18n.t("note.inplace", lang, t="y", v=1)
+        assert note.split("；")[0].split(";")[0] in s
+    x = autogradviz.ones(2)
+    with viz.trace() as tr:
+        y = x * 2
+    assert "_version" not in viz.draw_forward(tr, lang=lang).source
+
+
+NODELESS = ["x.argmax()", "x.argmin(0)", "lib.any(x > 0)", "(x > 0).all()", "x.long()", "x.bool()", "lib.zeros_like(x)",
+            "lib.ones_like(x)", "lib.full_like(x, 3.0)", "lib.rand_like(x)", "lib.empty_like(x)", "lib.randn_like(x)"]
+
+
+@pytest.mark.parametrize("grad", [False, True])
+@pytest.mark.parametrize("expr", NODELESS)
+def test_nodeless_ops_recorded_alike(expr, grad):
+    """Other ops whose result never has a node (argmax, any, an integer dtype, zeros_like, ...) are recorded by both
+    traces with the same name and inputs, as torch's TorchFunctionMode sees them."""
+    got = []
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0, 3.0], requires_grad=grad)
+        with viz.trace() as tr:
+            eval(expr, {"lib": lib, "x": x})
+        got.append([(op.name, len(op.inputs), op.node is None) for op in tr.ops])
+    assert got[0] == got[1] and got[0] and got[0][-1][2]
+
+
+@pytest.mark.parametrize("expr", ["lib.clamp(x, min=0)", "x.clamp(0, 1)", "x.clip(0, 1)", "x.clamp(max=1)"])
+def test_clamp_without_grad_named_like_torch(expr):
+    """clamp on a tensor that needs no grad: both traces name it by the node torch makes when a grad is needed."""
+    want = eval(expr, {"lib": torch, "x": torch.tensor([1.0, -2.0], requires_grad=True)}).grad_fn.name()
+    for lib in (torch, autogradviz):
+        x = lib.tensor([1.0, -2.0])
+        with viz.trace() as tr:
+            eval(expr, {"lib": lib, "x": x})
+        assert [op.name for op in tr.ops] == [want], lib.__name__

@@ -13,6 +13,33 @@ from .._tensor import _wrap, Tensor
 from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401  (re-exported)
 
 
+class _InplaceObs:
+    """Where a trace recorder hears of in-place calls (``y.add_(1)``, ``y[0] = 5``, ``y += 1``); None costs one
+    attribute read per in-place call. The reporter calls ``fn(call, args, kwargs, grad_fn_before, data_before)`` after
+    the write: ``call`` is the name PyTorch's ``TorchFunctionMode`` would report, ``args[0]`` the tensor written,
+    ``data_before`` a copy of its data before the write (taken only while a recorder listens)."""
+    __slots__ = ("fn",)
+
+
+INPLACE = _InplaceObs()
+INPLACE.fn = None
+
+
+def nograd_result(out, name, inputs):
+    """A result built without ``make`` (comparisons, ``isnan``, ``~``: no node, ever): the trace recorder hears of
+    it as of any op (``name``: the node name PyTorch's trace gives it, ``inputs``: Tensors, None for a number)."""
+    fn = FWD.fn
+    if fn is not None:
+        fn(name, inputs, out, None)
+    return out
+
+
+def report_inplace(call, args, kwargs, before, old):
+    fn = INPLACE.fn
+    if fn is not None:
+        fn(call, args, kwargs, before, old)
+
+
 # -- public names: an op's own declaration -----------------------------------------------------------------------
 TORCH = {}
 """``torch.<name>``: each function the catalogue declared with ``@exports("torch", ...)``, by name."""

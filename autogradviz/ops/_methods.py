@@ -16,7 +16,7 @@ from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
 from . import _core
 from ._aliases import numpy_names
-from ._core import TENSOR, TORCH, exports
+from ._core import INPLACE, TENSOR, TORCH, exports, report_inplace
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
 from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, lt, mul, ne, or_, pow, radd, rdiv, remainder,
                     rfloordiv, rmul, rpow, rremainder, rsub, sub)
@@ -65,10 +65,18 @@ def _cuda(a, *args, **kwargs):
 
 
 def _i(op):
-    """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``)."""
+    """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``). A trace
+    hears of it as ``add_`` (PyTorch's ``TorchFunctionMode`` reports ``x += y`` so)."""
+    call = op.__name__ + "_"
+
     def f(a, other):
         check_inplace(a)
-        return apply_inplace(a, op(a, other))
+        if INPLACE.fn is None:
+            return apply_inplace(a, op(a, other))
+        before, old = a.grad_fn, a._data.copy()
+        apply_inplace(a, op(a, other))
+        report_inplace(call, (a, other), {}, before, old)
+        return a
     return f
 
 

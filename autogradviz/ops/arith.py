@@ -8,8 +8,8 @@ import numpy as np
 
 from .. import _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import _SMALL_SUM, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
-from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, zeros_of
+from ..autograd.node import _SMALL_SUM, FWD, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
 from .index import where
 from ._math import pow_scalar_np
 
@@ -486,62 +486,70 @@ def _sadd(t, c):
 
 
 # -- comparisons and logic (no grad) ----------------------------------------------------------------------------
-def _compare(ufunc, a, other):
+def _compare(ufunc, a, other, name):
+    """A comparison: no node, ever; a trace records it as PyTorch's does, named as its TorchFunctionMode names it
+    (``gt`` -> GtBackward0)."""
     b, bs = _operand(other)
     if b is not None:
         try:
-            return _wrap(ufunc(a._data, b._data))
+            out = _wrap(ufunc(a._data, b._data))
         except ValueError:
             raise _broadcast_error(a._data.shape, b._data.shape) from None
-    return _wrap(ufunc(a._data, bs))
+    else:
+        out = _wrap(ufunc(a._data, bs))
+    if FWD.fn is not None:     # nograd_result, inline: a comparison costs no extra call when nothing records
+        FWD.fn(name, (a, b), out, None)
+    return out
 
 
 @exports("torch", "Tensor")
 def eq(a, other):
-    return _compare(np.equal, a, other)
+    return _compare(np.equal, a, other, "EqBackward0")
 
 
 @exports("torch", "Tensor")
 def ne(a, other):
-    return _compare(np.not_equal, a, other)
+    return _compare(np.not_equal, a, other, "NeBackward0")
 
 
 @exports("torch", "Tensor")
 def lt(a, other):
-    return _compare(np.less, a, other)
+    return _compare(np.less, a, other, "LtBackward0")
 
 
 @exports("torch", "Tensor")
 def le(a, other):
-    return _compare(np.less_equal, a, other)
+    return _compare(np.less_equal, a, other, "LeBackward0")
 
 
 @exports("torch", "Tensor")
 def gt(a, other):
-    return _compare(np.greater, a, other)
+    return _compare(np.greater, a, other, "GtBackward0")
 
 
 @exports("torch", "Tensor")
 def ge(a, other):
-    return _compare(np.greater_equal, a, other)
+    return _compare(np.greater_equal, a, other, "GeBackward0")
 
 
 @exports("torch", "Tensor")
 def logical_not(a):
-    return _wrap(np.logical_not(a._data))
+    return nograd_result(_wrap(np.logical_not(a._data)), "LogicalNotBackward0", (a,))
 
 
 def invert(a):
     if a._data.dtype.kind == "f":
         raise TypeError("bitwise_not_cpu not implemented for 'Float'")
-    return _wrap(np.invert(a._data))
+    return nograd_result(_wrap(np.invert(a._data)), "InvertBackward0", (a,))
 
 
 def and_(a, other):
     b, bs = _operand(other)
-    return _wrap(np.bitwise_and(a._data, b._data if b is not None else bs))
+    return nograd_result(_wrap(np.bitwise_and(a._data, b._data if b is not None else bs)), "BitwiseAndBackward0",
+                         (a, b))
 
 
 def or_(a, other):
     b, bs = _operand(other)
-    return _wrap(np.bitwise_or(a._data, b._data if b is not None else bs))
+    return nograd_result(_wrap(np.bitwise_or(a._data, b._data if b is not None else bs)), "BitwiseOrBackward0",
+                         (a, b))

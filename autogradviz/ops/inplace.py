@@ -10,7 +10,7 @@ from ..autograd import function as _function
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
                              sum_to)
-from ._core import _shape_arg
+from ._core import INPLACE, _shape_arg, report_inplace
 from .index import _norm_index, _scatter, getitem
 
 
@@ -275,18 +275,26 @@ def rebase_view(a, fn):
 
 
 def _make_inplace(fn):
+    call = fn.__name__ + "_"
+
     def method(a, *args, **kwargs):
         check_inplace(a)
-        return apply_inplace(a, fn(a, *args, **kwargs))
-    method.__name__ = fn.__name__ + "_"
+        if INPLACE.fn is None:
+            return apply_inplace(a, fn(a, *args, **kwargs))
+        before, old = a.grad_fn, a._data.copy()
+        apply_inplace(a, fn(a, *args, **kwargs))
+        report_inplace(call, (a,) + args, kwargs, before, old)
+        return a
+    method.__name__ = call
     return method
 
 
-def _write(a, data, node_name="FillBackward0", value=None):
+def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
     """Overwrite ``a`` with constant data (no grad): zero_, fill_, normal_, uniform_. ``value``: the 0-dim
     tensor of ``fill_(tensor)``, which gets the summed gradient."""
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None and call is not None else None
     a._data[...] = data
     a._vc[0] += 1
     if _GM.enabled and (a.grad_fn is not None or (value is not None and value._requires_grad)):
@@ -297,11 +305,13 @@ def _write(a, data, node_name="FillBackward0", value=None):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if INPLACE.fn is not None and call is not None:
+        report_inplace(call, (a,) + args, {}, before[0], old)
     return a
 
 
 def zero_(a):
-    return _write(a, 0, "ZeroBackward0")
+    return _write(a, 0, "ZeroBackward0", call="zero_")
 
 
 def fill_(a, value):
@@ -309,13 +319,14 @@ def fill_(a, value):
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                                f"{value._data.ndim} dimensions.")
-        return _write(a, value.item(), "FillBackward3", value)
-    return _write(a, value, "FillBackward2")
+        return _write(a, value.item(), "FillBackward3", value, "fill_", (value,))
+    return _write(a, value, "FillBackward2", call="fill_", args=(value,))
 
 
 def copy_(a, src, non_blocking=False):
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None else None
     sd = src._data if isinstance(src, Tensor) else np.asarray(src)
     try:
         b = np.broadcast_to(sd, a._data.shape)
@@ -333,6 +344,8 @@ def copy_(a, src, non_blocking=False):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if INPLACE.fn is not None:
+        report_inplace("copy_", (a, src), {}, before[0], old)
     return a
 
 
@@ -351,12 +364,14 @@ class CopyBackwards(BackwardNode):
 
 def normal_(a, mean=0.0, std=1.0, generator=None):
     from .._creation import _rng_normal
-    return _write(a, _rng_normal(a._data.shape, a._data.dtype, mean, std, generator), "NormalBackward0")
+    return _write(a, _rng_normal(a._data.shape, a._data.dtype, mean, std, generator), "NormalBackward0",
+                  call="normal_")
 
 
 def uniform_(a, from_=0.0, to=1.0, generator=None):
     from .._creation import _rng_uniform
-    return _write(a, _rng_uniform(a._data.shape, a._data.dtype, from_, to, generator), "UniformBackward0")
+    return _write(a, _rng_uniform(a._data.shape, a._data.dtype, from_, to, generator), "UniformBackward0",
+                  call="uniform_")
 
 
 def resize_(a, *sizes):
@@ -489,6 +504,8 @@ def setitem(a, key, value):
     from ..autograd.grad_mode import STATE
     check_inplace(a)
     before = _before(a)
+    old = a._data.copy() if INPLACE.fn is not None else None
+    key0 = key
     key = _norm_index(a, key)
     if isinstance(value, Tensor):
         v = value
@@ -519,6 +536,8 @@ def setitem(a, key, value):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if INPLACE.fn is not None:
+        report_inplace("__setitem__", (a, key0, value), {}, before[0], old)
 
 
 def _index_put_indices(n):

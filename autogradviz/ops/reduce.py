@@ -5,7 +5,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
-from ._core import _exp, _float_data, _t, exports, keep_where
+from ._core import _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
 from .shape import cat
 from .._sumorder import dim_sum, full_sum
@@ -312,8 +312,8 @@ def argmax(a, dim=None, keepdim=False, *, axis=None):
         dim = axis
     d = a._data
     if dim is None:
-        return _wrap(np.asarray(np.argmax(d), dtype=np.int64))
-    return _wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64))
+        return nograd_result(_wrap(np.asarray(np.argmax(d), dtype=np.int64)), "ArgmaxBackward0", (a,))
+    return nograd_result(_wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgmaxBackward0", (a,))
 
 
 @exports("torch", "Tensor")
@@ -322,8 +322,8 @@ def argmin(a, dim=None, keepdim=False, *, axis=None):
         dim = axis
     d = a._data
     if dim is None:
-        return _wrap(np.asarray(np.argmin(d), dtype=np.int64))
-    return _wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64))
+        return nograd_result(_wrap(np.asarray(np.argmin(d), dtype=np.int64)), "ArgminBackward0", (a,))
+    return nograd_result(_wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgminBackward0", (a,))
 
 
 @facts(fn="cumsum", saved={"dim": lambda n: n._info})
@@ -686,10 +686,12 @@ def norm(x, p=2, dim=None, keepdim=False, dtype=None):
 @exports("torch", "Tensor")
 def any(x, dim=None, keepdim=False):
     d = x._data
-    return _wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim)))
+    return nograd_result(_wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim))),
+                         "AnyBackward0", (x,))
 
 
 @exports("torch", "Tensor")
 def all(x, dim=None, keepdim=False):
     d = x._data
-    return _wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim)))
+    return nograd_result(_wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim))),
+                         "AllBackward0", (x,))

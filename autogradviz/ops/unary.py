@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
-from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, zeros_of
+from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
 from .arith import _smul
 from . import arith as _arith
 from .index import where as _where
@@ -567,12 +567,12 @@ def square(x):
 
 @exports("torch", "Tensor")
 def isnan(x):
-    return _wrap(np.isnan(x._data))
+    return nograd_result(_wrap(np.isnan(x._data)), "IsnanBackward0", (x,))
 
 
 @exports("torch", "Tensor")
 def isinf(x):
-    return _wrap(np.isinf(x._data))
+    return nograd_result(_wrap(np.isinf(x._data)), "IsinfBackward0", (x,))
 
 
 # -- dtype conversion --------------------------------------------------------------------------------------------
@@ -603,5 +603,5 @@ def to(a, *args, **kwargs):
     if dt is None or dt.np == a._data.dtype:
         return a.clone() if copy else a
     if a._requires_grad and not dt.is_floating_point:
-        return _wrap(a._data.astype(dt.np))
+        return nograd_result(_wrap(a._data.astype(dt.np)), "ToCopyBackward0", (a,))
     return make(a._data.astype(dt.np), ToCopyBackward0, (a,), (), a._data.dtype)

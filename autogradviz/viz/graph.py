@@ -844,15 +844,17 @@ def _tensor_role(t, nm):
 
 class _OpV:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after")
 
-    def __init__(self, name, node, inputs, pos, grad):
+    def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
         self.node = node          # grad_fn or None
         self.inputs = inputs      # list of input items: ("t", tensor) | ("op", _OpV, nr) | ("none", i) | ("scalar",)
         self.outputs = []         # list of tensors (trace) or [(nr, tensor or None)]
         self.pos = pos            # execution position (for the order of ids)
         self.grad = grad          # True when it recorded a grad_fn
+        self.version = version    # an in-place op: the version of the tensor it wrote, after the write
+        self.after = after        # and that tensor's data after the write (a later write may change the tensor)
 
 
 class _SrcKey:
@@ -881,20 +883,25 @@ class _ScalarKey:
 
 
 def _trace_roots(trace):
-    """Roots a trace implies: the outputs of its last backward pass, else what its ops made and nothing used."""
+    """Roots a trace implies: the outputs of its last backward pass, else what its ops made and nothing used
+    afterwards (an in-place op reads the tensor it writes: the tensor it leaves is unused until a later op reads it)."""
     if trace.backwards:
         return list(trace.backwards[-1].outputs)
-    used = set()
-    for op in trace.ops:
+    ops = trace.ops
+    last_use = {}
+    last_made = {}
+    for i, op in enumerate(ops):
         for t in op.inputs:
             if t is not None:
-                used.add(id(t))
+                last_use[id(t)] = i
+        last_made[id(op.output)] = i
     out = []
     seen = set()
-    for op in trace.ops:
+    for i, op in enumerate(ops):
         o = op.output
-        if id(o) not in used and id(o) not in seen:
-            seen.add(id(o))
+        k = id(o)
+        if last_made[k] == i and last_use.get(k, -1) <= i and k not in seen:
+            seen.add(k)
             out.append(o)
     return out
 
@@ -1076,7 +1083,10 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             t = k.tensor
             c = succ(k)[0]
             src = _target(c, vid, hidden_of, more_id)
-            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output"))
+            p = ops_by_out(t)
+            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output",
+                                        version=p[0].version if p is not None else None,
+                                        held=[p[0].after] if p is not None else None))
             continue
         if isinstance(k, _Seg):
             src = _target(k.last, vid, hidden_of, more_id)
@@ -1101,11 +1111,12 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
                 e = _tensor_edge(src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
-                                 key=(it[1], it[2]))
+                                 key=(it[1], it[2]), version=it[1].version, held=it[4] if len(it) > 4 else None)
                 m.edges.append(e)
             elif it[0] == "t":
                 t = it[1]
-                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm)))
+                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm),
+                                            held=it[2] if len(it) > 2 else None))
             else:  # a None in next_functions
                 t = it[2] if len(it) > 2 else None
                 if t is not None:
@@ -1120,13 +1131,22 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if not m.nodes:
         m.notes.append(("note.empty", {}))
+    first = next((k for k in ops_sorted if isinstance(k, _OpV) and k.version), None)
+    if first is not None and first.outputs:     # what ``y (v1)`` means, once, for the first tensor written in place
+        m.notes.append(("note.inplace", {"t": nm.label(first.outputs[0]), "v": first.version}))
     m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
     return m
 
 
-def _tensor_edge(src, dst, t, nm, show_values, role, key=None):
+def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None, held=None):
+    """A tensor edge; ``version``: the version an in-place op left (shown in the label), ``held``: [the tensor's
+    data at the version the edge carries] for a tensor written in place later (None inside: its data now)."""
     if t is not None:
-        return VEdge(src, dst, "tensor", label=nm.label(t), shape=_shape(t), value=format_value(t, show_values),
+        label = nm.label(t)
+        if version is not None:
+            label = version_label(label, version)
+        data = held[0] if held is not None and held[0] is not None else t
+        return VEdge(src, dst, "tensor", label=label, shape=_shape(t), value=format_value(data, show_values),
                      role=role)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
@@ -1164,15 +1184,32 @@ def _forward_vnode(k, nm, show_values):
     return v
 
 
+def inplace_label(call):
+    """An in-place call's op label: ``add_``, ``relu_`` (also for ``F.relu(y, inplace=True)``), ``setitem``."""
+    if call.startswith("__") and call.endswith("__"):
+        return call[2:-2]
+    return call if call.endswith("_") else call + "_"
+
+
+def version_label(label, version):
+    """A tensor's label after in-place writes: ``y`` at version 1 is ``y (v1)`` (PyTorch's ``y._version``)."""
+    return f"{label} (v{version})" if version else label
+
+
 def _ops_from_trace(trace, root_tensors):
     """Op vertices from a trace. Returns (sink keys, producer lookup tensor -> (op, nr))."""
     ops = []
     prod = {}
     last = None
     last_name = None
+    # tensors written in place: each read gets a holder of the data at the version it read, filled by the next
+    # in-place call on that tensor (its data before the write); the data of the last version is the tensor's own
+    written = {id(f.output) for f in trace.ops if getattr(f, "version", None) is not None}
+    held = {}
     for fop in trace.ops:
         node = fop.node
-        if last is not None and node is not None and last.node is node and fop.name == last_name:
+        if last is not None and node is not None and last.node is node and fop.name == last_name and \
+                getattr(fop, "version", None) is None:
             op = last
         else:
             name = op_name(node) if node is not None else op_name(fop.name)
@@ -1185,12 +1222,27 @@ def _ops_from_trace(trace, root_tensors):
                     inputs.append(("scalar",))
                     continue
                 p = prod.get(id(x))
+                h = None
+                if id(x) in written:
+                    h = held.get(id(x))
+                    if h is None:
+                        h = held[id(x)] = [None]
                 if p is not None and p[2] is x:
-                    inputs.append(("op", p[0], p[1], x))
+                    inputs.append(("op", p[0], p[1], x, h))
                 else:
-                    inputs.append(("t", x))
-            op = _OpV(name, node, inputs, fop.index, node is not None)
+                    inputs.append(("t", x, h))
+            version = getattr(fop, "version", None)
+            after = None
+            if version is not None:    # an in-place call: named by the call (add_, relu_, setitem)
+                name = inplace_label(fop.call)
+                h = held.get(id(fop.output))
+                if h is not None and h[0] is None:
+                    h[0] = fop.before
+                after = fop.after
+            op = _OpV(name, node, inputs, fop.index, node is not None, version, after)
             ops.append(op)
+        if id(fop.output) in written:
+            held[id(fop.output)] = [op.after]
         last_name = fop.name
         nr = len(op.outputs)
         op.outputs.append(fop.output)

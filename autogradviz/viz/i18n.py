@@ -74,6 +74,9 @@ STRINGS = {
     "note.no_graph": {"en": "{name} does not require grad: there is no backward graph.",
                       "zh": "{name}不需要梯度：没有反向传播计算图。"},
     "note.empty": {"en": "Nothing to draw.", "zh": "没有可画的内容。"},
+    "note.inplace": {"en": "{t} (v{v}): {t} after an in-place operation changed it; its version counter "
+                           "({t}._version) counts these changes.",
+                     "zh": "{t} (v{v})：被原地操作修改之后的{t}；它的版本计数器（{t}._version）记录修改的次数。"},
 
     # -- errors ------------------------------------------------------------------------------------------------
     "error.no_renderer": {

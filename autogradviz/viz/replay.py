@@ -718,12 +718,34 @@ def forward_replay(ops, label, lang):
     f0.text = _i18n.t("stepper.ui.ops", lang) + f": {len(ops)}"
     frames = [f0]
     tl.close_frame()
-    for op in ops:
+    from .graph import inplace_label, version_label
+    # tensors written in place (y.add_(1)): each op shows the version it read or made (``y``, ``y (v1)``) and the
+    # data of that version (the data before the next write, or after the write for the in-place op itself)
+    values = [None] * len(ops)
+    version = {}
+    pending = {}
+    for k, op in enumerate(ops):
+        if getattr(op, "call", None) is not None:
+            j = pending.pop(id(op.output), None)
+            if j is not None and values[j] is None:
+                values[j] = op.before
+            values[k] = op.after
+        pending[id(op.output)] = k
+
+    def vlabel(t):
+        v = version.get(id(t))
+        return version_label(label(t), v) if v else label(t)
+    for k, op in enumerate(ops):
         fr = Frame(len(frames), tl)
         fr.node = op.name
-        fr.label = op.op
-        out = label(op.output)
-        args = [label(t) if t is not None else _i18n.t("label.scalar", lang) for t in op.inputs]
+        inplace = getattr(op, "call", None) is not None
+        fr.label = inplace_label(op.call) if inplace else op.op
+        args = [vlabel(t) if t is not None else _i18n.t("label.scalar", lang) for t in op.inputs]
+        if inplace:
+            version[id(op.output)] = op.version
+        elif id(op.output) in version:
+            del version[id(op.output)]
+        out = vlabel(op.output)
         fr.grads_in = [(a, None) for a in args]
         fr.grads_out = [(out, None)]
         sym = _narr.OP_SYMBOLS.get(op.name)
@@ -731,8 +753,8 @@ def forward_replay(ops, label, lang):
             expr = f"{out} = {args[0]} {sym} {args[1]}"
         else:
             expr = f"{out} = {op.op}({', '.join(args)})"
-        text = _i18n.t("stepper.narr.fwd_op", lang, op=op.op, expr=expr,
-                       v=_narr.fmt_value(source_for([op.output]).array(op.output), lang=lang))
+        val = values[k] if values[k] is not None else source_for([op.output]).array(op.output)
+        text = _i18n.t("stepper.narr.fwd_op", lang, op=fr.label, expr=expr, v=_narr.fmt_value(val, lang=lang))
         sep = "" if lang == "zh" else " "
         if op.node is not None:
             text += sep + _i18n.t("stepper.narr.fwd_node", lang, node=op.name, t=out)

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step
+from .trace import BackwardRun, Step, inplace_inputs, inplace_name
 
 _new = object.__new__
 
@@ -32,7 +32,8 @@ _SKIP = frozenset(("__get__", "__set__", "__getattribute__", "__setattr__", "__r
 _BACKWARD = frozenset(("backward", "grad"))
 _BINARY = frozenset(("add", "sub", "mul", "div", "true_divide", "__add__", "__radd__", "__iadd__", "__sub__",
                      "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__itruediv__", "__div__",
-                     "dropout"))   # dropout: its mask is a constant operand, drawn where `p` stands
+                     "dropout", "eq", "ne", "lt", "le", "gt", "ge", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+                     "__ge__", "__and__", "__or__"))   # dropout: its mask is a constant operand, drawn where `p` stands
 _NOGRAD_NAMES = {"__add__": "Add", "__radd__": "Add", "__iadd__": "Add", "__sub__": "Sub", "__isub__": "Sub",
                  "__rsub__": "Rsub", "__mul__": "Mul", "__rmul__": "Mul", "__imul__": "Mul", "__truediv__": "Div",
                  "__rtruediv__": "Div", "__matmul__": "Mm", "__rmatmul__": "Mm", "__pow__": "Pow", "__rpow__": "Pow",
@@ -80,6 +81,19 @@ def _flat_args(args, kwargs):
         else:
             flat.append(a)
     return flat
+
+
+def _getitem_name(torch, a, idx):
+    """The node ``a[idx]`` would make if ``a`` needed a grad (``x[0]``: SelectBackward0, ``x[1:]``:
+    SliceBackward0, ``x[mask]``: IndexBackward0): the same indexing of a stand-in that needs a grad and holds no data
+    of its own (a 0-d tensor expanded to ``a``'s shape). None when that fails."""
+    try:
+        with torch.enable_grad():
+            fn = torch.zeros((), dtype=a.dtype if a.is_floating_point() else torch.float32,
+                             requires_grad=True).expand(a.shape)[idx].grad_fn
+    except Exception:
+        return None
+    return fn.name() if fn is not None and fn.name() != "ExpandBackward0" else None
 
 
 def _made_inside(node, tensors):
@@ -186,6 +200,15 @@ def _make_mode_class():
             tensors = [a for a in flat if isinstance(a, T)]
             if not tensors:
                 return func(*args, **kwargs)
+            a = tensors[0]
+            old = None
+            if args and a is args[0] and (fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
+                                          kwargs.get("inplace") is True):
+                # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data,
+                # version (an inference tensor has none: 0) and grad_fn before
+                old = np.array(tensor_array(torch, a), copy=True)
+                version = 0 if a.is_inference() else a._version
+                before = a.grad_fn
             try:
                 out = func(*args, **kwargs)
             except Exception as e:
@@ -194,10 +217,19 @@ def _make_mode_class():
                 self.rec.failed.append(FailedOp(len(self.rec._oplog), _nograd_name(fname), inputs, str(e),
                                                 type(e).__name__))
                 raise
+            if old is not None and (out is a or fname == "__setitem__") and (
+                    a.is_inference() or a._version != version):
+                # an in-place call (y.add_(1), y += 1, y[0] = 5, F.relu(y, inplace=True)): it wrote ``a``
+                node = a.grad_fn
+                node = node if node is not before else None
+                self.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
+                                        fname, 0 if a.is_inference() else a._version, old,
+                                        np.array(tensor_array(torch, a), copy=True)))
+                return out
             outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
                 if isinstance(out, (tuple, list)) else []
             if not outs or any(o is t for o in outs for t in tensors):
-                return out     # no new tensor (x.cpu() on the CPU, an in-place op returning its input)
+                return out     # no new tensor (x.cpu() on the CPU)
             node = outs[0].grad_fn
             if node is not None and not any(node is t.grad_fn for t in tensors):
                 name = node.name()
@@ -222,6 +254,10 @@ def _make_mode_class():
                 name = _nograd_name(fname)
                 if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
                     name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
+                elif fname == "__getitem__" and len(args) == 2 and args[0] is a:
+                    name = _getitem_name(torch, a, args[1]) or name
+                elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
+                    name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
                 self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 

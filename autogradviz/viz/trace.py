@@ -44,6 +44,9 @@ _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _INTERNAL_FILES = frozenset(("__init__.py", "_tensor.py", "_creation.py", "_random.py",
                              os.path.join("nn", "functional.py"), os.path.join("autograd", "node.py")))
 _INTERNAL_DIR = "ops" + os.sep
+# nn.init's functions write in place; PyTorch's hand the tensor to its TorchFunctionMode as a keyword (no call on it
+# is seen) and its trace records none of them: neither does this one
+_INIT_FILE = _PKG + os.path.join("nn", "init.py")
 _INTERNAL = {}   # file name -> it belongs to the op layer (a str key: its hash is cached, a code object's is not)
 
 
@@ -89,6 +92,49 @@ def _call_inputs(frame):
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
 
 
+# -- in-place calls: one rule for both engines (this recorder and viz/torch_trace.py's TorchFunctionMode) --------
+# calls whose Python-number arguments are drawn as constant operands (``y.add_(1)``: the 1)
+NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"))
+
+
+def _flat(items, out, is_tensor):
+    work = list(reversed(items))
+    while work:
+        a = work.pop()
+        if isinstance(a, (list, tuple)):
+            work.extend(reversed(a))
+        elif isinstance(a, dict):
+            work.extend(reversed(list(a.values())))
+        else:
+            out.append(a)
+    return out
+
+
+def _number(a):
+    return isinstance(a, (int, float)) and not isinstance(a, bool)
+
+
+def inplace_inputs(call, args, kwargs, T):
+    """The inputs an in-place call records (the written tensor first, as it was before the call): its tensor
+    arguments in order, and None for each Python number of a call in NUMBER_CALLS. ``y[idx] = v``
+    (``__setitem__``): ``y``, the tensors in ``idx`` (a mask), then ``v`` (None for a number)."""
+    if call == "__setitem__":
+        key = [a for a in _flat([args[1]], [], T) if isinstance(a, T)]
+        v = args[2]
+        return (args[0],) + tuple(key) + (v if isinstance(v, T) else None,)
+    flat = _flat(list(args) + list((kwargs or {}).values()), [], T)
+    num = call in NUMBER_CALLS
+    return tuple(a if isinstance(a, T) else None for a in flat if isinstance(a, T) or (num and _number(a)))
+
+
+def inplace_name(call, node):
+    """The record's name: the node the call made (``AddBackward0``, ``CopySlices``), or, when it made none, the
+    one a new node would be named by (``add_`` -> ``AddBackward0``, ``__setitem__`` -> ``SetitemBackward0``)."""
+    if node is not None:
+        return node.name()
+    return "".join(p[:1].upper() + p[1:] for p in call.split("_") if p) + "Backward0"
+
+
 def _snap(g):
     """A detached numpy copy of a grad (numpy array or Tensor), or None."""
     if g is None:
@@ -117,14 +163,24 @@ class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
 
-    __slots__ = ("index", "name", "inputs", "output", "node")
+    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after")
 
-    def __init__(self, index, name, inputs, output, node):
+    def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None):
         self.index = index
         self.name = name
         self.inputs = inputs      # tuple of Tensor or None (a Python scalar operand)
         self.output = output      # Tensor
         self.node = node          # the grad_fn it created, or None
+        # an in-place call (``y.add_(1)``, ``y[0] = 5``): the call's name as PyTorch's TorchFunctionMode reports it
+        # (``add_``, ``__setitem__``), and the version of ``output`` (the written tensor, also ``inputs[0]``) after it
+        self.call = call
+        self.version = version
+        self.before = before      # an in-place call: numpy copies of the written tensor's data before and after it
+        self.after = after
+
+    @property
+    def inplace(self):
+        return self.call is not None
 
     @property
     def op(self):
@@ -280,6 +336,7 @@ class Recorder:
         self._forward = forward
         self._prev_obs = None
         self._prev_fwd = None
+        self._prev_inplace = None
         self._cur = None
         self._log = None      # the current run's log.append
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
@@ -298,6 +355,8 @@ class Recorder:
         if self._forward:
             self._prev_fwd = _core.FWD.fn
             _core.FWD.fn = self._on_op
+            self._prev_inplace = _core.INPLACE.fn
+            _core.INPLACE.fn = self._on_inplace
         self._active = True
         if sys.modules.get("torch") is not None:
             self._torch_mode = TORCH_MODE[0](self).__enter__()
@@ -309,6 +368,7 @@ class Recorder:
         _engine.set_observer(self._prev_obs)
         if self._forward:
             _core.FWD.fn = self._prev_fwd
+            _core.INPLACE.fn = self._prev_inplace
         self._active = False
         self._call = None
         if self._torch_mode is not None:
@@ -401,6 +461,36 @@ class Recorder:
                 rec._add_op(call, name, inputs, out, node)
             else:
                 prev(name, inputs, out, node)
+
+    def _on_inplace(self, call, args, kwargs, before, old):
+        """An in-place call of autogradviz's op layer has written ``args[0]``: one record for the call (it replaces
+        the records of the out-of-place op the call was built from), with the written tensor as its output."""
+        a = args[0]
+        node = a.grad_fn if a.grad_fn is not before else None
+        inputs = inplace_inputs(call, args, kwargs, Tensor)
+        call_f = _entry_frame(_getframe(1))
+        if call_f is not None and call_f.f_back is not None and call_f.f_back.f_code.co_filename == _INIT_FILE:
+            return
+        if call_f is not None and call_f.f_locals.get("inplace") is True:
+            call = call_f.f_code.co_name      # F.relu(y, inplace=True): PyTorch reports the call ``relu``
+        version = 0 if a.is_inference() else a._vc[0]     # PyTorch's inference tensors have no version counter
+        self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, version, old, a._data.copy()))
+
+    def _add_inplace(self, call_f, rec):
+        if not self._in_backward:
+            log = self._oplog
+            if call_f is not None and call_f is self._call:
+                start = self._call_start
+                del log[start:]
+                if len(self._ops) > start:
+                    del self._ops[start:]
+            else:
+                self._call = call_f
+                self._call_start = len(log)
+            log.append(rec)
+        r = getattr(self._prev_inplace, "__self__", None)
+        if type(r) is Recorder:      # an outer recorder records the call too
+            r._add_inplace(call_f, rec)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
     def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
