@@ -280,17 +280,15 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
 
 
-_FWD = [None]   # autograd.node.FWD, found on first use (this module is imported before autograd)
+_FWD = [None]   # autograd.node.FWD, put here by autograd/node.py when it is imported (this module is imported before
+#                 autograd, and imports nothing from it: the engine's slot mechanism)
 
 
 def _report_like(name, t, out):
     """``zeros_like(x)`` and its kin build no node, but a trace records them, as PyTorch's does (named as its
     TorchFunctionMode names them: ``ZerosLikeBackward0``)."""
     obs = _FWD[0]
-    if obs is None:
-        from .autograd.node import FWD as obs
-        _FWD[0] = obs
-    if obs.fn is not None:
+    if obs is not None and obs.fn is not None:
         obs.fn(name, (t,), out, None)
     return out
 

@@ -17,6 +17,7 @@ import weakref
 
 import numpy as np
 
+from .. import _creation
 from .._hooks import RemovableHandle
 from .._sumorder import dim_sum, full_sum
 from .._tensor import InferenceVersion, Tensor, _new
@@ -743,6 +744,7 @@ class _FwdObs:
 
 FWD = _FwdObs()
 FWD.fn = None
+_creation._FWD[0] = FWD  # the slot through which zeros_like and its kin report to a trace
 
 _NONE_EDGE = (None, 0)
 _NONE_SAVED = (None, 0)
