@@ -45,6 +45,35 @@ class GraphSource:
     def is_node(self, obj):
         raise NotImplementedError
 
+    # -- what a node saved: each source lists it (``saved_tensors``), the questions below are answered from that
+    FREED = None  # the source's marker, in saved_tensors(), for a tensor backward has freed
+
+    def saved_tensors(self, node):
+        """``[(name, value)]`` of the tensors ``node`` saved, in the drawing's order: value None where nothing was
+        saved, ``FREED`` once freed; [] for an accumulator."""
+        raise NotImplementedError
+
+    def saved_items(self, node):
+        """``[(name, Tensor)]`` the node still holds (None entries skipped); [] once freed."""
+        out = []
+        for name, v in self.saved_tensors(node):
+            if v is self.FREED:
+                return []
+            if v is not None:
+                out.append((name, v))
+        return out
+
+    def saved_slot(self, node, name):
+        """The tensor saved under ``name`` (None if not saved, or freed)."""
+        for n, t in self.saved_items(node):
+            if n == name:
+                return t
+        return None
+
+    def freed_names(self, node):
+        """The names of the tensors a node had saved, once they are freed."""
+        return tuple(name for name, v in self.saved_tensors(node) if v is self.FREED)
+
 
 def _op_name(n, custom):
     if custom:
@@ -96,30 +125,10 @@ class AutogradvizSource(GraphSource):
     def freed(self, node):
         return node._saved_tensors_released
 
-    def saved_items(self, node):
-        """``[(name, Tensor)]`` the node still holds (None entries skipped); [] once freed."""
-        if type(node) is AccumulateGrad:
-            return []
-        out = []
-        for name, v in _tensors(node):
-            if v is RELEASED:
-                return []
-            if v is not None:
-                out.append((name, v))
-        return out
+    FREED = RELEASED
 
-    def saved_slot(self, node, name):
-        """The tensor saved under ``name`` (None if not saved, or freed)."""
-        for n, t in self.saved_items(node):
-            if n == name:
-                return t
-        return None
-
-    def freed_names(self, node):
-        """The names of the tensors a node had saved, once they are freed."""
-        if type(node) is AccumulateGrad:
-            return ()
-        return tuple(name for name, v in _tensors(node) if v is RELEASED)
+    def saved_tensors(self, node):
+        return [] if type(node) is AccumulateGrad else _tensors(node)
 
     def named_saved(self, node):
         """True when the node's saved tensors have PyTorch names (``self``, ``other``, ``result``): all but a custom

@@ -154,25 +154,10 @@ class TorchSource(GraphSource):
             return False
         return any(v is _FREED for _, v in self._saved(node))
 
-    def saved_items(self, node):
-        if self.is_leaf_node(node):
-            return []
-        out = []
-        for n, v in self._saved(node):
-            if v is _FREED:
-                return []
-            if v is not None:
-                out.append((n, v))
-        return out
+    FREED = _FREED
 
-    def saved_slot(self, node, name):
-        for n, t in self.saved_items(node):
-            if n == name:
-                return t
-        return None
-
-    def freed_names(self, node):
-        return tuple(n for n, v in self._saved(node) if v is _FREED)
+    def saved_tensors(self, node):
+        return [] if self.is_leaf_node(node) else self._saved(node)
 
     def named_saved(self, node):
         return not self.is_custom(node)
