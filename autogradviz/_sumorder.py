@@ -88,6 +88,37 @@ def _row_sum(v):
     return p0
 
 
+_asarray = np.asarray
+
+
+def small_sum(d):
+    """[scalar adds] The sum of ``d`` (at most ``_ILP`` numbers) as a 0-d array of its dtype: ``small_sum_reference``'s
+    bits (test). numpy adds a C-ordered float32/float64 array this short left to right, starting from +0.0 (so
+    that zeros sum to +0.0), and so do numpy scalars here: these adds take about 0.45 µs, a ufunc reduce into a 0-d
+    array about 0.9 µs (measured; the seeds' graph makes four such sums a step). Other dtypes and layouts go to the
+    reference."""
+    dt = d.dtype
+    if (dt is _F32 or dt is _F64) and d.flags.c_contiguous:
+        f = d.ravel()
+        n = f.size
+        if n == 4:
+            return _asarray((((f[0] + 0.0) + f[1]) + f[2]) + f[3])
+        if n == 2:
+            return _asarray((f[0] + 0.0) + f[1])
+        if n == 1:
+            return _asarray(f[0] + 0.0)
+        if n == 3:
+            return _asarray(((f[0] + 0.0) + f[1]) + f[2])
+    return small_sum_reference(d)
+
+
+def small_sum_reference(d):
+    """The plain edition of ``small_sum``: numpy's own sum into a 0-d array of ``d``'s dtype."""
+    out = np.empty((), d.dtype)
+    np.add.reduce(d, axis=None, out=out)
+    return out
+
+
 def full_sum(d):
     """The sum of all of ``d`` (a float32/float64 array) in PyTorch's order, as a 0-d array; other dtypes and
     tiny arrays (where both orders are plain left-to-right) go through numpy."""

@@ -394,12 +394,23 @@ def _with_engine(run, fn, observe):
     return out, (log.ev if observe else None)
 
 
+def _general_loop(*args, **kwargs):
+    """run_backward with its [plain pass] switched off: every backward goes through the general loop."""
+    engine._PLAIN[0] = False
+    try:
+        return engine.run_backward(*args, **kwargs)
+    finally:
+        engine._PLAIN[0] = True
+
+
 def _both_engines(fn):
-    """Run ``fn`` four times: each engine without and with an observer. Return (plain results, event streams)."""
+    """Run ``fn`` five times: each engine without and with an observer, and the fast engine without its [plain pass]
+    (an observer switches that pass off anyway). Return (plain results, event streams)."""
     out = {}
     for name, run in (("fast", engine.run_backward), ("reference", engine.run_backward_reference)):
         for observe in (False, True):
             out[name, observe] = _with_engine(run, fn, observe)
+    out["general", False] = _with_engine(_general_loop, fn, False)
     return out
 
 
@@ -408,6 +419,7 @@ def test_reference_engine_same_as_fast_on_parity_programs(case):
     out = _both_engines(lambda: _exact(_vs.run(case, A)))
     fast, fast_ev = out["fast", True]
     assert out["fast", False][0] == fast  # an observer changes nothing
+    assert out["general", False][0] == fast  # nor does the [plain pass]
     assert out["reference", False][0] == fast
     ref, ref_ev = out["reference", True]
     assert ref == fast

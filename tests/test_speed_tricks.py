@@ -339,3 +339,33 @@ def test_small_sums_inline_in_mul_and_add(dtype):
         (agv.tensor(x) * w + v).backward(agv.tensor(g))
         _same(w.grad._data, sum_to_reference(g * x, ()))
         _same(v.grad._data, sum_to_reference(g, ()))
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf + -inf, overflow: numpy's warnings, as in the library
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int32])
+def test_scalar_adds_same_as_numpy_reduce(dtype):
+    """[scalar adds]: small_sum gives np.add.reduce's bits (small_sum_reference) for every length up to four, in C
+    order, transposed and strided, with signed zeros, infinities, nans and sums that round."""
+    from autogradviz._sumorder import small_sum, small_sum_reference
+    rng = np.random.default_rng(17)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e30, -1e30, 3.0, 1e-3, -7.5])
+    for _ in range(300):
+        n = int(rng.integers(0, 5))
+        if dtype == np.int32:
+            v = rng.integers(-2**31, 2**31, n).astype(dtype)  # sums that wrap around
+        else:
+            v = np.where(rng.random(n) < 0.3, rng.choice(specials, n),
+                         rng.standard_normal(n) * 10.0 ** rng.integers(-4, 5, n)).astype(dtype)
+        for x in (v, v.reshape(1, n), v[::-1], v.reshape(n, 1)):
+            _same(small_sum(x), small_sum_reference(x))
+    for shape in [(2, 2), (1, 4), (4, 1), (2, 1, 2)]:
+        x = rng.standard_normal(shape).astype(dtype) if dtype != np.int32 else rng.integers(-9, 9, shape, dtype)
+        for y in (x, x.T, np.asfortranarray(x)):
+            _same(small_sum(y), small_sum_reference(y))
+    wide = rng.standard_normal((2, 4)).astype(dtype)
+    for y in (wide[:, ::2], wide[::2, :], wide[:, 1::2].T):  # views: strided, some not C-contiguous
+        _same(small_sum(y), small_sum_reference(y))
+    # all -0.0: numpy keeps the sign, and so must the scalar adds
+    for n in range(1, 5):
+        z = np.full(n, -0.0, dtype)
+        _same(small_sum(z), small_sum_reference(z))

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import _creation
 from .._hooks import RemovableHandle
-from .._sumorder import dim_sum, full_sum
+from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import InferenceVersion, Tensor, _new
 from .grad_mode import STATE as _GM
 
@@ -1044,10 +1044,8 @@ def sum_to(g, shape):
     if not shape and type(g) is ndarray:  # a 0-d target (a scalar weight): sum everything, in PyTorch's order
         if g.size <= _SMALL_SUM:
             # [small sums inline] up to four numbers full_sum adds in numpy's order too (left to right): the same
-            # np.add.reduce, into a 0-d array, without full_sum's call and checks (the seeds' graph makes three a step)
-            out = np.empty((), g.dtype)
-            np.add.reduce(g, axis=None, out=out)
-            return out
+            # sum, into a 0-d array, without full_sum's call and checks (the seeds' graph makes three a step)
+            return small_sum(g)
         return np.asarray(full_sum(g))
     if tuple(gshape) == tuple(shape):
         return g

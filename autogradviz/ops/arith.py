@@ -7,6 +7,7 @@ arrays (plain backward) and on Tensors (``create_graph=True``, where they record
 import numpy as np
 
 from .. import _dtype
+from .._sumorder import small_sum
 from .._tensor import _wrap, Tensor
 from ..autograd.node import _SMALL_SUM, FWD, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
@@ -43,9 +44,7 @@ class AddBackward0(BackwardNode):
             gb = g if alpha == 1 else g * alpha
             if gb.shape != sb:
                 if not sb and type(gb) is _ndarray and gb.size <= _SMALL_SUM:  # [small sums inline], as in mul
-                    out = np.empty((), gb.dtype)
-                    np.add.reduce(gb, axis=None, out=out)
-                    gb = out
+                    gb = small_sum(gb)
                 else:
                     gb = sum_to(gb, sb)
         return ga, gb
@@ -149,9 +148,7 @@ class MulBackward0(BackwardNode):
                 if not sb and type(gb) is _ndarray and gb.size <= _SMALL_SUM:
                     # [small sums inline] sum_to's own lines for a scalar weight's grad, without the call (three in
                     # the seeds' graph)
-                    out = np.empty((), gb.dtype)
-                    np.add.reduce(gb, axis=None, out=out)
-                    gb = out
+                    gb = small_sum(gb)
                 else:
                     gb = sum_to(gb, sb)
         return ga, gb

@@ -8,7 +8,7 @@ from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
 from .shape import cat
-from .._sumorder import dim_sum, full_sum
+from .._sumorder import dim_sum, full_sum, small_sum
 
 
 def _numel(shape):
@@ -114,7 +114,6 @@ class MeanBackward1(BackwardNode):
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
-_add_reduce = np.add.reduce
 
 
 @exports("torch", "Tensor")
@@ -126,9 +125,8 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
         # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
         n = d.size
-        # [small sums inline] (see node.sum_to): up to four numbers, full_sum is np.add.reduce
-        return make((_add_reduce(d, None) if n <= 4 else full_sum(d)) / n, MeanBackward0, (a,), (),
-                    (d.shape, float(n)))
+        # [small sums inline] (see node.sum_to): up to four numbers, full_sum is numpy's sum (small_sum)
+        return make((small_sum(d)[()] if n <= 4 else full_sum(d)) / n, MeanBackward0, (a,), (), (d.shape, float(n)))
     if axis is not None:
         dim = axis
     if dtype is not None:
