@@ -474,8 +474,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     prev_mode = _GM.enabled
     _GM.enabled = create_graph
     release = not retain_graph
-    plain = obs is None and captures is None and not create_graph  # see [inline accumulate]
-    g = gi = old = b = outs = t = u = var = cur = cd = None
+    g = gi = old = b = outs = t = u = None
     try:
         if ready is not None:
             for node, b in ready:
@@ -538,22 +537,6 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
                         old = bpop(nxt, None)
                         total = gi if old is None else old if gi is None else old + gi
-                        if plain and total is not None and nxt._x is None:
-                            # [inline accumulate] a plain leaf whose plain .grad already exists: _accumulate's
-                            # in-place add, written here (a call, a list and a tuple per leaf were ~4% of the seeds'
-                            # graph). Nothing can tell when it ran: no observer, hooks, captures or stealing.
-                            var = nxt.variable
-                            cur = var._grad
-                            if (cur is not None and not var._hooks and type(total) is ndarray
-                                    and cur.grad_fn is None and not cur._requires_grad
-                                    and total.dtype is var._data.dtype and total.shape == var._data.shape):
-                                cd = cur._data
-                                if cd.ndim:
-                                    cd += total
-                                else:
-                                    cd[()] = cd[()] + total[()]
-                                cur._vc[0] += 1
-                                continue
                         b = [total]
                         if obs is not None and gi is not None:
                             filled.append((nxt, 0, b[0]))
@@ -581,7 +564,7 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                 if obs is not None:
                     obs.release(node)
             # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
-            outs = gi = old = b = total = t = u = var = cur = cd = None
+            outs = gi = old = b = total = t = u = None
             if ready is not None:
                 for nxt, b in ready:
                     _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)
@@ -676,7 +659,10 @@ def _run_plain(root, g0, release):
                     if d == 1:  # its last edge: it runs once this node is done
                         old = bpop(nxt, None)
                         total = gi if old is None else old if gi is None else old + gi
-                        if total is not None and nxt._x is None:  # [inline accumulate], as in run_backward
+                        if total is not None and nxt._x is None:
+                            # [inline accumulate] a plain leaf whose plain .grad already exists: _add_in_place
+                            # in-place add, written here (a call, a list and a tuple per leaf were ~4% of the seeds'
+                            # graph). Nothing can tell when it ran: no observer, hooks, captures or stealing.
                             var = nxt.variable
                             cur = var._grad
                             if (cur is not None and not var._hooks and type(total) is ndarray
