@@ -389,14 +389,8 @@ def _case_02_1():
 
 
 def _torch_nodes(root):
-    seen, todo = [], [root]
-    while todo:
-        n = todo.pop()
-        if n is None or any(n is s for s in seen):
-            continue
-        seen.append(n)
-        todo.extend(f for f, _ in n.next_functions)
-    return seen
+    from autogradviz.course._util import walk  # it reads only next_functions: real torch's nodes too
+    return walk(root)
 
 
 def _case_02_2():

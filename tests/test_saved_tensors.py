@@ -564,3 +564,17 @@ def test_as_strided_saved_items_as_pytorchs(i):
         n = _as_strided_views(T)[i]().grad_fn
         return n.name(), {k: getattr(n, k) for k in dir(n) if k.startswith("_saved_")}
     assert items(A) == items(torch)
+
+
+def test_register_hooks_on_an_item_outside_the_slots_is_refused_and_changes_nothing():
+    """docs/differences.md: indexing's ``indices`` are kept outside the node's saved slots, so ``register_hooks`` on
+    them raises NotImplementedError (PyTorch accepts it) before calling either hook, and backward is unchanged."""
+    x = A.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x[A.tensor([0, 2, 2])]
+    calls = []
+    raw = y.grad_fn._raw_saved_indices
+    with pytest.raises(NotImplementedError, match="outside the saved slots"):
+        raw[0].register_hooks(lambda t: calls.append("pack") or t, lambda t: calls.append("unpack") or t)
+    (y * A.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert calls == []
+    assert x.grad.tolist() == [1.0, 0.0, 5.0]

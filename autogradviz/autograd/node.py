@@ -353,15 +353,9 @@ class SavedOutput:
     __slots__ = ("_data", "_vc", "_output_nr", "_ref")
 
     def unpack(self, node):
-        out = _new(Tensor)
-        out._data = self._data
-        out._grad = None
+        out = _new_output(self._data)
         out._output_nr = self._output_nr
-        out._retains_grad = False
         out._vc = self._vc
-        out._base = None
-        out._hooks = None
-        out._acc = None
         out.grad_fn = node
         out._requires_grad = True
         return out

@@ -163,17 +163,7 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
             losses = -(x[rows, t] * wt)
             coef = np.zeros_like(x)
             coef[rows, t] = -wt
-            total = wt.sum(dtype=x.dtype)
-            if reduction == "none":
-                data = losses
-            elif reduction == "sum":
-                data = np.asarray(losses.sum(dtype=x.dtype))
-            else:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
-                    coef = (coef / total).astype(x.dtype)
-            return make(data, cls, (input,), (input, target, weight, _wrap(np.asarray(total))),
-                        (coef, reduction, 1, ignore_index, np.asarray(total), True))
+            return _nll_node(input, target, weight, ignore_index, reduction, cls, losses, coef, wt, 1)
     return _nll_core_reference(input, target, weight, ignore_index, reduction, cls)
 
 
@@ -194,15 +184,22 @@ def _nll_core_reference(input, target, weight, ignore_index, reduction, cls):
     losses = -(picked * wt)
     coef = np.zeros_like(x)
     np.put_along_axis(coef, idx, np.expand_dims(-wt, cdim), axis=cdim)
-    total = wt.sum(dtype=x.dtype)
+    return _nll_node(input, target, weight, ignore_index, reduction, cls, losses, coef, wt, cdim)
+
+
+def _nll_node(input, target, weight, ignore_index, reduction, cls, losses, coef, wt, cdim):
+    """nll_loss's reduction and node, shared by both editions: ``losses`` per sample, ``coef`` the grad's
+    coefficients (``-weight`` at each target), ``wt`` each sample's weight (0 where ignored)."""
+    dt = input._data.dtype
+    total = wt.sum(dtype=dt)
     if reduction == "none":
         data = losses
     elif reduction == "sum":
-        data = np.asarray(losses.sum(dtype=x.dtype))
+        data = np.asarray(losses.sum(dtype=dt))
     else:
         with np.errstate(invalid="ignore", divide="ignore"):
-            data = np.asarray(losses.sum(dtype=x.dtype) / total).astype(x.dtype)
-            coef = (coef / total).astype(x.dtype)
+            data = np.asarray(losses.sum(dtype=dt) / total).astype(dt)
+            coef = (coef / total).astype(dt)
     return make(data, cls, (input,), (input, target, weight, _wrap(np.asarray(total))),
                 (coef, reduction, cdim, ignore_index, np.asarray(total), weight is None))
 
