@@ -82,12 +82,14 @@ test: export OMP_NUM_THREADS := 1
 test: $(STAMP_TEST)
 	@status=0; \
 	echo ">>> unit tests: $(VPY) -m pytest tests -q"; \
-	rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
+	t0=$$(date +%s); rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
+	echo ">>> unit tests took $$(( $$(date +%s) - t0 )) s"; \
 	if [ $$rc -eq 5 ]; then echo ">>> pytest collected no tests in tests/"; \
 	elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	if find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null | grep -q .; then \
 	  echo ">>> notebooks: $(VPY) -m pytest $(NBVAL_ARGS) notebooks/"; \
-	  rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  t0=$$(date +%s); rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  echo ">>> notebooks took $$(( $$(date +%s) - t0 )) s"; \
 	  if [ $$rc -eq 5 ]; then echo ">>> nbval collected no cells"; \
 	  elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	else \
