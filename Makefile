@@ -1,6 +1,8 @@
 # autogradviz -- developer tasks.
 #
-#   make test       unit tests, then the notebooks through nbval
+#   make test       unit tests, then the notebooks through nbval (everything, the browser tests included)
+#   make test-fast  the unit tests without those marked slow or ui (the quick loop while you work)
+#   make site       the course as a static website in site/ (every stepper steps offline)
 #   make lab        JupyterLab on notebooks/ (interface language as you have it set)
 #   make lab-zh     JupyterLab on notebooks/ with the Chinese (zh_CN) interface
 #   make bench      engine and viz benchmarks (when they exist)
@@ -49,10 +51,10 @@ NBVAL_ARGS := --nbval -q -p no:cacheprovider
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: venv install test lab lab-zh bench notebooks clean distclean help
+.PHONY: venv install test test-fast site lab lab-zh bench notebooks clean distclean help
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- virtual environment
 
@@ -80,18 +82,31 @@ test: export OMP_NUM_THREADS := 1
 test: $(STAMP_TEST)
 	@status=0; \
 	echo ">>> unit tests: $(VPY) -m pytest tests -q"; \
-	rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
+	t0=$$(date +%s); rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
+	echo ">>> unit tests took $$(( $$(date +%s) - t0 )) s"; \
 	if [ $$rc -eq 5 ]; then echo ">>> pytest collected no tests in tests/"; \
 	elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	if find notebooks -name '*.ipynb' -not -path '*/.ipynb_checkpoints/*' 2>/dev/null | grep -q .; then \
 	  echo ">>> notebooks: $(VPY) -m pytest $(NBVAL_ARGS) notebooks/"; \
-	  rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  t0=$$(date +%s); rc=0; $(VPY) -m pytest $(NBVAL_ARGS) notebooks/ || rc=$$?; \
+	  echo ">>> notebooks took $$(( $$(date +%s) - t0 )) s"; \
 	  if [ $$rc -eq 5 ]; then echo ">>> nbval collected no cells"; \
 	  elif [ $$rc -ne 0 ]; then status=$$rc; fi; \
 	else \
 	  echo ">>> no notebooks under notebooks/ yet; nbval skipped"; \
 	fi; \
 	exit $$status
+
+# The quick loop: no notebook, subprocess, browser or three-engine test (those are marked slow or ui).
+test-fast: export OMP_NUM_THREADS := 1
+test-fast: $(STAMP_TEST)
+	$(VPY) -m pytest tests -q -p no:cacheprovider -m "not slow and not ui"
+
+# ---------------------------------------------------------------- the website
+
+site: export OMP_NUM_THREADS := 1
+site: $(STAMP_TEST)
+	@start=$$(date +%s); $(VPY) tools/build_site.py --out site; echo ">>> make site took $$(( $$(date +%s) - start )) s"
 
 # ---------------------------------------------------------------- JupyterLab
 
@@ -125,7 +140,7 @@ notebooks: $(STAMP_TEST)
 # ---------------------------------------------------------------- cleaning
 
 clean:
-	rm -rf build dist .pytest_cache .hypothesis
+	rm -rf build dist site .pytest_cache .hypothesis
 	find . -path ./$(VENV) -prune -o -name '*.egg-info' -prune -exec rm -rf {} +
 	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -prune -exec rm -rf {} +
 
