@@ -904,6 +904,84 @@ def _case_14_2():
     return [(tr.failed[0].op,)], [("matmul",), (tr.failed[0].name,), ("view",)]
 
 
+def _l15_forward():
+    """Lesson 15's network in real torch, on other numbers than the lesson's: the values each 15.x check is given,
+    and torch's own grads of every tensor (retain_grad), as the independent answers."""
+    import torch
+    g = torch.Generator().manual_seed(7)
+    X = torch.randn(5, 3, generator=g)
+    y = torch.tensor([2, 0, 1, 2, 1])
+    W1 = torch.randn(3, 4, generator=g).requires_grad_()
+    b1 = torch.randn(4, generator=g).requires_grad_()
+    W2 = torch.randn(4, 3, generator=g).requires_grad_()
+    b2 = torch.randn(3, generator=g).requires_grad_()
+    h_pre = X @ W1 + b1
+    h = torch.tanh(h_pre)
+    logits = h @ W2 + b2
+    logp = torch.log_softmax(logits, dim=1)
+    for t in (h_pre, h, logits, logp):
+        t.retain_grad()
+    torch.nn.functional.nll_loss(logp, y).backward()
+    v = {k: t.detach() for k, t in dict(X=X, y=y, h_pre=h_pre, h=h, logits=logits, logp=logp).items()}
+    grads = {k: t.grad for k, t in dict(W1=W1, b1=b1, W2=W2, b2=b2, h_pre=h_pre, h=h, logits=logits,
+                                        logp=logp).items()}
+    return v, grads
+
+
+def _case_15_1():
+    v, g = _l15_forward()
+    n = v["X"].shape[0]
+    return ([(g["logp"], v["logp"], v["y"]), (g["logp"].numpy(), v["logp"], v["y"])],
+            [(g["logp"] * n, v["logp"], v["y"]), (-g["logp"], v["logp"], v["y"]),
+             (torch_full_like(g["logp"], -1.0 / n), v["logp"], v["y"])])
+
+
+def torch_full_like(t, value):
+    import torch
+    return torch.full_like(t, value)
+
+
+def _case_15_2():
+    v, g = _l15_forward()
+    n = v["X"].shape[0]
+    return ([(g["logits"], g["logp"], v["logits"]), (g["logits"].double(), g["logp"], v["logits"])],
+            [(g["logp"], g["logp"], v["logits"]), (g["logits"] * n, g["logp"], v["logits"])])
+
+
+def _case_15_3():
+    v, g = _l15_forward()
+    w2 = _l15_weights()["W2"]
+    right = (g["W2"], g["b2"], g["h"])
+    return ([(right, g["logits"], v["h"], w2), (list(right), g["logits"], v["h"], w2)],
+            [((g["W2"], g["logits"], g["h"]), g["logits"], v["h"], w2),
+             ((g["W2"].T, g["b2"], g["h"]), g["logits"], v["h"], w2),
+             ((g["W2"], g["b2"] / v["X"].shape[0], g["h"]), g["logits"], v["h"], w2)])
+
+
+def _l15_weights():
+    import torch
+    g = torch.Generator().manual_seed(7)
+    torch.randn(5, 3, generator=g)
+    return {"W1": torch.randn(3, 4, generator=g), "b1": torch.randn(4, generator=g),
+            "W2": torch.randn(4, 3, generator=g), "b2": torch.randn(3, generator=g)}
+
+
+def _case_15_4():
+    v, g = _l15_forward()
+    return ([(g["h_pre"], g["h"], v["h"], v["h_pre"]), (g["h_pre"].numpy(), g["h"], v["h"], v["h_pre"])],
+            [(g["h"] * (1 - v["h_pre"] ** 2), g["h"], v["h"], v["h_pre"]),
+             (g["h"] * (1 - v["h"]), g["h"], v["h"], v["h_pre"]),
+             (1 - v["h"] ** 2, g["h"], v["h"], v["h_pre"])])
+
+
+def _case_15_5():
+    v, g = _l15_forward()
+    n = v["X"].shape[0]
+    return ([((g["W1"], g["b1"]), g["h_pre"], v["X"]), ([g["W1"].double(), g["b1"]], g["h_pre"], v["X"])],
+            [((g["W1"], g["h_pre"]), g["h_pre"], v["X"]), ((g["W1"].T, g["b1"]), g["h_pre"], v["X"]),
+             ((g["W1"], g["b1"] / n), g["h_pre"], v["X"])])
+
+
 _CASES = {name[6:].replace("_", "."): fn for name, fn in list(globals().items()) if name.startswith("_case_")}
 
 
