@@ -186,13 +186,6 @@ def _shape_note(what, got, want):
                      f"{what}的形状是{list(got.shape)}；梯度的形状总是和它的张量一样，应为{list(want.shape)}。")
 
 
-def _onehot(y, n_classes):
-    y = _array(y).astype(np.int64)
-    out = np.zeros((len(y), n_classes))
-    out[np.arange(len(y)), y] = 1.0
-    return out
-
-
 @exercise("15.1",
           hint_en="nll_loss takes one entry per row, the one in the target's column, and averages them with a minus "
                   "sign. Which entries of logp does the loss depend on at all, and with what weight?",
@@ -280,24 +273,7 @@ def _ex15_3(answer, dlogits, h, W2):
     b2 = np.zeros(up.shape[1])
     want = _ref(lambda hh, ww, bb: (hh @ ww + bb, _up(up)), h, W2, b2)
     want = [want[1], want[2], want[0]]          # (dW2, db2, dh)
-    for what, g, w in zip(("dW2", "db2", "dh"), got, want):
-        if _same(g, w):
-            continue
-        if what == "db2" and g.shape == up.shape:
-            return Diagnosis("db2 has one row per example: b2 was broadcast over the rows, so its grad adds up the "
-                             "rows' grads.",
-                             "db2每个样本一行：b2在各行上做了广播，所以它的梯度要把各行的梯度加起来。")
-        if what == "db2" and g.shape == w.shape and _same(g * up.shape[0], w):
-            return Diagnosis("db2 is a mean of the rows; the grads of a broadcast add up (the 1/N is already in "
-                             "dlogits).",
-                             "db2取了各行的平均；广播的梯度要相加（1/N已经在dlogits里了）。")
-        if g.shape == w.T.shape and g.shape != w.shape:
-            return Diagnosis(f"{what} is transposed: a grad has the shape of its tensor, {list(w.shape)}.",
-                             f"{what}转置了：梯度的形状和它的张量一样，应为{list(w.shape)}。")
-        if g.shape != w.shape:
-            return _shape_note(what, g, w)
-        return Diagnosis(f"{what} has the right shape but wrong values.", f"{what}的形状对了，数值不对。")
-    return True
+    return _layer_verdict(("dW2", "db2", "dh"), got, want, up)
 
 
 @exercise("15.4",
@@ -340,15 +316,24 @@ def _ex15_5(answer, dh_pre, X):
     w1 = np.zeros((x.shape[1], up.shape[1]))
     b1 = np.zeros(up.shape[1])
     want = _ref(lambda ww, bb: (_const(x) @ ww + bb, _up(up)), w1, b1)
-    for what, g, w in zip(("dW1", "db1"), got, want):
+    return _layer_verdict(("dW1", "db1"), got, want, up)
+
+
+def _layer_verdict(names, got, want, up):
+    """True, or what is wrong with the first of a linear layer's grads (weight, bias[, input]) that is wrong.
+    ``up`` is the grad that arrived at the layer's output (its rows are the examples)."""
+    for what, g, w in zip(names, got, want):
         if _same(g, w):
             continue
-        if what == "db1" and g.shape == up.shape:
-            return Diagnosis("db1 has one row per example: b1 was broadcast over the rows, so its grad adds them up.",
-                             "db1每个样本一行：b1在各行上做了广播，所以它的梯度要把各行加起来。")
-        if what == "db1" and g.shape == w.shape and _same(g * up.shape[0], w):
-            return Diagnosis("db1 is a mean of the rows; the grads of a broadcast add up.",
-                             "db1取了各行的平均；广播的梯度要相加。")
+        bias = what.startswith("db")
+        if bias and g.shape == up.shape:
+            return Diagnosis(f"{what} has one row per example: the bias was broadcast over the rows, so its grad adds "
+                             f"up the rows' grads.",
+                             f"{what}每个样本一行：偏置在各行上做了广播，所以它的梯度要把各行的梯度加起来。")
+        if bias and g.shape == w.shape and _same(g * up.shape[0], w):
+            return Diagnosis(f"{what} is a mean of the rows; the grads of a broadcast add up (the 1/N is already in "
+                             f"the grad that arrived).",
+                             f"{what}取了各行的平均；广播的梯度要相加（1/N已经在传来的梯度里了）。")
         if g.shape == w.T.shape and g.shape != w.shape:
             return Diagnosis(f"{what} is transposed: a grad has the shape of its tensor, {list(w.shape)}.",
                              f"{what}转置了：梯度的形状和它的张量一样，应为{list(w.shape)}。")

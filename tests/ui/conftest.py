@@ -9,6 +9,7 @@ and the widget HTML manager for pages exported with ``jupyter nbconvert --to htm
   ``~/.cache/autogradviz-ui``).
 - No fixed sleeps: every wait is for a condition, with a timeout.
 """
+import contextlib
 import os
 import shutil
 import socket
@@ -94,13 +95,10 @@ def _wait_http(url, proc, timeout=90):
     raise TimeoutError(f"jupyter lab did not answer at {url}: {last}")
 
 
-@pytest.fixture(scope="session")
-def lab_server(tmp_path_factory, chromium_path):
-    """A JupyterLab server on 127.0.0.1 (free port, no token) serving a copy of this folder's notebooks."""
-    root = tmp_path_factory.mktemp("lab-root")
-    for nb in HERE.glob("*.ipynb"):
-        shutil.copy(nb, root / nb.name)
-    home = tmp_path_factory.mktemp("lab-home")
+@contextlib.contextmanager
+def running_lab(root, home):
+    """A JupyterLab server on 127.0.0.1 (free port, no token) with ``root`` as its root folder; yields its URL and
+    stops it afterwards."""
     port = _free_port()
     cfg = home / "lab_config.py"
     # what jupyterlab.galata.configure_jupyter_server sets, minus its temporary folders and test extension
@@ -141,6 +139,45 @@ def lab_server(tmp_path_factory, chromium_path):
             proc.kill()
             proc.wait(timeout=10)
         log.close()
+
+
+@pytest.fixture(scope="session")
+def lab_server(tmp_path_factory, chromium_path):
+    """A JupyterLab server serving a copy of this folder's notebooks."""
+    root = tmp_path_factory.mktemp("lab-root")
+    for nb in HERE.glob("*.ipynb"):
+        shutil.copy(nb, root / nb.name)
+    with running_lab(root, tmp_path_factory.mktemp("lab-home")) as base:
+        yield base
+
+
+@pytest.fixture(scope="session")
+def course_server(tmp_path_factory, chromium_path):
+    """A JupyterLab server serving a copy of the course's lessons (notebooks/en, notebooks/zh)."""
+    root = tmp_path_factory.mktemp("course-root")
+    for lang in ("en", "zh"):
+        shutil.copytree(HERE.parent.parent / "notebooks" / lang, root / lang,
+                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    with running_lab(root, tmp_path_factory.mktemp("course-home")) as base:
+        yield base
+
+
+def _open_notebook(page, url):
+    """Open a notebook in JupyterLab and wait until the app has started and its kernel is idle."""
+    page.goto(url)
+    page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.started)", timeout=120_000)
+    page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
+    page.wait_for_function("""() => {
+        const w = window.jupyterapp.shell.currentWidget;
+        const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+        return !!(k && k.status === 'idle' && w.content && w.content.widgets && w.content.widgets.length); }""",
+                           timeout=120_000)
+
+
+@pytest.fixture
+def open_notebook():
+    """``open_notebook(page, url)``: open a notebook in JupyterLab and wait for the app and an idle kernel."""
+    return _open_notebook
 
 
 def _cache_dir():

@@ -87,16 +87,9 @@ def _click_and_check(page):
     return s1b
 
 
-def _run_in_lab(page, url):
+def _run_in_lab(page, url, open_notebook):
     """Open a notebook in JupyterLab, wait for its kernel, run all cells and wait for a stepper to appear."""
-    page.goto(url)
-    page.wait_for_function("() => !!(window.jupyterapp && window.jupyterapp.started)", timeout=90_000)
-    page.evaluate("async () => { await window.jupyterapp.started; await window.jupyterapp.restored; }")
-    page.wait_for_function("""() => {
-        const w = window.jupyterapp.shell.currentWidget;
-        const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-        return !!(k && k.status === 'idle' && w.content && w.content.widgets && w.content.widgets.length); }""",
-                           timeout=90_000)
+    open_notebook(page, url)
     page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=90_000)
 
@@ -132,9 +125,9 @@ def _export_and_open(page, tmp_path, widget_js, notebook):
     page.wait_for_selector(".agv-stepper .agv-frame", state="attached", timeout=60_000)
 
 
-def test_lab_live_next_back(page, lab_server):
+def test_lab_live_next_back(page, lab_server, open_notebook):
     """JupyterLab with a kernel: run the notebook, click, and check the kernel's stepper followed."""
-    _run_in_lab(page, f"{lab_server}/lab/tree/{NOTEBOOK}")
+    _run_in_lab(page, f"{lab_server}/lab/tree/{NOTEBOOK}", open_notebook)
     _click_and_check(page)
     # the kernel-side object followed the browser: Next, Back, First leave it at 0; go to 3 and ask the kernel
     for _ in range(3):

@@ -11,9 +11,9 @@ pytestmark = pytest.mark.ui
 NOTEBOOK = "stepper_demo_torch.ipynb"
 
 
-def test_lab_live_real_torch(page, lab_server):
+def test_lab_live_real_torch(page, lab_server, open_notebook):
     # a workspace of its own: the other browser test's notebook (and its stepper) must not be restored next to it
-    _run_in_lab(page, f"{lab_server}/lab/workspaces/realtorch/tree/{NOTEBOOK}?reset")
+    _run_in_lab(page, f"{lab_server}/lab/workspaces/realtorch/tree/{NOTEBOOK}?reset", open_notebook)
     _click_and_check(page)
     ok = page.evaluate("""async () => {
         const k = window.jupyterapp.shell.currentWidget.sessionContext.session.kernel;
