@@ -8,6 +8,7 @@ slots: autogradviz's ``Tensor`` slots, or real PyTorch's ``torch._C.TensorBase``
 ``__torch_function__`` switched off. Real PyTorch is never imported here: a torch tensor can only exist if the
 learner's code imported torch already, so it is found in ``sys.modules``.
 """
+import math
 import sys
 
 import numpy as np
@@ -166,12 +167,16 @@ def read_tensor(x):
 # ------------------------------------------------------------------------------------------------ plain values
 def read_number(x):
     """("int" | "float" | "bool", value as a Python int/float/bool) for a number of an exact built-in or numpy
-    type, else None."""
+    type, else None. An int too large for a float reads as an infinite "int", so that a check's arithmetic
+    cannot overflow."""
     t = type(x)
     if t in _BOOLS:
         return "bool", bool(x)
     if t in _INTS:
-        return "int", int(x)
+        v = int(x)
+        if abs(v) > 2 ** 1000:                           # beyond a float: an infinite count, compared as such
+            return "int", math.inf if v > 0 else -math.inf
+        return "int", v
     if t in _FLOATS:
         return "float", float(x)
     return None

@@ -23,9 +23,10 @@ def _not_the_tensor_itself(answer, what_en, what_zh):
                   "created. Look up which attribute that is.",
           hint_zh="backward()什么也不返回：它把梯度存进你创建的那个叶子张量的一个属性里。查一查是哪个属性。",
           hint2_en="by calculus d(x³)/dx = 3x², so expect the value 12 at x = 2. x must be created with "
-                   "requires_grad=True, y is computed from x, and after y.backward() the leaf's .grad holds it.",
+                   "requires_grad=True, y is computed from x, and once backward() has run on y, the leaf's .grad "
+                   "holds it.",
           hint2_zh="按微积分d(x³)/dx = 3x²，所以在x = 2处应当得到12。创建x时要写requires_grad=True，用x算出y，"
-                   "调用y.backward()之后，叶子张量的.grad里就是它。")
+                   "对y运行backward()之后，叶子张量的.grad里就是它。")
 def _ex00_1(answer):
     x = tensor(2.0, requires_grad=True)
     y = x ** 3

@@ -31,7 +31,7 @@ def _tensor_arg(x, name):
           hint_zh="旧式构造函数把数据当作一个参数接收。怎样用一个Python值写出一个2x3的矩阵？",
           hint2_en="a nested list: one inner list per row, two rows of three numbers. torch.Tensor (capital T) "
                    "always makes float32; torch.tensor (small t) keeps integers as int64.",
-          hint2_zh="用嵌套列表：每行一个内层列表，两行，每行三个数。torch.Tensor（大写T）总是得到float32；"
+          hint2_zh="用嵌套列表：每行一个内层列表，两行，每行三个数。torch.Tensor（大写T）总是得到float32，而"
                    "torch.tensor（小写t）会把整数保留为int64。")
 def _ex01_1(answer):
     expected = np.arange(1, 7, dtype=np.float64).reshape(2, 3)

@@ -82,7 +82,7 @@ def _ex02_2(answer):
 @exercise("02.3",
           hint_en="an operation records a grad_fn only if at least one of its inputs requires grad. Go through "
                   "r1 to r4 and ask, for each: does p take part?",
-          hint_zh="只有当至少一个输入需要求导时，运算才会记录grad_fn。逐个看r1到r4：p参与了吗？",
+          hint_zh="只有当至少一个输入需要求导时，运算才会记录grad_fn。逐个看r1到r4，问问自己：p参与了吗？",
           hint2_en="q needs no grad, so anything made from q alone has no grad_fn, however many operations it "
                    "went through. Print r.grad_fn for each to confirm.",
           hint2_zh="q不需要求导，所以只由q得到的结果都没有grad_fn，不管经过了多少次运算。"

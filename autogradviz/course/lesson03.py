@@ -57,9 +57,9 @@ def _ex03_1(answer):
           hint_en="a non-leaf tensor does not keep its .grad after backward() unless you ask for it. Look up "
                   "the Tensor method that asks for it.",
           hint_zh="非叶子张量在backward()之后默认不保留.grad，除非你事先要求。查一查哪个Tensor方法可以提出这个要求。",
-          hint2_en="the request must be made on l3 after l3 exists and before loss.backward() runs; afterwards "
+          hint2_en="the request must be made on l3 after l3 exists and before the backward pass of loss; afterwards "
                    "l3.grad holds d loss / d l3, which by hand is l2 / 4 in every entry.",
-          hint2_zh="这个要求要在l3得到之后、loss.backward()运行之前对l3提出；之后l3.grad里就是d loss / d l3，"
+          hint2_zh="这个要求要在l3得到之后、对loss做反向传播之前对l3提出；之后l3.grad里就是d loss / d l3，"
                    "手算每一项都是l2 / 4。")
 def _ex03_2(answer):
     t = _example(retain=("l3", "l2"))

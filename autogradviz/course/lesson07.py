@@ -33,9 +33,10 @@ def _grad_of(x):
 
 
 @exercise("07.1",
-          hint_en="torch.autograd.grad(outputs, inputs) returns the gradients instead of storing them in .grad. "
+          hint_en="torch.autograd.grad, given outputs and inputs, returns the gradients instead of storing them in "
+                  ".grad. "
                   "Look at what type it returns.",
-          hint_zh="torch.autograd.grad(outputs, inputs)直接返回梯度，而不是存进.grad。看看它返回的是什么类型。",
+          hint_zh="torch.autograd.grad接收outputs和inputs，直接返回梯度，而不是存进.grad。看看它返回的是什么类型。",
           hint2_en="it returns a tuple with one gradient per input, here one: unpack it (a trailing comma on the "
                    "left of = does that). Ask for the gradient of out with respect to h, not x, and don't call "
                    "backward().",

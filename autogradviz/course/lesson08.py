@@ -135,7 +135,7 @@ def _check_0802(Power):
                   "把它们的对角线和d(x³)/dx对比一下。",
           hint2_en="the numerical diagonal is 3x², the analytical one 3x: backward is missing one factor. Fix "
                    "only backward; forward is right.",
-          hint2_zh="数值的对角线是3x²，解析的是3x：backward少乘了一个因子。只改backward；forward是对的。")
+          hint2_zh="数值的对角线是3x²，解析的是3x，可见backward少乘了一个因子。只改backward，forward是对的。")
 def _check_0803(Cube):
     bad, lib = _function_class(Cube)
     if bad:

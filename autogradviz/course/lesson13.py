@@ -1,4 +1,6 @@
 """Self-checks for lesson 13 (recap)."""
+import math
+
 from . import Diagnosis, _read, compare, exercise
 
 _PROGRAM_1 = """w = torch.tensor(1.0, requires_grad=True)
@@ -84,7 +86,7 @@ def _check_1302(answer):
         k_en, k_zh = _read.kind_words(answer)
         return Diagnosis(f"the answer should be the program's number, 1 to 4, not {k_en}.",
                          f"答案应当是程序的编号，1到4，而不是{k_zh}。")
-    n = int(num[1])
+    n = int(num[1]) if math.isfinite(num[1]) else 0
     if n not in _WHY_NOT:
         return Diagnosis("the answer should be the program's number, 1 to 4.", "答案应当是程序的编号，1到4。")
     if n != failing[0]:
