@@ -89,7 +89,7 @@ def _case_01_2(T):
     base = T.arange(12.0)
     return [(base.view(3, 4), base), (base.view(3, -1), base), (base.reshape(3, 4), base)], [
         ((base.clone().view(3, 4), base), "is a copy", "是一份拷贝"),
-        ((base.view(4, 3), base), "has the shape (4, 3)", "形状是(4, 3)"),
+        ((base.view(4, 3), base), "has the shape (4, 3), which is not", "形状是(4, 3)，和正确答案的形状不一样"),
         ((base.numpy().reshape(3, 4), base), "is a numpy array, not a tensor", "是numpy数组，不是张量"),
     ]
 
@@ -1122,6 +1122,29 @@ def _lying_tensor(T, shape=(2, 2)):
     return T.zeros(shape).as_subclass(cls)
 
 
+def _liar_like(T, right):
+    """For a tensor answer: a tensor subclass of the right shape holding zeros, whose numpy(), tolist(), item(),
+    detach(), clone() and __eq__ all present the right answer."""
+    facts = course._read.read_tensor(right)
+    if facts is None:
+        return None
+    shape = facts.shape
+    members = {"numpy": lambda self, *a, **k: np.array(facts.values()), "tolist": lambda self: facts.values().tolist(),
+               "item": lambda self: float(facts.values().reshape(-1)[0]), "detach": lambda self: right,
+               "clone": lambda self: right, "__eq__": lambda s, o: True, "__hash__": object.__hash__,
+               "requires_grad": property(lambda self: False), "grad_fn": None}
+    if T is ag:
+        members.pop("grad_fn")
+        cls = type("Liar", (ag.Tensor,), members)
+        obj = cls([0.0])
+        ag.Tensor.__dict__["_data"].__set__(obj, np.zeros(shape, dtype=np.float32) + 0.5)
+        return obj
+    members.pop("requires_grad")
+    members.pop("grad_fn")
+    cls = type("Liar", (T.Tensor,), members)
+    return (T.zeros(shape) + 0.5).as_subclass(cls)
+
+
 def _hostiles(T):
     return [AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
             ReprRaises(), ValuesRaise(p=None), IterRaises([1]), ClassLies(), 10 ** 400, -10 ** 400, float("nan"),
@@ -1135,7 +1158,8 @@ def test_hostile_answers_are_refused_without_raising(ex_id, lib, capsys):
     T = _lib(lib)
     rights, _ = CASES[ex_id](T)
     rest = rights[0][1:]
-    for h in _hostiles(T):
+    liar = _liar_like(T, rights[0][0])
+    for h in _hostiles(T) + ([liar] if liar is not None else []):
         ok, kind, info = diagnose(ex_id, h, *rest)
         assert not ok, f"{ex_id}: a hostile answer passed: {type(h).__name__}"
         assert kind in ("wrong", "crash"), f"{ex_id}: {type(h).__name__} gave {kind}: {info}"
@@ -1230,6 +1254,14 @@ def test_an_internal_error_is_the_checks_own(capsys):
         assert "检查程序自己出错了" in capsys.readouterr().out
     finally:
         del course._REGISTRY["99.9"]
+
+
+def test_an_unknown_exercise_is_reported_not_raised(capsys):
+    assert diagnose("98.7", 1)[1] == "internal"
+    check("98.7", 1, lang="en")
+    hint("98.7", lang="en")
+    out = capsys.readouterr().out
+    assert out.count("The check itself failed") == 2 and "98.7" in out
 
 
 def test_the_checks_do_not_import_torch():

@@ -199,9 +199,9 @@ def compare(got, expected, *, want="tensor", atol=1e-5, rtol=1e-5, detached=True
                                  "拼成一个）。")
             return kind_is(got, what, "a tensor", "张量")
         if facts.shape != exp.shape:
-            return Diagnosis(f"{what_en} has the shape {_shape(facts.shape)}; the right answer has the shape "
-                             f"{_shape(exp.shape)}.",
-                             f"{what_zh}的形状是{_shape(facts.shape)}，正确答案的形状是{_shape(exp.shape)}。")
+            return Diagnosis(f"{what_en} has the shape {_shape(facts.shape)}, which is not the shape of the right "
+                             "answer.",
+                             f"{what_zh}的形状是{_shape(facts.shape)}，和正确答案的形状不一样。")
         arr = facts.values()
         if detached and facts.requires_grad and facts.grad_fn is None and not np.allclose(arr, exp, atol=atol,
                                                                                           rtol=rtol):
@@ -319,8 +319,8 @@ def diagnose(ex_id, *answers, **kw):
     code raised while it was checked; the text is its traceback) or "internal" (the check itself failed; the
     text names the error)."""
     _load()
-    fn, _ = _REGISTRY[ex_id]
     try:
+        fn, _ = _REGISTRY[ex_id]
         if answers and _is_unanswered(answers[0]):
             return False, "empty", None
         res = fn(*answers, **kw)
@@ -346,6 +346,8 @@ def verify(ex_id, *answers, **kw):
 
 
 def _hint_text(ex_id, lang, level):
+    if ex_id not in _REGISTRY:
+        return _TEXT["internal"][lang].format(err=f"no exercise {ex_id!r}")
     hints = _REGISTRY[ex_id][1]
     level = 2 if level == 2 and 2 in hints else 1
     return _TEXT["hint2" if level == 2 else "hint"][lang] + hints[level][lang]
