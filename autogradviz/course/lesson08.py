@@ -1,7 +1,7 @@
 """Self-checks for lesson 08 (custom autograd Functions)."""
 import numpy as np
 
-from . import Diagnosis, _read, compare, exercise, run_learner
+from . import Diagnosis, _factor, _off_by, _read, compare, exercise, run_learner
 
 _VALUES = [-1.5, -0.3, 0.4, 1.2]
 
@@ -44,13 +44,23 @@ def _forward_values(facts, want):
     return Diagnosis("forward computes the wrong values.", "forward算出的数值不对。")
 
 
+_GRADCHECK = Diagnosis("forward is right, but gradcheck fails: the gradient your backward returns differs from "
+                       "the numerical one.",
+                       "forward对了，但gradcheck没有通过：backward返回的梯度和数值梯度不一致。")
+
+
 def _backward_of(lib, out, x, want, what):
     """A Diagnosis if the gradient the learner's backward gives for out.sum() is not ``want``."""
     g, = run_learner(lib.autograd.grad, out.sum(), [x], allow_unused=True)
     if g is None:
         return Diagnosis("backward gives no gradient for x: it must return one gradient per input of forward.",
                          "backward没有给出x的梯度：它必须为forward的每个输入各返回一个梯度。")
-    return compare(g, want, atol=1e-8, rtol=1e-6, detached=False, what=what)
+    bad = compare(g, want, atol=1e-8, rtol=1e-6, detached=False, what=what)
+    facts = _read.read_tensor(g)
+    if bad is None or facts is None or facts.shape != want.shape:
+        return bad
+    r = _factor(facts.values(), want)
+    return _off_by(r, what) if r is not None else _GRADCHECK
 
 
 _WHAT = ("the gradient your backward returns", "你的backward返回的梯度")
@@ -59,11 +69,6 @@ _WHAT = ("the gradient your backward returns", "你的backward返回的梯度")
 def _gradcheck(lib, fn, x):
     ok = run_learner(lib.autograd.gradcheck, fn, (x,), raise_exception=False)
     return ok is True
-
-
-_GRADCHECK = Diagnosis("forward is right, but gradcheck fails: the gradient your backward returns differs from "
-                       "the numerical one.",
-                       "forward对了，但gradcheck没有通过：backward返回的梯度和数值梯度不一致。")
 
 
 @exercise("08.1",

@@ -189,7 +189,11 @@ def _check_1003(accuracy):
                                  "accuracy返回了需要求导的张量；请在torch.no_grad()下计算，并返回.item()。")
             return compare(got, want, want="number")
         num = _read.read_number(got)
-        if num is not None and num[0] in ("int", "float") and want > 0:
+        if num is None or num[0] == "bool":
+            k_en, k_zh = _read.kind_words(got)
+            return Diagnosis(f"accuracy returned {k_en}; it should return the accuracy as a float.",
+                             f"accuracy返回了{k_zh}；它应当以浮点数返回准确率。")
+        if num[0] in ("int", "float") and want > 0:
             v = num[1]
             if np.isclose(v, want * 100):
                 return Diagnosis("that is a percentage; return a fraction between 0 and 1.",
