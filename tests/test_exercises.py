@@ -1389,3 +1389,63 @@ def test_zh_hints_keep_ascii_punctuation_inside_code():
                 assert not _CJK.search(span), (ex_id, level, span)
             assert not _code_with_fullwidth(text), (ex_id, level, text)
             assert not re.search(r"\*\*[^\s*][^*]*?[^\s*]\*\*", text), (ex_id, level, text)
+
+
+# ------------------------------------------------------------------------------------------------ lessons on real torch
+def _lesson_verdicts_on_torch(stem, use_solutions):
+    """Run a lesson's cells as issue 30's real-PyTorch edition would (only the imports changed), with every
+    starter swapped for its solution or not; {exercise id: [verify verdicts]}."""
+    pytest.importorskip("torch")
+    import contextlib
+    import warnings
+
+    from test_lessons import _blocks, _exercises
+    from test_viz_torch_lessons import for_torch
+
+    from autogradviz.course import verify
+    from autogradviz.viz import i18n
+
+    blocks = _blocks(stem)
+    swap = {starter: sol for _, starter, _, sol in _exercises(stem)} if use_solutions else {}
+    verdicts = {}
+
+    def fake_check(ex_id, *answers, lang=None, **kw):
+        verdicts.setdefault(ex_id, []).append(verify(ex_id, *answers, **kw))
+
+    ns = {"__name__": f"lesson_{stem.replace('-', '_')}_torch", "display": lambda *a, **k: None}
+    old = i18n.get_lang()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            for i, b in enumerate(blocks):
+                if b["kind"] != "code":
+                    continue
+                code = for_torch(bn.localize(swap.get(i, b["body"]), "en"))
+                if "check(" in code:
+                    ns["check"] = fake_check
+                try:
+                    exec(compile(code, f"<{stem} block {i}>", "exec"), ns)
+                except Exception:                        # noqa: BLE001 - a cell that shows an error on purpose
+                    if "raises-exception" not in b["tags"]:
+                        raise
+                ns["check"] = fake_check
+    finally:
+        i18n.set_lang(old)
+    return verdicts
+
+
+_STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("*.lesson")
+                if "from-autogradviz-to-pytorch" not in p.stem)
+
+
+@pytest.mark.parametrize("stem", _STEMS)
+def test_the_lessons_solutions_pass_on_real_torch(stem):
+    """Lesson by lesson, with ``import torch`` instead of ``import autogradviz as torch``: every solution passes,
+    every starter does not."""
+    from test_lessons import _exercises
+    ids = [e[0] for e in _exercises(stem)]
+    solved = _lesson_verdicts_on_torch(stem, True)
+    starters = _lesson_verdicts_on_torch(stem, False)
+    for ex_id in ids:
+        assert solved.get(ex_id) == [True], f"{stem} {ex_id} on torch: {solved.get(ex_id)}"
+        assert starters.get(ex_id) == [False], f"{stem} {ex_id} on torch (starter): {starters.get(ex_id)}"
