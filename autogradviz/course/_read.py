@@ -196,10 +196,16 @@ def read_list(x):
 
 
 def read_dict(x):
-    """The items of an exact dict, as a new dict, else None."""
+    """The items of an exact dict whose keys are all exact strings, as a new dict, else None (no key's own
+    __hash__ or __eq__ runs)."""
     if type(x) is not dict:
         return None
-    return dict(dict.items(x))
+    out = {}
+    for k, v in dict.items(x):
+        if type(k) is not str:
+            return None
+        out[k] = v
+    return out
 
 
 def read_node(x):
