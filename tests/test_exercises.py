@@ -1324,7 +1324,8 @@ def _contains(seq, sub):
 
 def _giveaways(hint_text, solution):
     """The pieces of the solution's code found in the hint: a run of 6 tokens of a line, or a whole line of 4 or 5
-    tokens (an ``answer =`` target left out), or the single literal a prediction's solution assigns."""
+    tokens (an ``answer =`` target left out), or the single number a prediction's solution assigns, or the numbers
+    of a literal tuple or list it assigns, in their order."""
     toks = _HINT_TOKEN.findall(hint_text)
     found = []
     for line in _code_lines(solution):
@@ -1334,6 +1335,12 @@ def _giveaways(hint_text, solution):
             if any(re.fullmatch(r"\d+(\.\d+)?", t) and float(t) == v for t in toks):
                 found.append(body[0])
             continue
+        nums = [t for t in body if re.fullmatch(r"\d+(\.\d+)?", t)]
+        if len(body) > 2 and body[0] in "([" and len(nums) >= 2 and \
+                all(t in "()[], " or t in nums for t in body):        # a literal tuple or list of numbers
+            it = iter(float(t) for t in toks if re.fullmatch(r"\d+(\.\d+)?", t))
+            if all(any(v == float(n) for v in it) for n in nums):  # its numbers, in its order
+                found.append(" ".join(body))
         for piece in (line, body):
             if 4 <= len(piece) <= 5 and _contains(toks, piece):
                 found.append(" ".join(piece))
@@ -1352,6 +1359,8 @@ def test_the_giveaway_detector_catches_the_old_hints():
                       sols["03.2"])
     assert _giveaways("return grad.clamp(-1.0, 1.0): a new tensor", sols["07.3"])
     assert _giveaways("a.detach() is the constant 2, so w.grad = 4.0 in the end", sols["13.1"])
+    assert _giveaways("reverse mode: one backward pass per output (3); forward mode: one jvp per input (5).",
+                      sols["12.2"])
     assert not _giveaways("look up the clamp method", sols["07.3"])
 
 
