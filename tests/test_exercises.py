@@ -1162,7 +1162,8 @@ def _liar_like(T, right):
 
 def _hostiles(T):
     return [AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
-            ReprRaises(), ValuesRaise(p=None), _dict_with_a_hostile_key(), IterRaises([1]), ClassLies(), 10 ** 400, -10 ** 400, float("nan"),
+            ReprRaises(), ValuesRaise(p=None), _dict_with_a_hostile_key(), IterRaises([1]), ClassLies(), 10 ** 400,
+            -10 ** 400, float("nan"),
             float("inf"), _lying_tensor(T), _lying_tensor(T, ()), T.zeros(1500, 1000),
             lambda *a, **k: AlwaysEqual(), lambda *a, **k: _lying_tensor(T, ())]
 

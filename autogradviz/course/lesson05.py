@@ -1,6 +1,4 @@
 """Self-checks for lesson 05 (autograd and Variable)."""
-import numpy as np
-
 from .. import _creation as _c
 from ..autograd.grad_mode import no_grad
 from . import Diagnosis, _read, compare, exercise

@@ -62,9 +62,9 @@ def _check_0902(H):
           hint_en="differentiating n times is a loop that runs n times, and each turn starts from the result of "
                   "the turn before. Every turn but the last must leave a graph behind.",
           hint_zh="求n次导就是一个执行n次的循环，每一轮都从上一轮的结果出发。除了最后一轮，每一轮都要留下计算图。",
-          hint2_en="start from the value of fn at x; in each turn call torch.autograd.grad on the sum of the current result (so "
-                   "that the output is a scalar) with create_graph=True, unpack the tuple, and go on. For n = 0 "
-                   "the loop does not run at all.",
+          hint2_en="start from the value of fn at x; in each turn call torch.autograd.grad on the sum of the current "
+                   "result (so that the output is a scalar) with create_graph=True, unpack the tuple, and go on. "
+                   "For n = 0 the loop does not run at all.",
           hint2_zh="从fn在x处的值开始；每一轮对当前结果的和（这样输出是标量）调用torch.autograd.grad，并加上"
                    "create_graph=True，把元组解包，再继续。n = 0时循环一次也不执行。")
 def _check_0903(nth_derivative):
