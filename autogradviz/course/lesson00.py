@@ -1,38 +1,60 @@
 """Self-checks of lesson 00 (welcome)."""
 import numpy as np
 
-from .. import Tensor, ones, tensor
-from . import Diagnosis, compare, exercise
+from .. import ones, tensor
+from . import Diagnosis, _read, compare, exercise
+
+
+def _not_the_tensor_itself(answer, what_en, what_zh):
+    """A Diagnosis for the tensor whose gradient is wanted, or a result computed from it, else None."""
+    facts = _read.read_tensor(answer)
+    if facts is None:
+        return None
+    if facts.requires_grad and facts.grad_fn is None:
+        return Diagnosis(f"your answer requires grad and has no grad_fn: it is a leaf you created ({what_en}), "
+                         "not a gradient. backward() puts the gradient somewhere else.",
+                         f"你的答案需要求导、也没有grad_fn：它是你创建的叶子张量（{what_zh}），不是梯度。"
+                         "backward()把梯度放在了别处。")
+    return None
 
 
 @exercise("00.1",
-          hint_en="create x = torch.tensor(2.0, requires_grad=True), compute y = x ** 3, call y.backward(), "
-                  "and store x.grad (a tensor, not a number).",
-          hint_zh="先创建x = torch.tensor(2.0, requires_grad=True)，算出y = x ** 3，调用y.backward()，"
-                  "再把x.grad（一个张量，不是数字）存进answer。")
+          hint_en="backward() returns nothing: it stores the gradient in an attribute of the leaf tensor you "
+                  "created. Look up which attribute that is.",
+          hint_zh="backward()什么也不返回：它把梯度存进你创建的那个叶子张量的一个属性里。查一查是哪个属性。",
+          hint2_en="by calculus d(x³)/dx = 3x², so expect the value 12 at x = 2. x must be created with "
+                   "requires_grad=True, y is computed from x, and once backward() has run on y, the leaf's .grad "
+                   "holds it.",
+          hint2_zh="按微积分d(x³)/dx = 3x²，所以在x = 2处应当得到12。创建x时要写requires_grad=True，用x算出y，"
+                   "对y运行backward()之后，叶子张量的.grad里就是它。")
 def _ex00_1(answer):
     x = tensor(2.0, requires_grad=True)
     y = x ** 3
     y.backward()
-    expected = x.grad                      # autogradviz's own answer: 3 * x**2
+    expected = x.grad.numpy()                    # autogradviz's own answer, checked against 3 * x**2
     if not np.isclose(float(expected), 3 * 2.0 ** 2):
         return False
-    if isinstance(answer, Tensor) and answer.numel() == 1 and np.isclose(float(answer.detach()), float(y.detach())):
+    facts = _read.read_tensor(answer)
+    if facts is not None and facts.shape == () and np.isclose(float(facts.values()), 2.0 ** 3):
         return Diagnosis("that is the value of y = x³ at x = 2, not its gradient.",
                          "这是y = x³在x = 2处的值，不是梯度。")
-    return compare(answer, expected) or True
+    return _not_the_tensor_itself(answer, "x", "x") or compare(answer, expected) or True
 
 
 @exercise("00.2",
-          hint_en="the gradient of a sum has the shape of the tensor you summed, and every element contributes "
-                  "with weight 1. Use t = torch.ones(2, 3, requires_grad=True); t.sum().backward(); answer = t.grad.",
-          hint_zh="求和结果的梯度和被求和的张量形状相同，每个元素的权重都是1。"
-                  "写t = torch.ones(2, 3, requires_grad=True); t.sum().backward(); answer = t.grad。")
+          hint_en="the gradient of a sum has the shape of the tensor that was summed. How much does the sum "
+                  "change when one element grows by a small amount?",
+          hint_zh="求和结果的梯度与被求和的张量形状相同。某一个元素增加一点点时，总和会变多少？",
+          hint2_en="every element enters the sum with weight 1, so the answer is a 2x3 tensor of ones. Don't "
+                   "store the sum or t: call backward() on the sum and read t's .grad.",
+          hint2_zh="每个元素都以权重1进入总和，所以答案是一个2x3、全是1的张量。不要存求和结果或t本身："
+                   "对求和结果调用backward()，再读取t的.grad。")
 def _ex00_2(answer):
     t = ones(2, 3, requires_grad=True)
     s = t.sum()
     s.backward()
-    if isinstance(answer, Tensor) and answer.numel() == 1 and np.isclose(float(answer.detach()), float(s.detach())):
-        return Diagnosis("that is the sum itself (6), not the gradient of the sum with respect to t.",
-                         "这是求和的结果本身（6），不是它对t的梯度。")
-    return compare(answer, t.grad) or True
+    facts = _read.read_tensor(answer)
+    if facts is not None and facts.numel == 1 and np.isclose(facts.values().reshape(-1)[0], float(s.detach())):
+        return Diagnosis("that is the sum itself, not the gradient of the sum with respect to t.",
+                         "这是求和的结果本身，不是它对t的梯度。")
+    return _not_the_tensor_itself(answer, "t", "t") or compare(answer, t.grad.numpy()) or True

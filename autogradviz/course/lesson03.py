@@ -2,7 +2,7 @@
 import numpy as np
 
 from .. import ones, rand, tensor
-from . import Diagnosis, compare, exercise
+from . import Diagnosis, _read, compare, exercise
 from ._util import bool_list, count_wrong
 
 
@@ -24,45 +24,69 @@ def _example(w2_value=3.0, retain=()):
 
 
 @exercise("03.1",
-          hint_en="every tensor with requires_grad=False is a leaf, even one made by an operation; a tensor that "
-                  "requires grad is a leaf only if you created it (no grad_fn).",
-          hint_zh="requires_grad=False的张量都是叶子张量，哪怕它是运算得到的；需要求导的张量只有在由你创建"
-                  "（没有grad_fn）时才是叶子张量。")
-def _ex02_1(answer):
+          hint_en="a leaf is a tensor without a grad_fn. Which of the four got a grad_fn when it was made?",
+          hint_zh="叶子张量就是没有grad_fn的张量。这四个张量里，哪些在创建时得到了grad_fn？",
+          hint2_en="an operation records a grad_fn only when an input requires grad. So a tensor that needs no "
+                   "grad is a leaf even if an operation made it, and one that requires grad is a leaf only if "
+                   "you created it directly.",
+          hint2_zh="只有当某个输入需要求导时，运算才会记录grad_fn。所以不需要求导的张量即使是运算得到的也是叶子；"
+                   "需要求导的张量只有在由你直接创建时才是叶子。")
+def _ex03_1(answer):
     p = rand(3)
     q = p * 2
     r = rand(3, requires_grad=True)
     s = r * 2
     expected = [p.is_leaf, q.is_leaf, r.is_leaf, s.is_leaf]
-    bad = bool_list(answer, 4)
+    bad, items = bool_list(answer, 4)
     if bad:
         return bad
-    if list(answer) == [True, False, True, False]:
+    if items == [t.requires_grad for t in (p, q, r, s)]:
+        return Diagnosis("that is whether each tensor requires grad, not whether it is a leaf.",
+                         "这是每个张量是否需要求导，而不是它是不是叶子。")
+    if items[1] is False and items[0] is True and items[2:] == expected[2:]:
         return Diagnosis("q was made by an operation, but from a tensor that needs no grad: what does that make it?",
                          "q确实是运算的结果，但它的输入不需要求导：那它算什么？")
-    return count_wrong(answer, expected, "answers", "个答案") or True
+    if items[0] is False and items[2] is True:
+        return Diagnosis("p needs no grad, but that does not stop it from being a leaf: a leaf is a tensor "
+                         "without a grad_fn.",
+                         "p不需要求导，但这并不妨碍它是叶子：叶子就是没有grad_fn的张量。")
+    return count_wrong(items, expected) or True
 
 
 @exercise("03.2",
-          hint_en="call l3.retain_grad() after building l3 and before loss.backward(), then answer = l3.grad.",
-          hint_zh="在得到l3之后、调用loss.backward()之前执行l3.retain_grad()，然后answer = l3.grad。")
-def _ex02_2(answer):
+          hint_en="a non-leaf tensor does not keep its .grad after backward() unless you ask for it. Look up "
+                  "the Tensor method that asks for it.",
+          hint_zh="非叶子张量在backward()之后默认不保留.grad，除非你事先要求。查一查哪个Tensor方法可以提出这个要求。",
+          hint2_en="the request must be made on l3 after l3 exists and before the backward pass of loss; afterwards "
+                   "l3.grad holds d loss / d l3, which by hand is l2 / 4 in every entry.",
+          hint2_zh="这个要求要在l3得到之后、对loss做反向传播之前对l3提出；之后l3.grad里就是d loss / d l3，"
+                   "手算每一项都是l2 / 4。")
+def _ex03_2(answer):
     t = _example(retain=("l3", "l2"))
     # from first principles: d mean(l2*l3) / d l3 = l2 / 4 = (w1 + w2) / 4
     if not np.allclose(t["l3"].grad.numpy(), np.full((2, 2), (2.0 + 3.0) / 4)):
         return False
-    if compare(answer, t["l2"].grad) is None:
+    if compare(answer, t["l2"].grad.numpy()) is None:
         return Diagnosis("that is the gradient of l2, not of l3.", "这是l2的梯度，不是l3的。")
-    return compare(answer, t["l3"].grad) or True
+    return compare(answer, t["l3"].grad.numpy()) or True
 
 
 @exercise("03.3",
-          hint_en="d loss / d w1 = w3 * (2 * w1 + w2): put in w1 = 2, w2 = 5, w3 = 4.",
-          hint_zh="d loss / d w1 = w3 * (2 * w1 + w2)：代入w1 = 2、w2 = 5、w3 = 4。")
-def _ex02_3(answer):
-    t = _example(w2_value=5.0)
-    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-        if abs(float(answer) - float(_example()["w1"].grad)) < 1e-4:
+          hint_en="use the formula of d loss / d w1 worked out above the exercise; only w2 changes.",
+          hint_zh="用练习上方推导出的d loss / d w1的公式；只有w2变了。",
+          hint2_en="d loss / d w1 = w3 * (2 * w1 + w2) for this graph (loss is the mean over four equal "
+                   "entries). Put in w1 = 2, w2 = 5, w3 = 4 and store a float.",
+          hint2_zh="对这张图，d loss / d w1 = w3 * (2 * w1 + w2)（loss是四个相同项的平均）。"
+                   "代入w1 = 2、w2 = 5、w3 = 4，存一个浮点数。")
+def _ex03_3(answer):
+    right = float(_example(w2_value=5.0)["w1"].grad)
+    num = _read.read_number(answer)
+    if num is not None and num[0] != "bool":
+        v = num[1]
+        if abs(v - float(_example()["w1"].grad)) < 1e-4:
             return Diagnosis("that is w1.grad for the lesson's w2 = 3; this exercise sets w2 = 5.",
                              "这是课文里w2 = 3时的w1.grad；本题的w2 = 5。")
-    return compare(answer, t["w1"].grad, want="number", atol=1e-4) or True
+        if abs(v - 4 * right) < 1e-4:
+            return Diagnosis("that would be the gradient of the sum of l4; loss is the mean, which divides by 4.",
+                             "这是l4求和时的梯度；loss是平均值，要除以4。")
+    return compare(answer, right, want="number", atol=1e-4) or True
