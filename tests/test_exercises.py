@@ -947,6 +947,89 @@ def _case_14_2(T):
     ] + [((f.error,), "error message", "错误信息")]
 
 
+def _l15(T):
+    """Lesson 15's network on other numbers, in library T: the values the checks are given, and autograd's own
+    grads of every tensor (retain_grad) as the right answers."""
+    g = T.Generator().manual_seed(11)
+    X = T.randn(5, 3, generator=g)
+    y = T.tensor([2, 0, 1, 2, 1])
+    W1 = T.randn(3, 4, generator=g).requires_grad_()
+    b1 = T.randn(4, generator=g).requires_grad_()
+    W2 = T.randn(4, 3, generator=g).requires_grad_()
+    b2 = T.randn(3, generator=g).requires_grad_()
+    h_pre = X @ W1 + b1
+    h = T.tanh(h_pre)
+    logits = h @ W2 + b2
+    logp = T.nn.functional.log_softmax(logits, dim=1)
+    for t in (h_pre, h, logits, logp):
+        t.retain_grad()
+    T.nn.functional.nll_loss(logp, y).backward()
+    v = {"X": X, "y": y, "W2": W2.detach(), "h_pre": h_pre.detach(), "h": h.detach(), "logits": logits.detach(),
+         "logp": logp.detach()}
+    d = {"W1": W1.grad, "b1": b1.grad, "W2": W2.grad, "b2": b2.grad, "h_pre": h_pre.grad, "h": h.grad,
+         "logits": logits.grad, "logp": logp.grad}
+    return v, d
+
+
+def _case_15_1(T):
+    v, d = _l15(T)
+    n = 5
+    mine = T.zeros(n, 3)
+    mine[T.arange(n), v["y"]] = -1.0 / n
+    args = (v["logp"], v["y"])
+    return [(d["logp"],) + args, (mine,) + args, (d["logp"].numpy(),) + args], [
+        ((d["logp"] * n,) + args, "5 times too large", "大了5倍"),
+        ((-d["logp"],) + args, "wrong sign", "符号反了"),
+        ((T.full((n, 3), -1.0 / n),) + args, "only the target's entry", "只用到每一行目标类别"),
+    ]
+
+
+def _case_15_2(T):
+    v, d = _l15(T)
+    args = (d["logp"], v["logits"])
+    sm = v["logits"].exp() / v["logits"].exp().sum(1, keepdim=True)
+    own = d["logp"] - sm * d["logp"].sum(1, keepdim=True)
+    onehot = (d["logp"] != 0).float()
+    return [(d["logits"],) + args, (own,) + args, (d["logits"].double(),) + args], [
+        ((d["logp"],) + args, "passed on unchanged", "原样传了下去"),
+        ((sm - onehot,) + args, "grad of the summed loss", "各行loss之和的梯度"),
+        ((sm,) + args, "right shape but wrong values", "数值不对"),
+    ]
+
+
+def _case_15_3(T):
+    v, d = _l15(T)
+    args = (d["logits"], v["h"], v["W2"])
+    right = (d["W2"], d["b2"], d["h"])
+    return [(right,) + args, (list(right),) + args,
+            ((v["h"].T @ d["logits"], d["logits"].sum(0), d["logits"] @ v["W2"].T),) + args], [
+        (((d["W2"], d["logits"], d["h"]),) + args, "one row per example", "每个样本一行"),
+        (((d["W2"].T, d["b2"], d["h"]),) + args, "dW2 is transposed", "dW2转置了"),
+        (((d["W2"], d["b2"] / 5, d["h"]),) + args, "db2 is a mean of the rows", "db2取了各行的平均"),
+    ]
+
+
+def _case_15_4(T):
+    v, d = _l15(T)
+    args = (d["h"], v["h"], v["h_pre"])
+    return [(d["h_pre"],) + args, (d["h"] * (1 - v["h"] ** 2),) + args, (d["h_pre"].numpy(),) + args], [
+        ((d["h"] * (1 - v["h_pre"] ** 2),) + args, "not the input h_pre", "不是输入h_pre"),
+        ((d["h"] * (1 - v["h"]),) + args, "the square is missing", "少了平方"),
+        ((1 - v["h"] ** 2,) + args, "tanh′ alone", "这只是tanh′本身"),
+    ]
+
+
+def _case_15_5(T):
+    v, d = _l15(T)
+    args = (d["h_pre"], v["X"])
+    return [((d["W1"], d["b1"]),) + args, ([d["W1"], d["b1"]],) + args,
+            ((v["X"].T @ d["h_pre"], d["h_pre"].sum(0)),) + args], [
+        (((d["W1"], d["h_pre"]),) + args, "one row per example", "每个样本一行"),
+        (((d["W1"].T, d["b1"]),) + args, "dW1 is transposed", "dW1转置了"),
+        (((d["W1"], d["b1"] / 5),) + args, "db1 is a mean of the rows", "db1取了各行的平均"),
+    ]
+
+
 CASES = {name[6:].replace("_", "."): fn for name, fn in list(globals().items()) if name.startswith("_case_")}
 
 

@@ -11,6 +11,7 @@ learner's derivation first goes wrong, and by how much.
 import numpy as np
 
 from . import Diagnosis, exercise
+from . import _read
 
 __all__ = ["node_grads", "report", "first_wrong"]
 
@@ -43,18 +44,16 @@ def _lang(lang):
 
 
 def _array(x):
-    """A float64 copy of a tensor of either library, or of a numpy array or list, read with our own code.
-    Raises TypeError for anything else (numbers, strings, objects that only pretend)."""
-    if isinstance(x, np.ndarray):
+    """A float64 copy of a tensor of either library or of a numpy array, read with the check's own code
+    (``course._read``: none of the answer's methods runs). Raises TypeError for anything else. A tensor too large
+    to read comes back as NaNs of its shape (a read-only view, no memory), so that it is judged by its shape."""
+    if type(x) is np.ndarray:
         return np.array(x, dtype=np.float64)
-    detach = getattr(type(x), "detach", None)
-    if detach is not None and type(x).__module__.split(".")[0] in ("autogradviz", "torch"):
-        d = x.detach()
-        arr = d.cpu().numpy() if hasattr(d, "cpu") else d.numpy()
-        return np.array(arr, dtype=np.float64)
-    if isinstance(x, (list, tuple)):
-        return np.array(x, dtype=np.float64)
-    raise TypeError(type(x).__name__)
+    facts = _read.read_tensor(x)
+    if facts is None:
+        raise TypeError(_read.kind_words(x)[0])
+    v = facts.values()
+    return np.broadcast_to(np.float64("nan"), facts.shape) if v is None else v
 
 
 def node_grads(stepper):
@@ -91,8 +90,8 @@ def _verdict(mine, real):
     """None when ``mine`` matches ``real``, else (kind, fields) for the message."""
     try:
         got = _array(mine)
-    except (TypeError, ValueError) as err:
-        return "unreadable", {"kind": str(err) or type(mine).__name__}
+    except (TypeError, ValueError):
+        return "unreadable", {"kind": _read.kind_words(mine)}
     if got.shape != real.shape:
         return "shape", {"got": list(got.shape), "want": list(real.shape)}
     if not np.all(np.isfinite(got)) or not np.allclose(got, real, atol=ATOL, rtol=RTOL):
@@ -102,12 +101,21 @@ def _verdict(mine, real):
     return None
 
 
+def _say(kind, fields, lang):
+    """A verdict's message in ``lang``; a field given in both languages as (en, zh) is taken in ``lang``."""
+    fields = {k: (v[0] if lang == "en" else v[1]) if type(v) is tuple else v for k, v in fields.items()}
+    return _TEXT[kind][lang].format(**fields)
+
+
 def first_wrong(stepper, mine):
     """(tensor name, made by, arrives at, kind, fields) of the first grad of the pass that ``mine`` ({tensor name:
     grad}) gets wrong, or None if every grad it gives matches."""
+    given = _read.read_dict(mine)
+    if given is None:
+        return None
     for node, name, real, maker in node_grads(stepper):
-        if name in mine:
-            v = _verdict(mine[name], real)
+        if name in given:
+            v = _verdict(given[name], real)
             if v is not None:
                 return (name, maker, node) + v
     return None
@@ -118,12 +126,14 @@ def report(stepper, mine, lang=None):
     at its node, then where your derivation first goes wrong, in ``lang`` (default: the stepper's language).
     Returns what :func:`first_wrong` returns."""
     lang = _lang(lang or getattr(stepper, "lang", None))
-    if not isinstance(mine, dict):
-        print(_TEXT["unreadable"][lang].format(kind=type(mine).__name__))
+    given = _read.read_dict(mine)
+    if given is None:
+        print(_TEXT["unreadable"][lang].format(kind=_read.kind_words(mine)[0 if lang == "en" else 1]))
         return None
+    mine = given
     rows = node_grads(stepper)
     names = [name for _, name, _, _ in rows]
-    if not any(isinstance(k, str) and k in names for k in mine):
+    if not any(k in names for k in mine):
         print(_TEXT["none_given"][lang].format(names=", ".join(names)))
         return None
     c = _TEXT["cols"][lang]
@@ -137,14 +147,14 @@ def report(stepper, mine, lang=None):
             if v is None:
                 verdict = _TEXT["ok"][lang]
             else:
-                verdict = _TEXT[v[0]][lang].format(**v[1])
+                verdict = _say(v[0], v[1], lang)
                 if first is None:
                     first = (name, maker, node) + v
         print(_pad(name, 8) + _pad(maker or "-", 22) + _pad(node, 22) + verdict)
     if first is None:
         print(_TEXT["all_ok"][lang])
     else:
-        why = _TEXT[first[3]][lang].format(**first[4]).lstrip("✗ ")
+        why = _say(first[3], first[4], lang).lstrip("✗ ")
         print(_TEXT["first"][lang].format(name=first[0], maker=first[1] or "-", node=first[2], why=why))
     return first
 
@@ -160,10 +170,10 @@ def _ref(fn, *values):
     return [leaf.grad.numpy() for leaf in leaves]
 
 
-def _read(answer, n):
+def _answers(answer, n):
     """``answer`` as ``n`` float64 arrays, or a Diagnosis saying what kind of answer is expected."""
-    items = answer if n > 1 else (answer,)
-    if n > 1 and (not isinstance(answer, (tuple, list)) or len(answer) != n):
+    items = _read.read_list(answer) if n > 1 else [answer]
+    if items is None or len(items) != n:
         return Diagnosis(f"give {n} tensors, as a tuple (..., ...) in the order the exercise asks for.",
                          f"请按题目要求的顺序给出{n}个张量，写成元组(..., ...)。")
     out = []
@@ -171,8 +181,8 @@ def _read(answer, n):
         try:
             out.append(_array(a))
         except (TypeError, ValueError):
-            return Diagnosis(f"a gradient is a tensor; this is a {type(a).__name__}.",
-                             f"梯度是张量，而这是{type(a).__name__}。")
+            en, zh = _read.kind_words(a)
+            return Diagnosis(f"a gradient is a tensor; this is {en}.", f"梯度是张量，而这是{zh}。")
     return out
 
 
@@ -190,10 +200,14 @@ def _shape_note(what, got, want):
           hint_en="nll_loss takes one entry per row, the one in the target's column, and averages them with a minus "
                   "sign. Which entries of logp does the loss depend on at all, and with what weight?",
           hint_zh="nll_loss从每一行取一个元素（目标类别那一列），取平均再加负号。loss究竟依赖logp的哪些元素？"
-                  "每个元素的权重是多少？")
+                  "每个元素的权重是多少？",
+          hint2_en="start from a zero tensor of logp's shape and fill one entry per row, in column y[i]: the derivative "
+                   "of −(1/N)·logp[i, y[i]] with respect to that entry.",
+          hint2_zh="从一个与logp形状相同的全零张量出发，每一行只填一个元素（第y[i]列）：它的值是−(1/N)·logp[i, y[i]]"
+                   "对这个元素的导数。")
 def _ex15_1(answer, logp, y):
     from .. import nn
-    got = _read(answer, 1)
+    got = _answers(answer, 1)
     if isinstance(got, Diagnosis):
         return got
     got = got[0]
@@ -211,7 +225,7 @@ def _ex15_1(answer, logp, y):
     if np.count_nonzero(got) > np.count_nonzero(want):
         return Diagnosis("the loss uses only the target's entry of each row; the others get no gradient (0).",
                          "loss只用到每一行目标类别的那个元素，其余元素的梯度是0。")
-    return False
+    return _wrong_values("dlogp")
 
 
 def _as_index(y):
@@ -223,10 +237,14 @@ def _as_index(y):
           hint_en="log_softmax(z)_j = z_j − log Σ_k exp(z_k): every output of a row depends on every logit of the row. "
                   "Differentiate the log-sum-exp term first; its derivative is a familiar function of z.",
           hint_zh="log_softmax(z)_j = z_j − log Σ_k exp(z_k)：一行里的每个输出都依赖这一行的所有logit。"
-                  "先对log-sum-exp那一项求导，它的导数是一个熟悉的函数。")
+                  "先对log-sum-exp那一项求导，它的导数是一个熟悉的函数。",
+          hint2_en="∂/∂z_j log Σ_k exp(z_k) = softmax(z)_j. So each logit gets its own logp's grad directly, minus "
+                   "softmax(z)_j times the total grad that the row's log-sum-exp term received.",
+          hint2_zh="∂/∂z_j log Σ_k exp(z_k) = softmax(z)_j。所以每个logit直接得到它对应的logp的梯度，再减去softmax(z)_j"
+                   "乘以这一行log-sum-exp项收到的梯度总和。")
 def _ex15_2(answer, dlogp, logits):
     from .. import nn
-    got = _read(answer, 1)
+    got = _answers(answer, 1)
     if isinstance(got, Diagnosis):
         return got
     got = got[0]
@@ -247,7 +265,7 @@ def _ex15_2(answer, dlogp, logits):
         return Diagnosis(f"close: softmax minus one-hot is the grad of the summed loss; this loss is a mean over "
                          f"{z.shape[0]} rows.",
                          f"很接近：softmax减独热编码是各行loss之和的梯度；这里的loss是对{z.shape[0]}行的平均。")
-    return False
+    return _wrong_values("dlogits")
 
 
 def _up(arr):
@@ -264,9 +282,13 @@ def _onehot_from(dlogp):
                   "other factor, arranged so that the shapes fit. b2 was broadcast over the rows: what does "
                   "broadcasting do to the gradient?",
           hint_zh="logits = h @ W2 + b2。矩阵乘法里，每个因子的梯度是上游梯度乘以另一个因子，排列方式以形状对得上为准。"
-                  "b2在各行上做了广播：广播对梯度意味着什么？")
+                  "b2在各行上做了广播：广播对梯度意味着什么？",
+          hint2_en="let the shapes guide you: dW2 must be (4, 3), built from h (6, 4) and dlogits (6, 3); dh must be "
+                   "(6, 4), built from dlogits and W2 (4, 3); db2 must be (3,).",
+          hint2_zh="让形状来引路：dW2应是(4, 3)，由h (6, 4)和dlogits (6, 3)得到；dh应是(6, 4)，由dlogits和W2 (4, 3)"
+                   "得到；db2应是(3,)。")
 def _ex15_3(answer, dlogits, h, W2):
-    got = _read(answer, 3)
+    got = _answers(answer, 3)
     if isinstance(got, Diagnosis):
         return got
     up = _array(dlogits)
@@ -279,10 +301,12 @@ def _ex15_3(answer, dlogits, h, W2):
 @exercise("15.4",
           hint_en="Chain rule: dh_pre = dh × tanh′(h_pre). Write tanh′ in terms of tanh itself; you already have "
                   "tanh(h_pre) from the forward pass.",
-          hint_zh="链式法则：dh_pre = dh × tanh′(h_pre)。把tanh′用tanh本身表示出来；正向传播已经算出了tanh(h_pre)。")
+          hint_zh="链式法则：dh_pre = dh × tanh′(h_pre)。把tanh′用tanh本身表示出来；正向传播已经算出了tanh(h_pre)。",
+          hint2_en="d tanh(x)/dx = 1 − tanh(x)², and tanh(h_pre) is exactly h; the result has the shape of h.",
+          hint2_zh="d tanh(x)/dx = 1 − tanh(x)²，而tanh(h_pre)正是h；结果的形状和h一样。")
 def _ex15_4(answer, dh, h, h_pre):
     from .. import tanh
-    got = _read(answer, 1)
+    got = _answers(answer, 1)
     if isinstance(got, Diagnosis):
         return got
     got = got[0]
@@ -301,14 +325,16 @@ def _ex15_4(answer, dh, h, h_pre):
     if _same(got, 1 - hh ** 2):
         return Diagnosis("that is tanh′ alone: the chain rule multiplies it by the grad that arrived, dh.",
                          "这只是tanh′本身：链式法则还要乘上传来的梯度dh。")
-    return False
+    return _wrong_values("dh_pre")
 
 
 @exercise("15.5",
           hint_en="h_pre = X @ W1 + b1 has the same shape as logits = h @ W2 + b2: reuse what you found in 15.3.",
-          hint_zh="h_pre = X @ W1 + b1和logits = h @ W2 + b2是同一种形式：用上15.3里得出的规律。")
+          hint_zh="h_pre = X @ W1 + b1和logits = h @ W2 + b2是同一种形式：用上15.3里得出的规律。",
+          hint2_en="the pattern of 15.3 with X in place of h: dW1 has W1's shape (3, 4), db1 has b1's shape (4,).",
+          hint2_zh="和15.3同一个模式，只是把h换成X。dW1的形状和W1一样，是(3, 4)，而db1的形状和b1一样，是(4,)。")
 def _ex15_5(answer, dh_pre, X):
-    got = _read(answer, 2)
+    got = _answers(answer, 2)
     if isinstance(got, Diagnosis):
         return got
     up = _array(dh_pre)
@@ -339,8 +365,12 @@ def _layer_verdict(names, got, want, up):
                              f"{what}转置了：梯度的形状和它的张量一样，应为{list(w.shape)}。")
         if g.shape != w.shape:
             return _shape_note(what, g, w)
-        return Diagnosis(f"{what} has the right shape but wrong values.", f"{what}的形状对了，数值不对。")
+        return _wrong_values(what)
     return True
+
+
+def _wrong_values(what):
+    return Diagnosis(f"{what} has the right shape but wrong values.", f"{what}的形状对了，数值不对。")
 
 
 def _const(arr):
