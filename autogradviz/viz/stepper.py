@@ -386,6 +386,10 @@ class _StepperBase(widgets.VBox):
         self._trait_values["children"] = ()
         self.closed = True
 
+    def _check_open(self, fn):
+        if self.closed:
+            raise _args.ArgValueError(_i18n.t("error.closed", fn=fn))
+
     # -- the static picture -----------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and beside it a static picture (``text/html``) of the frame shown now: viewers without
@@ -398,6 +402,7 @@ class _StepperBase(widgets.VBox):
                 pass
         return data
 
+    @_args.door
     def static_html(self, i=None):
         """A static picture of frame ``i`` (default: the one shown): the drawing restyled for that frame, its
         narration and tables, in plain HTML and CSS. Deterministic: its ids come from its content, not from how
@@ -405,7 +410,8 @@ class _StepperBase(widgets.VBox):
         import hashlib
         import re
         from .stepper_html import BASE_CSS
-        i = self._index if i is None else i
+        self._check_open("static_html")
+        i = self._index if i is None else _args.check_frame("static_html", "i", i, len(self.frames))
         view, lang = self.view, self.lang
         svg = self._svg
         graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
@@ -424,6 +430,7 @@ class _StepperBase(widgets.VBox):
         return body.replace(self._prefix, f"agvp{key}_")
 
     # -- a page that works offline ----------------------------------------------------------------------------------
+    @_args.door
     def save_html(self, path):
         """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
         JavaScript; no CDN, no network): it steps in any browser, from a course site or a USB stick. Returns the
@@ -439,17 +446,16 @@ class _StepperBase(widgets.VBox):
         return self._index
 
     @index.setter
+    @_args.door
     def index(self, i):
         self.goto(i)
 
+    @_args.door
     def goto(self, i):
-        """Show frame ``i`` (negative counts from the end, as for lists). Returns the frame."""
-        n = len(self.frames)
-        i = int(i)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"frame index {i} out of range (0..{n - 1})")
+        """Show frame ``i`` (negative counts from the end, as for lists). Returns the frame. An ``i`` that is not
+        an int raises TypeError; one out of range an error that is both ValueError and IndexError."""
+        self._check_open("goto")
+        i = _args.check_frame("goto", "i", i, len(self.frames))
         self._index = i
         self._show(i)
         return self.frames[i]
