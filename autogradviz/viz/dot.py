@@ -156,6 +156,13 @@ def _label(s):
     return graphviz.nohtml(s)
 
 
+def _plain(attrs):
+    """Every attribute value as a plain DOT string: the graphviz package writes a value that starts with ``<`` and
+    ends with ``>`` as an HTML string (``tooltip=<...>``), so a name such as ``<b>`` shown whole in a tooltip would
+    be read as markup. Values that need no quotes are written as before."""
+    return {k: graphviz.nohtml(v) if isinstance(v, str) else v for k, v in attrs.items()}
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # style (Okabe-Ito colours, safe for colour-blind viewers; shapes and line styles differ too, not only colours)
 # ---------------------------------------------------------------------------------------------------------------
@@ -518,7 +525,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
     ea = {"fontname": font, "fontsize": "9", "arrowsize": "0.7", "color": INK, "fontcolor": INK}
     if edge_attr:
         ea.update(edge_attr)
-    g = VizDigraph(name=model.kind, graph_attr=ga, node_attr=na, edge_attr=ea)
+    g = VizDigraph(name=model.kind, graph_attr=_plain(ga), node_attr=_plain(na), edge_attr=_plain(ea))
     g.model = model
     g.lang = lang
     node_attrs = node_attrs or {}
@@ -529,7 +536,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         extra = node_attrs.get(v.id)
         if extra:
             a.update(extra)
-        target.node(v.id, **a)
+        target.node(v.id, **_plain(a))
 
     # nodes outside clusters, then the (nested) clusters in first-appearance order
     paths = model.clusters()
@@ -564,7 +571,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         extra = edge_attrs.get((e.src, e.dst))
         if extra:
             a.update(extra)
-        g.edge(e.src, e.dst, **a)
+        g.edge(e.src, e.dst, **_plain(a))
     roles = model.roles if legend else []
     if notes or roles:
         _footer(g, model, roles, notes, lang)
