@@ -646,6 +646,8 @@ def test_close_frees_widgets_frames_and_trace(kind):
     else:
         s = BackwardStepper(chain_graph(60), **({"max_embed_bytes": 20_000} if kind == "kernel" else {}))
         assert s.mode == kind
+    assert set(_instances) - before == set()       # nothing global until it is shown
+    assert "application/vnd.jupyter.widget-view+json" in s._repr_mimebundle_()    # as display() shows it
     made = set(_instances) - before
     assert len(made) > 5
     run = weakref.ref(s.replay)

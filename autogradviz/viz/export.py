@@ -126,7 +126,7 @@ def stepper_page_html(s):
                       for k in ("first", "back", "next", "last"))
     play = (f'<button type="button" class="agv-play" data-play="{_esc(t("stepper.ui.play", lang))}" '
             f'data-pause="{_esc(t("stepper.ui.pause", lang))}">{_esc(t("stepper.ui.play", lang))}</button>')
-    interval = int(getattr(getattr(s, "speed", None), "value", 900) or 900)
+    interval = s._interval_now() or 900
     return (f'<section class="agv-export agv-stepper {scope}" data-frames="{n}" data-interval="{interval}" '
             f'tabindex="0" lang="{lang}"><style>{css}</style>'
             f'<h2 class="agv-title">{_esc(t(s._title_key, lang))}</h2>'
