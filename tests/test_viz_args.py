@@ -488,6 +488,8 @@ def test_helpers_check_their_arguments():
         _bad(lambda: b(y, bogus=1), TypeError, f"{builder}()", "bogus")
         assert b(y).nodes                      # and the good calls still build
     _bad(lambda: viz.backward_graph(y, show_saved=1), TypeError, "backward_graph()", "show_saved")
+    from autogradviz.viz import export as vexport
+    _bad(lambda: vexport.with_static_pictures("nb.ipynb"), TypeError, "with_static_pictures()", "nb")
     assert viz.backward_graph().notes == [("note.empty", {})]
 
 
@@ -498,11 +500,12 @@ def _writers(tmp_path):
     g = viz.draw_backward(*_graph()[2:])
     nb = tmp_path / "nb.ipynb"
     import nbformat
+    from autogradviz.viz import export as vexport
     nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), str(nb))
     return {
         "save_html": (lambda p: s.save_html(p), "path"),
         "export_html": (lambda p: viz.export_html(p, s, g), "path"),
-        "export_notebook": (lambda p: viz.export.export_notebook(nb, p), "html_path"),
+        "export_notebook": (lambda p: vexport.export_notebook(nb, p), "html_path"),
         "save": (lambda p: g.save(p), "filename"),
         "render": (lambda p: g.render(outfile=p, format="svg"), "outfile"),
     }
@@ -555,9 +558,10 @@ def test_graphviz_writers_make_missing_directories_as_graphviz_does(tmp_path):
 
 
 def test_unreadable_notebook_names_the_file(tmp_path):
-    _bad(lambda: viz.export.export_notebook(tmp_path / "none.ipynb", tmp_path / "o.html"), FileNotFoundError,
+    from autogradviz.viz import export as vexport
+    _bad(lambda: vexport.export_notebook(tmp_path / "none.ipynb", tmp_path / "o.html"), FileNotFoundError,
          "export_notebook()", "ipynb", "no such file")
-    _bad(lambda: viz.export.export_notebook(tmp_path, tmp_path / "o.html"), IsADirectoryError,
+    _bad(lambda: vexport.export_notebook(tmp_path, tmp_path / "o.html"), IsADirectoryError,
          "export_notebook()", "ipynb", "a directory")
     assert not os.path.exists(tmp_path / "o.html")
 

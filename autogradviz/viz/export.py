@@ -188,12 +188,15 @@ FALLBACK_CSS = ("<style>.jp-OutputArea-child:has(.agv-stepper) + .jp-OutputArea-
                 "{ display: none; }</style>")
 
 
+@_args.door
 def with_static_pictures(nb):
     """A copy of notebook ``nb`` (an nbformat node) in which each widget output that carries a static picture is
     followed by an output of that picture alone: nbconvert writes only the widget view of a widget output, so
     without this an exported page shows nothing where the widget manager can't load (offline). Once the manager
     draws the stepper, a CSS rule hides the picture."""
     import copy
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells", []), list):
+        raise _args.bad_type("with_static_pictures", "nb", "notebook", nb)
     nb = copy.deepcopy(nb)
     for cell in nb.get("cells", ()):
         outs = cell.get("outputs")

@@ -150,6 +150,8 @@ STRINGS = {
                           "zh": "其中的一个名字太长（{n}字节；此文件系统最多允许{limit}字节）"},
     "why.path_too_long": {"en": "the path is too long ({n} bytes; this system allows {limit})",
                           "zh": "路径太长（{n}字节；此系统最多允许{limit}字节）"},
+    "accept.notebook": {"en": "a notebook (an nbformat node, as nbformat.read returns)",
+                        "zh": "笔记本（nbformat节点，即nbformat.read的返回值）"},
     "accept.frame": {"en": "a frame number, an int from {lo} to {hi}", "zh": "帧编号，即{lo}到{hi}之间的整数"},
     "accept.int": {"en": "an int", "zh": "整数"},
     "accept.int_ge0": {"en": "an int ≥ 0", "zh": "≥ 0的整数"},
