@@ -185,7 +185,6 @@ class _Displays:
         if self.hooked is shell:
             return True
         try:
-            shell.events.register("pre_run_cell", self._pre_run_cell)
             pub = shell.display_pub
             clear, publish = pub.clear_output, pub.publish
 
@@ -202,6 +201,7 @@ class _Displays:
             publish_and_end_pending.__doc__ = publish.__doc__
             pub.clear_output = clear_output
             pub.publish = publish_and_end_pending
+            shell.events.register("pre_run_cell", self._pre_run_cell)
         except Exception:
             return False
         self.hooked = shell
