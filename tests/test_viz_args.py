@@ -490,6 +490,9 @@ def test_helpers_check_their_arguments():
     _bad(lambda: viz.backward_graph(y, show_saved=1), TypeError, "backward_graph()", "show_saved")
     from autogradviz.viz import export as vexport
     _bad(lambda: vexport.with_static_pictures("nb.ipynb"), TypeError, "with_static_pictures()", "nb")
+    g = viz.draw_backward(y)
+    _bad(lambda: g.pipe(format=3), TypeError, "pipe()", "format")
+    _bad(lambda: g.render(format=3), TypeError, "render()", "format")
     assert viz.backward_graph().notes == [("note.empty", {})]
 
 

@@ -49,6 +49,8 @@ class VizDigraph(graphviz.Digraph):
 
     def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *, engine=None,
              encoding=None):
+        if format is not None and not isinstance(format, str):
+            raise _args.bad_type("pipe", "format", "format", format).with_traceback(None) from None
         fmt = format or self.format or "svg"
         if (renderer or formatter or neato_no_op) and resolve_renderer() == "dot":
             # graphviz's own renderer/formatter options need the dot program
