@@ -36,6 +36,7 @@ def main():
     tracemalloc.start()
     base = tracemalloc.get_traced_memory()[0]
     s = viz.BackwardStepper(loss, names={"model": model})
+    s._widgets()             # as when shown: a stepper makes its widgets when first displayed
     gc.collect()
     grads = sum(p.grad.numel() * p.grad.element_size() for p in model.parameters() if p.grad is not None)
     kept = tracemalloc.get_traced_memory()[0] - base - grads

@@ -360,3 +360,153 @@ def test_scheduler_errors():
             lib.optim.lr_scheduler.ExponentialLR(lib.optim.SGD([w], lr=0.1), 0.9, last_epoch=3)
         with pytest.raises(ValueError, match="Expected 1 lr_lambdas, but got 2"):
             lib.optim.lr_scheduler.LambdaLR(lib.optim.SGD([w], lr=0.1), [lambda e: 1, lambda e: 2])
+
+
+# -- a step that fails halfway, then a retry -------------------------------------------------------------------
+FAILING_STEPS = [
+    ("SGD", {}),
+    ("SGD", dict(momentum=0.9)),
+    ("SGD", dict(momentum=0.9, dampening=0.1, maximize=True)),
+    ("SGD", dict(momentum=0.9, nesterov=True, weight_decay=0.01)),
+    ("Adam", {}),
+    ("Adam", dict(amsgrad=True, weight_decay=0.1, maximize=True)),
+    ("AdamW", {}),
+    ("AdamW", dict(amsgrad=True)),
+]
+
+
+def _failing_step(lib, name, kw, fault, warm):
+    """Two groups of two parameters; the second group's step fails (a grad whose ``.data`` got another shape, or
+    ``lr = None``) after the first group and part of the second were updated; then the fault is mended and the step
+    retried. Returns the error and, after the failure and after the retry, every parameter and its state."""
+    rng = np.random.default_rng(3)
+    shapes = [(2,), (1, 2), (3,), (2, 2)]
+    params = [lib.tensor(rng.standard_normal(s).astype(np.float32), requires_grad=True) for s in shapes]
+    opt = getattr(lib.optim, name)([{"params": params[:2]}, {"params": params[2:], "lr": 0.05}], lr=0.1, **kw)
+
+    def new_grads():
+        for p in params:
+            p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
+
+    def snapshot():
+        out = []
+        for p in params:
+            state = opt.state.get(p)     # None: no entry at all; {}: an entry made empty, as PyTorch's defaultdict
+            if state is not None:
+                state = {k: (v.detach().numpy().copy(), v._version) for k, v in state.items()}
+            out.append((p.detach().numpy().copy(), p._version, state))
+        return out
+
+    for _ in range(warm):
+        new_grads()
+        opt.step()
+    new_grads()
+    if fault == "shape":             # the last parameter's grad can't broadcast with it
+        params[3].grad.data = lib.ones(3)
+    elif fault == "wider":           # broadcasts, but to a shape wider than the parameter
+        params[2].grad.data = lib.ones(2, 3)
+    else:
+        opt.param_groups[1]["lr"] = None
+    with pytest.raises((RuntimeError, TypeError)) as info:
+        opt.step()
+    failed = snapshot()
+    if fault == "shape":
+        params[3].grad = lib.tensor(np.full((2, 2), 0.5, np.float32))
+    elif fault == "wider":
+        params[2].grad = lib.tensor(np.full((3,), 0.5, np.float32))
+    else:
+        opt.param_groups[1]["lr"] = 0.05
+    opt.step()
+    return (info.type.__name__, str(info.value)), failed, snapshot()
+
+
+def _same_snapshots(ours, theirs, what):
+    for i, ((pa, va, sa), (pb, vb, sb)) in enumerate(zip(ours, theirs)):
+        assert_values(pa, pb, f"{what}: parameter {i}")
+        assert va == vb, f"{what}: parameter {i}'s _version"
+        assert (sa is None) == (sb is None), f"{what}: parameter {i} has a state entry in one library only"
+        if sa is not None:
+            assert list(sa) == list(sb), f"{what}: parameter {i}'s state keys"
+            for k in sa:
+                assert_values(sa[k][0], sb[k][0], f"{what}: parameter {i}'s {k}")
+                assert sa[k][1] == sb[k][1], f"{what}: parameter {i}'s {k}._version"
+
+
+@pytest.mark.parametrize("name,kw", FAILING_STEPS)
+@pytest.mark.parametrize("fault", ["shape", "wider", "lr"])
+@pytest.mark.parametrize("warm", [0, 1], ids=["first-step", "second-step"])
+def test_a_step_failing_halfway_then_retried_leaves_what_torch_leaves(name, kw, fault, warm):
+    ours, theirs = _failing_step(A, name, kw, fault, warm), _failing_step(torch, name, kw, fault, warm)
+    assert ours[0] == theirs[0]                        # the same error, word for word
+    _same_snapshots(ours[1], theirs[1], "after the failed step")
+    _same_snapshots(ours[2], theirs[2], "after the retry")
+
+
+def test_sgd_momentum_retry_after_a_failure_applies_momentum_once_as_torch():
+    # the issue's case: one group whose second parameter's grad can't be used; torch stores no buffer it made
+    out = {}
+    for lib in (A, torch):
+        w = lib.tensor([[0.1, 0.2]], requires_grad=True)
+        b = lib.tensor([0.3], requires_grad=True)
+        opt = lib.optim.SGD([w, b], lr=0.1, momentum=0.9)
+        w.grad = lib.tensor([[1.0, 0.5]])
+        b.grad = lib.tensor([1.0])
+        b.grad.data = lib.ones(2)
+        with pytest.raises(RuntimeError):
+            opt.step()
+        assert "momentum_buffer" not in opt.state[w]
+        b.grad = lib.tensor([1.0])
+        opt.step()
+        out[lib] = (w.detach().numpy().copy(), opt.state[w]["momentum_buffer"].numpy().copy())
+    assert_values(out[A][0], out[torch][0], "w")
+    assert_values(out[A][1], out[torch][1], "momentum buffer")
+
+
+def _failing_schedule(lib, name):
+    import warnings
+    rng = np.random.default_rng(4)
+    params = [lib.tensor(rng.standard_normal(2).astype(np.float32), requires_grad=True) for _ in range(2)]
+    opt = lib.optim.SGD([{"params": params[:1]}, {"params": params[1:], "lr": 0.05}], lr=0.1, momentum=0.9)
+    broken = {"on": False}
+
+    def second(epoch):
+        if broken["on"]:
+            raise ZeroDivisionError("the schedule failed")
+        return 0.5 ** epoch
+
+    sched = {"LambdaLR": lambda: lib.optim.lr_scheduler.LambdaLR(opt, [lambda e: 1.0 / (e + 1), second]),
+             "StepLR": lambda: lib.optim.lr_scheduler.StepLR(opt, 2, gamma=0.5),
+             "CosineAnnealingLR": lambda: lib.optim.lr_scheduler.CosineAnnealingLR(opt, 4)}[name]()
+    seen = []
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        for epoch in range(4):
+            for p in params:
+                p.grad = lib.tensor(rng.standard_normal(2).astype(np.float32))
+            if epoch == 1:               # the optimizer's step fails halfway: it still counts as called
+                params[1].grad.data = lib.ones(3)
+                with pytest.raises(RuntimeError):
+                    opt.step()
+                params[1].grad = lib.tensor(np.ones(2, np.float32))
+            opt.step()
+            if epoch == 2 and name == "LambdaLR":    # the scheduler's step fails in its second group's lambda
+                broken["on"] = True
+                with pytest.raises(ZeroDivisionError):
+                    sched.step()
+                seen.append(("failed", sched.last_epoch, sched._step_count, [g["lr"] for g in opt.param_groups],
+                             sched.get_last_lr()))
+                broken["on"] = False
+            sched.step()
+            seen.append((sched.last_epoch, sched._step_count, [g["lr"] for g in opt.param_groups],
+                         sched.get_last_lr()))
+    weights = [p.detach().numpy().copy() for p in params]
+    return seen, [(m.category.__name__, str(m.message)) for m in rec], weights
+
+
+@pytest.mark.parametrize("name", ["LambdaLR", "StepLR", "CosineAnnealingLR"])
+def test_schedulers_around_failing_steps_match_torch(name):
+    ours, theirs = _failing_schedule(A, name), _failing_schedule(torch, name)
+    assert ours[0] == theirs[0]            # last_epoch, _step_count and every lr, exactly
+    assert ours[1] == theirs[1]            # no "scheduler before optimizer" warning: the failed step was called
+    for a, b in zip(ours[2], theirs[2]):
+        assert_values(a, b, "weights")

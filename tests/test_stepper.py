@@ -646,6 +646,8 @@ def test_close_frees_widgets_frames_and_trace(kind):
     else:
         s = BackwardStepper(chain_graph(60), **({"max_embed_bytes": 20_000} if kind == "kernel" else {}))
         assert s.mode == kind
+    assert set(_instances) - before == set()       # nothing global until it is shown
+    assert "application/vnd.jupyter.widget-view+json" in s._repr_mimebundle_()    # as display() shows it
     made = set(_instances) - before
     assert len(made) > 5
     run = weakref.ref(s.replay)
@@ -655,3 +657,27 @@ def test_close_frees_widgets_frames_and_trace(kind):
     del s
     gc.collect()
     assert run() is None
+
+
+def test_a_stepper_never_shown_holds_nothing_global():
+    """Its widgets are made when it is first shown (or one is asked for): until then nothing global holds it, and
+    it is collected with its frames once unreferenced (issue 24)."""
+    import gc
+    import weakref
+    from ipywidgets.widgets.widget import _instances
+    before = set(_instances)
+    s, _ = seed_stepper()
+    s.goto(3)                                     # steps without widgets
+    assert s.index == 3 and s.frame is s.frames[3] and "agv-static" in s.static_html()
+    assert set(_instances) == before
+    ref, frames = weakref.ref(s), weakref.ref(s.replay)
+    del s
+    gc.collect()
+    assert ref() is None and frames() is None
+    # asking for a widget makes them all, at the frame the stepper is on
+    s, _ = seed_stepper()
+    s.goto(2)
+    assert s.slider.value == 2 and s.stack.selected_index == 2
+    assert len(set(_instances) - before) > 5
+    s.close()
+    assert set(_instances) == before

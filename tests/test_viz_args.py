@@ -446,3 +446,130 @@ def test_traceback_shows_no_code_of_ours():
         assert [f.filename for f in ours] == ["<autogradviz>"], ours
         assert ours[0].name in ("BackwardStepper", "draw_backward")
         assert not (ours[0].line or "").strip()
+
+
+# -- methods and helpers: every argument checked (issue 24) -------------------------------------------------------
+def test_stepper_frame_arguments_name_the_argument():
+    x, w, y = _graph()
+    s = BackwardStepper(y)
+    n = len(s)
+    for call, fn in ((s.goto, "goto"), (s.static_html, "static_html")):
+        for bad in ("a", 1.5, None if fn == "goto" else [], True, agv.tensor(1)):
+            _bad(lambda: call(bad), TypeError, f"{fn}()", " i ", "frame number")
+        for bad in (n, 99, -n - 1):
+            msg = _bad(lambda: call(bad), ValueError, f"{fn}()", " i ", f"from {-n} to {n - 1}", str(bad))
+            with pytest.raises(IndexError):      # still what a list says, for code written against IndexError
+                call(bad)
+            assert msg
+    _bad(lambda: setattr(s, "index", "a"), TypeError, "goto()", " i ")
+    import numpy as np
+    assert s.goto(np.int64(-1)).index == n - 1 and s.index == n - 1
+    assert s.static_html(0) == s.static_html(-n)
+    s.close()
+    _bad(lambda: s.goto(0), ValueError, "goto()", "closed")
+    _bad(lambda: s.static_html(), ValueError, "static_html()", "closed")
+
+
+def test_helpers_check_their_arguments():
+    x, w, y = _graph()
+    _bad(lambda: viz.t(3), TypeError, "t()", "key")
+    _bad(lambda: viz.t("no.such.key"), ValueError, "t()", "key", "'no.such.key'")
+    _bad(lambda: viz.t("stepper.ui.play", lang=3), TypeError, "t()", "lang")
+    _bad(lambda: viz.t("stepper.ui.play", lang="fr"), ValueError, "t()", "lang", "'fr'")
+    assert viz.t("stepper.ui.play", lang="zh") == "播放"
+    _bad(lambda: viz.Recorder(forward="yes"), TypeError, "Recorder()", "forward")
+    for builder in ("backward_graph", "forward_graph"):
+        b = getattr(viz, builder)
+        _bad(lambda: b(3), TypeError, f"{builder}()", "roots")
+        _bad(lambda: b(y, names=3), TypeError, f"{builder}()", "names")
+        _bad(lambda: b(y, max_nodes="a"), TypeError, f"{builder}()", "max_nodes")
+        _bad(lambda: b(y, collapse=-2), ValueError, f"{builder}()", "collapse")
+        _bad(lambda: b(y, group="yes"), TypeError, f"{builder}()", "group")
+        _bad(lambda: b(y, bogus=1), TypeError, f"{builder}()", "bogus")
+        assert b(y).nodes                      # and the good calls still build
+    _bad(lambda: viz.backward_graph(y, show_saved=1), TypeError, "backward_graph()", "show_saved")
+    from autogradviz.viz import export as vexport
+    _bad(lambda: vexport.with_static_pictures("nb.ipynb"), TypeError, "with_static_pictures()", "nb")
+    g = viz.draw_backward(y)
+    _bad(lambda: g.pipe(format=3), TypeError, "pipe()", "format")
+    _bad(lambda: g.render(format=3), TypeError, "render()", "format")
+    assert viz.backward_graph().notes == [("note.empty", {})]
+
+
+# -- paths that can't be written: an OSError subclass (or ValueError) naming the file and why -----------------------
+def _writers(tmp_path):
+    x, w, y = _graph()
+    s = BackwardStepper(y)
+    g = viz.draw_backward(*_graph()[2:])
+    nb = tmp_path / "nb.ipynb"
+    import nbformat
+    from autogradviz.viz import export as vexport
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("1")]), str(nb))
+    return {
+        "save_html": (lambda p: s.save_html(p), "path"),
+        "export_html": (lambda p: viz.export_html(p, s, g), "path"),
+        "export_notebook": (lambda p: vexport.export_notebook(nb, p), "html_path"),
+        "save": (lambda p: g.save(p), "filename"),
+        "render": (lambda p: g.render(outfile=p, format="svg"), "outfile"),
+    }
+
+
+def _no_new_files(tmp_path, before):
+    after = sorted(str(p) for p in tmp_path.rglob("*"))
+    assert after == before, set(after) ^ set(before)
+
+
+@pytest.mark.parametrize("writer", ["save_html", "export_html", "export_notebook", "save", "render"])
+def test_unwritable_paths_name_the_file_and_why(tmp_path, writer):
+    # every case holds for root too: no permission bits are relied on
+    call, arg = _writers(tmp_path)[writer]
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("x")
+    a_dir = tmp_path / "a_dir"
+    a_dir.mkdir()
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    cases = [
+        (a_dir, IsADirectoryError, ["a directory"]),
+        (a_file / "out.html", NotADirectoryError, [repr(str(a_file)), "is a file, not a directory"]),
+        (a_file / "deeper" / "out.html", NotADirectoryError, [repr(str(a_file)), "is a file"]),
+        (str(tmp_path / ("n" * 300)) + ".html", OSError, ["too long", "305 bytes"]),
+        (str(tmp_path / "/".join(["d" * 200] * 25)) + ".html", OSError, ["too long"]),
+        (str(tmp_path / "a\0b.html"), ValueError, ["NUL"]),
+    ]
+    if writer not in ("save", "render"):       # graphviz's writers make missing directories (test below)
+        cases.append((tmp_path / "missing" / "out.html", FileNotFoundError,
+                      ["the directory", repr(str(tmp_path / "missing")), "does not exist"]))
+    for path, exc, words in cases:
+        msg = _bad(lambda: call(path), exc, f"{writer}()", f" {arg} ", *words)
+        assert "can't write" in msg
+        if exc is OSError:
+            import errno
+            with pytest.raises(OSError) as ei:
+                call(path)
+            assert ei.value.errno == errno.ENAMETOOLONG
+        _no_new_files(tmp_path, before)
+    # and a good path is written
+    out = call(tmp_path / "fine.svg")
+    assert os.path.getsize(out) > 0
+
+
+def test_graphviz_writers_make_missing_directories_as_graphviz_does(tmp_path):
+    g = viz.draw_backward(_graph()[2])
+    out = g.render(outfile=tmp_path / "new" / "dir" / "g.svg")
+    assert out == str(tmp_path / "new" / "dir" / "g.svg") and os.path.getsize(out) > 0
+    assert os.path.exists(tmp_path / "new" / "dir" / "g.gv")
+
+
+def test_unreadable_notebook_names_the_file(tmp_path):
+    from autogradviz.viz import export as vexport
+    _bad(lambda: vexport.export_notebook(tmp_path / "none.ipynb", tmp_path / "o.html"), FileNotFoundError,
+         "export_notebook()", "ipynb", "no such file")
+    _bad(lambda: vexport.export_notebook(tmp_path, tmp_path / "o.html"), IsADirectoryError,
+         "export_notebook()", "ipynb", "a directory")
+    assert not os.path.exists(tmp_path / "o.html")
+
+
+def test_path_messages_follow_the_language(tmp_path):
+    s = BackwardStepper(_graph()[2])
+    viz.set_lang("zh")
+    _bad(lambda: s.save_html(tmp_path / "missing" / "x.html"), FileNotFoundError, "save_html()", "无法写入", "不存在")

@@ -299,3 +299,186 @@ def test_module_groups_are_labelled_with_their_class():
     assert 'label="net.0 (Linear)"' in src and 'label="net.2 (Linear)"' in src
     src = viz.draw_forward(loss, model=net).source
     assert 'label="0 (Linear)"' in src and 'label="2 (Linear)"' in src
+
+
+# -- hostile names: every DOT attribute that carries user text (issue 24) -----------------------------------------
+# each text holds the marker ZQ, so that the attributes carrying user text can be found in the DOT source
+HOSTILE = {
+    "markup": "ZQ<img src=x onerror=alert(1)>",
+    "tooltip": "<ZQ" + "b" * 50 + ">",                  # longer than a label shows: whole in the tooltip
+    "closing": "ZQ</text></svg><script>alert(2)</script>",
+    "quotes": "ZQa\"b'c\\\"d\"",
+    "newlines": "ZQa\nb\r\nc\td",
+    "emoji": "ZQ🔥👩‍💻é",
+    "long": "<ZQ" + "x" * 9996 + ">",                   # 10,000 characters
+    "escapes": "ZQ\\N\\G\\l\\n{|}&amp;&",
+    "control": "ZQa\x00b\x07c",
+}
+SVG_TAGS = {"svg", "g", "title", "polygon", "ellipse", "text", "path", "polyline", "a", "defs", "desc", "metadata",
+            "rect", "circle", "line", "style", "tspan"}
+
+
+def _dot_tokens(src):
+    """The DOT source as tokens: ("str", text) for a quoted string, ("html", text) for an HTML string, ("id", text)
+    and the punctuation."""
+    toks, i, n = [], 0, len(src)
+    while i < n:
+        c = src[i]
+        if c.isspace():
+            i += 1
+        elif c == '"':
+            j = i + 1
+            while src[j] != '"':
+                j += 2 if src[j] == "\\" else 1
+            toks.append(("str", src[i + 1:j]))
+            i = j + 1
+        elif c == "<":
+            depth, j = 0, i
+            while True:
+                depth += {"<": 1, ">": -1}.get(src[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            toks.append(("html", src[i + 1:j - 1]))
+            i = j
+        elif c in "[]{};,=":
+            toks.append((c, c))
+            i += 1
+        elif src.startswith("->", i) or src.startswith("--", i):
+            toks.append(("op", src[i:i + 2]))
+            i += 2
+        else:
+            j = i
+            while j < n and not src[j].isspace() and src[j] not in '[]{};,="<':
+                j += 1
+            toks.append(("id", src[i:j]))
+            i = j
+    return toks
+
+
+def _dot_attrs(src):
+    toks = _dot_tokens(src)
+    return [(toks[k - 1][1], toks[k + 1]) for k, tok in enumerate(toks) if tok[0] == "="]
+
+
+def _hostile_drawings(text):
+    from autogradviz import nn
+    from autogradviz.autograd import Function
+
+    class Twice(Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 2
+    Fn = type(text[:60].replace("\x00", ""), (Twice,), {})          # a custom Function named by the user
+    Lin = type(text[:60].replace("\x00", ""), (nn.Linear,), {})     # a module class named by the user
+    model = nn.Sequential(Lin(2, 2))
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    w = torch.tensor([3.0, -1.0], requires_grad=True)
+    with viz.trace() as tr:
+        h = Fn.apply(x * w)
+        y = model(h).sum()
+    names = {text: x, text + "w": w, "h" + text: h, text + "y": y, text + "m": model}
+    return [viz.draw_backward(y, names=names, title=text, model=model),
+            viz.draw_forward(y, names=names, title=text, model=model),
+            viz.draw_forward(tr, names=names, title=text)], names, y
+
+
+def _shown(text):
+    """The part of ``text`` any label shows: its first characters, as a label writes them."""
+    import re
+    return re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", text.replace("\r\n", " ").replace("\n", " ").replace("\t", " "))[:20]
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_every_dot_attribute_with_user_text_is_plain_and_escaped(kind):
+    text = HOSTILE[kind]
+    drawings, _, _ = _hostile_drawings(text)
+    carriers = set()
+    for g in drawings:
+        attrs = _dot_attrs(g.source)
+        # no HTML string anywhere: the graphviz package writes "<...>" values as HTML unless they are nohtml
+        assert not [(k, v) for k, v in attrs if v[0] == "html"], kind
+        assert not [t for t in _dot_tokens(g.source) if t[0] == "html"]
+        for k, (tk, v) in attrs:
+            if "ZQ" in v:
+                carriers.add(k)
+                assert tk in ("str", "id")             # an id only when it needs no quotes
+                assert not any(ch in v for ch in "\n\r\t\x00\x07"), (k, v[:80])   # one DOT line, no control chars
+                assert len(v) <= 4 * vdot.TEXT_MAX, (k, len(v))               # shortened before Graphviz
+                # every backslash of the user's text is doubled (no \N, \G, \l, \n from it) and every quote escaped
+                body = v.replace("\\\\", "")
+                assert "\\N" not in body and "\\G" not in body and '"' not in body.replace('\\"', "")
+        assert "&" not in "".join(v.replace("&amp;", "") for k, (tk, v) in attrs if "ZQ" in v)
+    # the attributes that carry user text are the ones this test checks: labels and (long names) tooltips
+    assert carriers <= {"label", "tooltip"}, carriers
+    assert "label" in carriers
+    if len(text) > vdot.NAME_MAX:
+        assert "tooltip" in carriers
+
+
+@pytest.mark.parametrize("renderer", RENDERERS)
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_hostile_names_always_render_escaped(kind, renderer):
+    viz.set_renderer(renderer)
+    text = HOSTILE[kind]
+    drawings, _, _ = _hostile_drawings(text)
+    for g in drawings:
+        svg = g.pipe(format="svg")
+        root = ET.fromstring(svg)                                    # well-formed XML
+        tags = {el.tag.split("}")[-1] for el in root.iter()}
+        assert tags <= SVG_TAGS, tags - SVG_TAGS
+        assert not [a for el in root.iter() for a in el.attrib if a.split("}")[-1].lower().startswith("on")]
+        assert b"<img" not in svg and b"<script" not in svg
+        shown = "".join(el.text or "" for el in root.iter())
+        titles = [v for el in root.iter() for a, v in el.attrib.items() if a.endswith("title")]
+        assert _shown(text) in shown, (kind, _shown(text))
+        if len(text) > vdot.NAME_MAX and kind != "control":
+            # the whole name (up to TEXT_MAX characters) in a tooltip, as typed
+            assert any(_shown(text) in t and len(t) >= min(len(text), vdot.TEXT_MAX) - 2 for t in titles), kind
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_hostile_names_never_reach_html_unescaped(kind, tmp_path):
+    import re
+    from html.parser import HTMLParser
+    from autogradviz.viz import BackwardStepper
+    text = HOSTILE[kind]
+    drawings, names, y = _hostile_drawings(text)
+    pages = {}
+    for cost in (None, -1):                      # Graphviz's drawing, and the plain drawing
+        kw = {} if cost is None else {"max_layout_cost": cost}
+        s = BackwardStepper(y, names=names, retain_graph=True, **kw)
+        assert s.graph_layout == ("graphviz" if cost is None else "simple")
+        pages[f"static{cost}"] = s.static_html(-1)
+        pages[f"frames{cost}"] = "".join(s._frame_html(i) for i in range(len(s))) + s.graph_html.value
+        pages[f"export{cost}"] = open(viz.export_html(tmp_path / f"p{cost}.html", s, *drawings, title=text),
+                                      encoding="utf-8").read()
+
+    class Tags(HTMLParser):
+        def __init__(self):
+            super().__init__(convert_charrefs=True)
+            self.tags, self.text, self.handlers = [], [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.tags.append(tag)
+            self.handlers += [a for a, _ in attrs if a.startswith("on")]
+            self.text += [v for _, v in attrs if v]
+
+        def handle_data(self, data):
+            self.text.append(data)
+
+    for where, page in pages.items():
+        p = Tags()
+        p.feed(page)
+        assert "img" not in p.tags, where
+        assert p.tags.count("script") == (1 if where.startswith("export") else 0), where   # the player only
+        assert set(p.handlers) <= {"onclick"}, where          # the stepper's own buttons
+        assert "<img" not in page and "alert(2)</script>" not in page, where
+        def flat(x):
+            return " ".join(re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", "", x).split())
+        needle = flat(text)[:20]
+        assert any(needle in flat(x) for x in p.text), where

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._tensor import _wrap
-from .optimizer import Optimizer, _write
+from .optimizer import Optimizer, _fits, _write
 
 __all__ = ["Adam", "AdamW"]
 
@@ -32,22 +32,25 @@ class Adam(Optimizer):
         loss = self._closure(closure)
         for group in self.param_groups:
             beta1, beta2 = group["betas"]
+            # As PyTorch's _init_group: every parameter of the group that has a grad gets its state before the
+            # first update, so a step that fails halfway leaves the same state (and step counts) as PyTorch's.
+            params = [p for p in group["params"] if p._grad is not None]
+            for p in params:
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = _wrap(np.array(0.0, dtype=np.float32))
+                    state["exp_avg"] = _wrap(np.zeros_like(p._data))
+                    state["exp_avg_sq"] = _wrap(np.zeros_like(p._data))
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = _wrap(np.zeros_like(p._data))
             lr = group["lr"]
             eps = group["eps"]
             wd = group["weight_decay"]
             amsgrad = group["amsgrad"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
+            for p in params:
                 d = p._data
                 f = d.dtype.type
                 state = self.state[p]
-                if len(state) == 0:
-                    state["step"] = _wrap(np.array(0.0, dtype=np.float32))
-                    state["exp_avg"] = _wrap(np.zeros_like(d))
-                    state["exp_avg_sq"] = _wrap(np.zeros_like(d))
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _wrap(np.zeros_like(d))
                 g = p._grad._data
                 if group["maximize"]:
                     g = -g
@@ -58,19 +61,23 @@ class Adam(Optimizer):
                     if group["decoupled_weight_decay"]:
                         _write(p, d * f(1 - lr * wd))
                     else:
+                        _fits(g, d, inplace=False)
                         g = g + f(wd) * d
                 m = state["exp_avg"]._data
                 v = state["exp_avg_sq"]._data
                 # exp_avg.lerp_(grad, 1 - beta1)
                 w = f(1 - beta1)
+                _fits(m, g)
                 if abs(w) < 0.5:
                     m[...] = m + w * (g - m)
                 else:
                     m[...] = g - (g - m) * (f(1) - w)
+                state["exp_avg"]._vc[0] += 1
                 # exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
                 v *= f(beta2)
+                state["exp_avg_sq"]._vc[0] += 1
+                _fits(v, g)
                 v += f(1 - beta2) * g * g
-                state["exp_avg"]._vc[0] += 1
                 state["exp_avg_sq"]._vc[0] += 1
                 step = float(step_t._data)
                 bias_correction1 = 1 - beta1 ** step

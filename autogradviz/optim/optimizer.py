@@ -3,8 +3,11 @@ import warnings
 from collections import defaultdict
 from copy import deepcopy
 
+import numpy as np
+
 from .._tensor import Tensor, _wrap, typename, zero_grads
 from ..autograd.grad_mode import enable_grad
+from ..ops._core import _broadcast_error
 from ..ops.inplace import refresh_views
 
 __all__ = ["Optimizer", "required"]
@@ -171,3 +174,18 @@ def _write(p, new):
     p._vc[0] += 1
     if len(p._vc) > 1:  # views of the parameter made in grad mode: PyTorch regenerates their grad_fn
         refresh_views(p)
+
+
+def _fits(out, other, inplace=True):
+    """Raise PyTorch's RuntimeError where ``out`` (op)= ``other`` can't broadcast (a grad whose ``.data`` was given
+    another shape): the optimizers check before each in-place write, so a failing step stops where PyTorch's does."""
+    a, b = out.shape, np.shape(other)
+    if a == b:
+        return
+    try:
+        shape = np.broadcast_shapes(a, b)
+    except ValueError:
+        raise _broadcast_error(a, b) from None
+    if inplace and shape != a:
+        raise RuntimeError(f"output with shape [{', '.join(map(str, a))}] doesn't match the broadcast shape "
+                           f"[{', '.join(map(str, shape))}]")

@@ -1,8 +1,9 @@
 """``torch.optim.SGD``, with PyTorch's update order (weight decay, momentum buffer, nesterov, maximize)."""
 import numpy as np
 
+from .._tensor import _wrap
 from ..ops.inplace import refresh_views
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _fits
 
 __all__ = ["SGD"]
 
@@ -31,35 +32,43 @@ class SGD(Optimizer):
             dampening = group["dampening"]
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
+            params = [p for p in group["params"] if p._grad is not None]
+            # As PyTorch: the buffers are read before the loop and written back to ``state`` after it, so a step that
+            # fails halfway (a grad of the wrong shape, a bad lr) stores none of the buffers it created; the ones it
+            # already had were updated in place up to the failure, as PyTorch's are.
+            buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum != 0 else None
+            for i, p in enumerate(params):
                 d = p._data
                 f = d.dtype.type              # PyTorch casts Python scalars to the parameter's dtype
                 g = p._grad._data
                 if group["maximize"]:
                     g = -g
                 if wd != 0:
+                    _fits(g, d, inplace=False)
                     g = g + f(wd) * d
                 if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
+                    buf = buffers[i]
                     if buf is None:
-                        from .._tensor import _wrap
                         buf = _wrap(np.array(g, dtype=d.dtype, copy=True))
-                        state["momentum_buffer"] = buf
+                        buffers[i] = buf
                     else:
                         b = buf._data
-                        b *= f(momentum)
+                        b *= f(momentum)        # buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                        buf._vc[0] += 1
+                        _fits(b, g)
                         b += f(1 - dampening) * g
                         buf._vc[0] += 1
                     if nesterov:
                         g = g + f(momentum) * buf._data
                     else:
                         g = buf._data
-                step = g * f(-lr)
-                d += step          # in place, as PyTorch's param.add_(grad, alpha=-lr): views see it too
+                alpha = f(-lr)
+                _fits(d, g)
+                d += g * alpha     # in place, as PyTorch's param.add_(grad, alpha=-lr): views see it too
                 p._vc[0] += 1
                 if len(p._vc) > 1:
                     refresh_views(p)
+            if momentum != 0:
+                for p, buf in zip(params, buffers):
+                    self.state[p]["momentum_buffer"] = buf
         return loss

@@ -12,6 +12,7 @@ from .graph import GraphModel, backward_graph, forward_graph
 from . import failed, torch_trace  # noqa: F401,E402  (they fill the recorder's and the model's slots)
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
+from .dot import public_backward_graph as backward_graph, public_forward_graph as forward_graph  # noqa: F811
 
 _LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export"}
 

@@ -11,13 +11,15 @@ marked by :func:`learner_error`, is raised again from the wrapper with its trace
 ``from None``). The wrapper's own frame is marked ``__tracebackhide__``, which IPython and pytest honour, so in a
 notebook the traceback ends at the learner's line. Other exceptions (bugs in ``viz``) keep their full traceback.
 """
+import errno
 import functools
 import os
 
 from .i18n import t
 
 __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_names", "check_int", "check_bool",
-           "check_choice", "check_lang", "check_str", "check_attrs", "check_path", "nothing_to_draw"]
+           "check_choice", "check_lang", "check_str", "check_attrs", "check_path", "nothing_to_draw", "check_frame",
+           "check_writable", "check_readable", "write_file", "FrameIndexError"]
 
 
 def ArgTypeError(msg):
@@ -32,6 +34,10 @@ def ArgValueError(msg):
     e = ValueError(msg)
     e._agv_arg = True
     return e
+
+
+class FrameIndexError(IndexError, ValueError):
+    """A frame number out of range: a ``ValueError`` naming the argument, and the ``IndexError`` a list gives."""
 
 
 def _got(v):
@@ -262,3 +268,111 @@ def check_gradients(fn, arg, v):
         if x is not None and not is_tensor(x):
             raise bad_type(fn, arg, "gradient", x)
     return v
+
+
+def check_frame(fn, arg, v, n):
+    """A frame number of a stepper with ``n`` frames: an int from ``-n`` to ``n - 1`` (negative counts from the end,
+    as for lists). Returns it as a number from 0 to ``n - 1``."""
+    if not _is_int(v):
+        raise ArgTypeError(t("error.arg", fn=fn, arg=arg, accepted=t("accept.frame", lo=-n, hi=n - 1), got=_got(v)))
+    i = int(v)
+    if not -n <= i < n:
+        e = FrameIndexError(t("error.arg", fn=fn, arg=arg, accepted=t("accept.frame", lo=-n, hi=n - 1), got=_got(v)))
+        e._agv_arg = True
+        raise e
+    return i + n if i < 0 else i
+
+
+# -- paths ----------------------------------------------------------------------------------------------------------
+def _shown(p):
+    """A path as shown in a message: its repr (one line, whatever it holds), shortened in the middle when long."""
+    r = repr(p)
+    return r if len(r) <= 90 else r[:50] + "…" + r[-35:]
+
+
+def _path_error(cls, code, fn, arg, p, why, verb="write", **kw):
+    """``cls`` (an OSError subclass, or ValueError) with the one-line message "fn(): can't write arg 'p': why"."""
+    e = cls(t("error.path_" + verb, fn=fn, arg=arg, path=_shown(p), why=t("why." + why, **kw)))
+    if code is not None:
+        e.errno = code          # set after: str(e) stays the message (no "[Errno ..]" prefix, no second path)
+    e._agv_arg = True
+    return e
+
+
+def _limit(probe, name, default):
+    try:
+        return os.pathconf(probe, name)
+    except (OSError, ValueError):
+        return default
+
+
+def _first_existing(d):
+    while d and not os.path.lexists(d):
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return d
+
+
+def check_writable(fn, arg, v, make_dirs=False):
+    """``v`` as a path a file can be written to, checked before any work is done: a ``ValueError`` for a NUL
+    character, else an ``OSError`` subclass naming the file and why: ``IsADirectoryError`` (a directory),
+    ``NotADirectoryError`` (under a regular file), ``FileNotFoundError`` (a missing directory; not raised with
+    ``make_dirs``, for writers that create them, as graphviz's ``render`` does), ``OSError`` with ``ENAMETOOLONG``."""
+    p = check_path(fn, arg, v)
+    if "\0" in p:
+        raise _path_error(ValueError, None, fn, arg, p, "nul")
+    full = os.path.abspath(p)
+    probe = _first_existing(os.path.dirname(full))
+    name_max = _limit(probe or "/", "PC_NAME_MAX", 255)
+    path_max = _limit(probe or "/", "PC_PATH_MAX", 4096)
+    longest = max((len(os.fsencode(c)) for c in full.split(os.sep)), default=0)
+    if longest > name_max:
+        raise _path_error(OSError, errno.ENAMETOOLONG, fn, arg, p, "name_too_long", n=longest, limit=name_max)
+    if len(os.fsencode(full)) >= path_max:
+        raise _path_error(OSError, errno.ENAMETOOLONG, fn, arg, p, "path_too_long", n=len(os.fsencode(full)),
+                          limit=path_max - 1)
+    if os.path.isdir(full):
+        raise _path_error(IsADirectoryError, errno.EISDIR, fn, arg, p, "is_dir")
+    if probe and not os.path.isdir(probe):
+        raise _path_error(NotADirectoryError, errno.ENOTDIR, fn, arg, p, "under_file", file=_shown(probe))
+    if probe != os.path.dirname(full) and not make_dirs:
+        raise _path_error(FileNotFoundError, errno.ENOENT, fn, arg, p, "no_dir",
+                          dir=_shown(os.path.dirname(full)))
+    return p
+
+
+def check_readable(fn, arg, v):
+    """``v`` as a path of an existing regular file, or an OSError subclass naming it and why."""
+    p = check_path(fn, arg, v)
+    if "\0" in p:
+        raise _path_error(ValueError, None, fn, arg, p, "nul", verb="read")
+    if os.path.isdir(p):
+        raise _path_error(IsADirectoryError, errno.EISDIR, fn, arg, p, "is_dir", verb="read")
+    if not os.path.exists(p):
+        raise _path_error(FileNotFoundError, errno.ENOENT, fn, arg, p, "no_file", verb="read")
+    return p
+
+
+def os_error(fn, arg, p, e, verb="write"):
+    """An OSError met while writing (or reading) ``p``, raised again as the same class naming the call, the
+    argument and the file, with the system's reason."""
+    cls = type(e) if isinstance(e, OSError) else OSError
+    try:
+        out = cls(t("error.path_" + verb, fn=fn, arg=arg, path=_shown(p), why=e.strerror or str(e)))
+    except Exception:         # an OSError subclass with another constructor
+        out = OSError(t("error.path_" + verb, fn=fn, arg=arg, path=_shown(p), why=e.strerror or str(e)))
+    out.errno = e.errno
+    out._agv_arg = True
+    return out
+
+
+def write_file(fn, arg, p, text):
+    """Write ``text`` (UTF-8) to ``p``; an OSError names the call, the argument, the file and the reason."""
+    try:
+        with open(p, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        raise os_error(fn, arg, p, e) from None
+    return p

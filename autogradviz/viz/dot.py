@@ -49,6 +49,8 @@ class VizDigraph(graphviz.Digraph):
 
     def pipe(self, format=None, renderer=None, formatter=None, neato_no_op=None, quiet=False, *, engine=None,
              encoding=None):
+        if format is not None and not isinstance(format, str):
+            raise _args.bad_type("pipe", "format", "format", format).with_traceback(None) from None
         fmt = format or self.format or "svg"
         if (renderer or formatter or neato_no_op) and resolve_renderer() == "dot":
             # graphviz's own renderer/formatter options need the dot program
@@ -57,27 +59,59 @@ class VizDigraph(graphviz.Digraph):
         data = render(self.source, fmt, engine=engine or self.engine)
         return data.decode(encoding) if encoding is not None else data
 
+    def _target(self, fn, filename, directory, arg="filename"):
+        """Where ``save(filename, directory)`` will write, checked first (graphviz makes missing directories)."""
+        for name, v in (("filename", filename), ("directory", directory)):
+            if v is not None:
+                _args.check_path(fn, name, v)
+        d = self.directory if directory is None else os.fspath(directory)
+        f = self.filename if filename is None else os.fspath(filename)
+        return _args.check_writable(fn, arg, os.path.join(d, f), make_dirs=True)
+
+    @_args.door
+    def save(self, filename=None, directory=None, *, skip_existing=False):
+        """Save the DOT source (as graphviz does); a path that can't be written raises an OSError subclass (or
+        ValueError for a NUL) naming the file and why."""
+        target = self._target("save", filename, directory)
+        try:
+            return super().save(filename, directory=directory, skip_existing=skip_existing)
+        except OSError as e:
+            raise _args.os_error("save", "filename", target, e) from None
+
+    @_args.door
     def render(self, filename=None, directory=None, view=False, cleanup=False, format=None, renderer=None,
                formatter=None, neato_no_op=None, quiet=False, quiet_view=False, *, outfile=None, engine=None,
                raise_if_result_exists=False, overwrite_source=False):
-        """Save the DOT source and write the rendered file next to it (as graphviz does); returns its path."""
+        """Save the DOT source and write the rendered file next to it (as graphviz does); returns its path.
+        Both paths are checked before anything is drawn: one that can't be written raises an OSError subclass (or
+        ValueError for a NUL) naming the file and why; missing directories are made, as graphviz makes them."""
         fmt = format or self.format or "svg"
+        source_arg = "filename"
         if outfile is not None:
-            outfile = os.fspath(outfile)
+            outfile = _args.check_writable("render", "outfile", outfile, make_dirs=True)
             if filename is None and directory is None:
+                source_arg = "outfile"         # the DOT source goes beside it
                 base, ext = os.path.splitext(outfile)
                 filename = base + ".gv"
                 if format is None and ext:
                     fmt = ext[1:]
-        filepath = self.save(filename, directory=directory, skip_existing=None)
+        if format is not None and not isinstance(format, str):
+            raise _args.bad_type("render", "format", "format", format)
+        target = self._target("render", filename, directory, source_arg)
         if outfile is None:
-            outfile = f"{filepath}.{fmt}"
+            outfile = f"{target}.{fmt}"
+        _args.check_writable("render", "outfile", outfile, make_dirs=True)
         if raise_if_result_exists and os.path.exists(outfile):
             raise graphviz.FileExistsError(f"output file exists: {outfile!r}")
         data = self.pipe(format=fmt, renderer=renderer, formatter=formatter, neato_no_op=neato_no_op, quiet=quiet,
                          engine=engine)
-        with open(outfile, "wb") as f:
-            f.write(data)
+        filepath = self.save(filename, directory=directory, skip_existing=None)
+        try:
+            os.makedirs(os.path.dirname(os.path.abspath(outfile)), exist_ok=True)
+            with open(outfile, "wb") as f:
+                f.write(data)
+        except OSError as e:
+            raise _args.os_error("render", "outfile", outfile, e) from None
         if cleanup:
             os.remove(filepath)
         if view:
@@ -122,6 +156,13 @@ def resc(s):
 
 def _label(s):
     return graphviz.nohtml(s)
+
+
+def _plain(attrs):
+    """Every attribute value as a plain DOT string: the graphviz package writes a value that starts with ``<`` and
+    ends with ``>`` as an HTML string (``tooltip=<...>``), so a name such as ``<b>`` shown whole in a tooltip would
+    be read as markup. Values that need no quotes are written as before."""
+    return {k: graphviz.nohtml(v) if isinstance(v, str) else v for k, v in attrs.items()}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -486,7 +527,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
     ea = {"fontname": font, "fontsize": "9", "arrowsize": "0.7", "color": INK, "fontcolor": INK}
     if edge_attr:
         ea.update(edge_attr)
-    g = VizDigraph(name=model.kind, graph_attr=ga, node_attr=na, edge_attr=ea)
+    g = VizDigraph(name=model.kind, graph_attr=_plain(ga), node_attr=_plain(na), edge_attr=_plain(ea))
     g.model = model
     g.lang = lang
     node_attrs = node_attrs or {}
@@ -497,7 +538,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         extra = node_attrs.get(v.id)
         if extra:
             a.update(extra)
-        target.node(v.id, **a)
+        target.node(v.id, **_plain(a))
 
     # nodes outside clusters, then the (nested) clusters in first-appearance order
     paths = model.clusters()
@@ -532,7 +573,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         extra = edge_attrs.get((e.src, e.dst))
         if extra:
             a.update(extra)
-        g.edge(e.src, e.dst, **a)
+        g.edge(e.src, e.dst, **_plain(a))
     roles = model.roles if legend else []
     if notes or roles:
         _footer(g, model, roles, notes, lang)
@@ -555,8 +596,9 @@ def _is_torch_obj(r):
 
 
 def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir, title, split_shared,
-                graph_attr, node_attr, edge_attr, bools):
-    """The door of draw_forward / draw_backward: every argument checked, in the order of the signature."""
+                graph_attr, node_attr, edge_attr, bools, empty_ok=False):
+    """The door of draw_forward / draw_backward (and, ``empty_ok``, of the model builders, whose model of nothing
+    is an empty model with a note): every argument checked, in the order of the signature."""
     real = []
     for r in _graph._flatten_roots(roots):
         if r is None:
@@ -564,7 +606,7 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
         if not (_graph._is_trace(r) or _graph.SRC.owns(r) or _is_torch_obj(r)):
             raise _args.bad_type(fn, "roots", "roots", r)
         real.append(r)
-    if not real and trace is None:
+    if not real and trace is None and not empty_ok:
         raise _args.nothing_to_draw(fn)
     if any(r is None for r in _graph._flatten_roots(roots)):
         raise _args.bad_type(fn, "roots", "roots", None)
@@ -632,3 +674,30 @@ def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lan
         raise _args.nothing_to_draw("draw_forward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
                       node_attr=node_attr, edge_attr=edge_attr)
+
+
+def _public_builder(builder, bools):
+    """``viz.backward_graph`` / ``viz.forward_graph``: the model builders with their arguments checked at the door
+    (the views inside viz call the builders of graph.py directly)."""
+    import functools
+    import inspect
+    sig = inspect.signature(builder)
+    fn = builder.__name__
+
+    @functools.wraps(builder)
+    def public(*roots, **kwargs):
+        try:
+            a = sig.bind(*roots, **kwargs)
+        except TypeError as e:
+            raise _args.ArgTypeError(f"{fn}(): {e}") from None
+        a.apply_defaults()
+        k = a.arguments
+        _check_draw(fn, roots, k["names"], k["show_values"], None, k["model"], k["trace"], k["max_nodes"],
+                    k["collapse"], "TB", None, k["split_shared"], None, None, None, {b: k[b] for b in bools},
+                    empty_ok=True)
+        return builder(*roots, **kwargs)
+    return _args.door(public)
+
+
+public_backward_graph = _public_builder(backward_graph, ("show_saved", "group", "auto_names"))
+public_forward_graph = _public_builder(forward_graph, ("group", "auto_names"))

@@ -11,7 +11,6 @@ A stepper whose frames are drawn by the kernel on demand (the fallback for very 
 is no page of frames to write. ``save_html`` then raises ``ValueError`` saying so.
 """
 import html
-import os
 
 from . import _args
 from . import i18n as _i18n
@@ -127,7 +126,7 @@ def stepper_page_html(s):
                       for k in ("first", "back", "next", "last"))
     play = (f'<button type="button" class="agv-play" data-play="{_esc(t("stepper.ui.play", lang))}" '
             f'data-pause="{_esc(t("stepper.ui.pause", lang))}">{_esc(t("stepper.ui.play", lang))}</button>')
-    interval = int(getattr(getattr(s, "speed", None), "value", 900) or 900)
+    interval = s._interval_now() or 900
     return (f'<section class="agv-export agv-stepper {scope}" data-frames="{n}" data-interval="{interval}" '
             f'tabindex="0" lang="{lang}"><style>{css}</style>'
             f'<h2 class="agv-title">{_esc(t(s._title_key, lang))}</h2>'
@@ -145,6 +144,7 @@ def _drawing_html(fig):
     return f'<section class="agv-figure">{svg[k:] if k >= 0 else svg}</section>'
 
 
+@_args.door
 def export_html(path, *figures, title=None, lang=None):
     """Write ``figures`` (steppers, and drawings from ``draw_forward``/``draw_backward``) to one self-contained HTML
     file at ``path``: no CDN, no network; the steppers step in any browser. Returns the path."""
@@ -154,7 +154,7 @@ def export_html(path, *figures, title=None, lang=None):
 
 @_args.door
 def _export(fn, path, figures, title, lang):
-    p = _args.check_path(fn, "path", path)
+    p = _args.check_writable(fn, "path", path)
     _args.check_str(fn, "title", title)
     _args.check_lang(fn, lang)
     if not figures:
@@ -178,12 +178,7 @@ def _export(fn, path, figures, title, lang):
            f"<title>{_esc(title)}</title><style>{PAGE_CSS}</style></head><body>\n"
            + "\n".join(parts)
            + f"\n<script>{PLAYER_JS}</script>\n</body></html>\n")
-    d = os.path.dirname(os.path.abspath(p))
-    if not os.path.isdir(d):
-        raise _args.bad_value(fn, "path", "path", path)
-    with open(p, "w", encoding="utf-8") as fh:
-        fh.write(doc)
-    return p
+    return _args.write_file(fn, "path", p, doc)
 
 
 # -- a whole notebook -------------------------------------------------------------------------------------------------
@@ -193,12 +188,15 @@ FALLBACK_CSS = ("<style>.jp-OutputArea-child:has(.agv-stepper) + .jp-OutputArea-
                 "{ display: none; }</style>")
 
 
+@_args.door
 def with_static_pictures(nb):
     """A copy of notebook ``nb`` (an nbformat node) in which each widget output that carries a static picture is
     followed by an output of that picture alone: nbconvert writes only the widget view of a widget output, so
     without this an exported page shows nothing where the widget manager can't load (offline). Once the manager
     draws the stepper, a CSS rule hides the picture."""
     import copy
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells", []), list):
+        raise _args.bad_type("with_static_pictures", "nb", "notebook", nb)
     nb = copy.deepcopy(nb)
     for cell in nb.get("cells", ()):
         outs = cell.get("outputs")
@@ -217,15 +215,17 @@ def with_static_pictures(nb):
     return nb
 
 
+@_args.door
 def export_notebook(ipynb, html_path):
     """Export an executed notebook to HTML with nbconvert (the ``lab`` template, widget state included), keeping
     each stepper's static picture for readers whose browser can't load the widget manager (offline)."""
     import nbformat
     from nbconvert import HTMLExporter
-    src = _args.check_path("export_notebook", "ipynb", ipynb)
-    out = _args.check_path("export_notebook", "html_path", html_path)
-    nb = with_static_pictures(nbformat.read(src, as_version=4))
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
-    with open(out, "w", encoding="utf-8") as fh:
-        fh.write(body)
-    return out
+    src = _args.check_readable("export_notebook", "ipynb", ipynb)
+    out = _args.check_writable("export_notebook", "html_path", html_path)
+    try:
+        nb = nbformat.read(src, as_version=4)
+    except OSError as e:
+        raise _args.os_error("export_notebook", "ipynb", src, e, verb="read") from None
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(with_static_pictures(nb))
+    return _args.write_file("export_notebook", "html_path", out, body)

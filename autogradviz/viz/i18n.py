@@ -137,6 +137,22 @@ STRINGS = {
               "请用更大的max_embed_bytes=或在更小的图上构建它，或用viz.draw_backward(..., max_nodes=...)保存一张"
               "裁剪过的静态图"},
     "error.closed": {"en": "{fn}(): this stepper was closed", "zh": "{fn}()：这个单步执行器已经关闭"},
+    "error.path_write": {"en": "{fn}(): can't write {arg} {path}: {why}", "zh": "{fn}()：无法写入{arg} {path}：{why}"},
+    "error.path_read": {"en": "{fn}(): can't read {arg} {path}: {why}", "zh": "{fn}()：无法读取{arg} {path}：{why}"},
+    "error.key": {"en": "{fn}(): key must be one of the keys of viz.i18n.STRINGS, not {got}",
+                  "zh": "{fn}()：key必须是viz.i18n.STRINGS中的键，而不是{got}"},
+    "why.nul": {"en": "it contains a NUL character (\\0)", "zh": "路径中含有NUL字符（\\0）"},
+    "why.is_dir": {"en": "it is a directory", "zh": "它是一个目录"},
+    "why.no_dir": {"en": "the directory {dir} does not exist", "zh": "目录{dir}不存在"},
+    "why.no_file": {"en": "no such file", "zh": "文件不存在"},
+    "why.under_file": {"en": "{file} is a file, not a directory", "zh": "{file}是文件，不是目录"},
+    "why.name_too_long": {"en": "a name in it is too long ({n} bytes; this file system allows {limit})",
+                          "zh": "其中的一个名字太长（{n}字节；此文件系统最多允许{limit}字节）"},
+    "why.path_too_long": {"en": "the path is too long ({n} bytes; this system allows {limit})",
+                          "zh": "路径太长（{n}字节；此系统最多允许{limit}字节）"},
+    "accept.notebook": {"en": "a notebook (an nbformat node, as nbformat.read returns)",
+                        "zh": "笔记本（nbformat节点，即nbformat.read的返回值）"},
+    "accept.frame": {"en": "a frame number, an int from {lo} to {hi}", "zh": "帧编号，即{lo}到{hi}之间的整数"},
     "accept.int": {"en": "an int", "zh": "整数"},
     "accept.int_ge0": {"en": "an int ≥ 0", "zh": "≥ 0的整数"},
     "accept.int_ge0_none": {"en": "an int ≥ 0 or None", "zh": "≥ 0的整数或None"},
@@ -222,8 +238,22 @@ def get_lang():
 
 def t(key, lang=None, **fmt):
     """The string ``key`` in ``lang`` (default: the global setting), formatted with ``fmt``."""
-    entry = STRINGS[key]
-    s = entry.get(_check(lang) if lang is not None else _LANG[0]) or entry["en"]
+    try:
+        entry = STRINGS[key]
+    except (KeyError, TypeError):     # not a key: TypeError (not a str) or ValueError naming the argument
+        __tracebackhide__ = True  # noqa: F841
+        from ._args import ArgTypeError, ArgValueError, _got
+        e = (ArgValueError if isinstance(key, str) else ArgTypeError)(t("error.key", fn="t", got=_got(key)))
+        raise e.with_traceback(None) from None
+    try:
+        code = _check(lang) if lang is not None else _LANG[0]
+    except ValueError:
+        __tracebackhide__ = True  # noqa: F841
+        from ._args import ArgTypeError, ArgValueError, _got
+        e = (ArgValueError if isinstance(lang, str) else ArgTypeError)(
+            t("error.arg", fn="t", arg="lang", accepted=t("accept.lang"), got=_got(lang)))
+        raise e.with_traceback(None) from None
+    s = entry.get(code) or entry["en"]
     return s.format(**fmt) if fmt else s
 
 

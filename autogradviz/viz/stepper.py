@@ -103,17 +103,35 @@ def _gc_paused():
             gc.enable()
 
 
-class _CellSteppers:
-    """Bounded memory when a notebook cell runs again: the steppers a cell made are closed when that cell runs
-    again (ipywidgets keeps every widget until it is closed, so a re-run cell would otherwise keep them all).
+class _Displays:
+    """Where each stepper is shown, so that its frames are freed when nobody can see it any more.
 
-    A cell is known by the id its frontend sends in the execute request's metadata (``cellId``: JupyterLab,
-    Notebook 7, VS Code); IPython hands it to ``pre_run_cell`` as ``info.cell_id``. Outside a notebook (no kernel,
-    or a frontend that sends no cell id) nothing is tracked and nothing changes. Steppers are held weakly."""
+    ipywidgets keeps every widget in its registry until it is closed, so a stepper whose widgets exist is never
+    collected. A stepper therefore makes its widgets only when it is first shown (``_repr_mimebundle_``) or when
+    one of them is asked for (``stepper.slider``); a stepper never shown holds nothing global, and the garbage
+    collector frees it with its frames once it is unreferenced.
+
+    A shown stepper is held by the registry, so it keeps working when no variable holds it. Each showing is
+    recorded with the output it went to: the cell (the id its frontend sends in the execute request's metadata,
+    ``cellId``: JupyterLab, Notebook 7, VS Code), the execute request (its ``msg_id``) and the ``ipywidgets.Output``
+    widgets capturing at that moment. A showing ends when
+
+    - the cell runs again (IPython's ``pre_run_cell`` event: the frontend clears the cell's outputs),
+    - its output is cleared: ``IPython.display.clear_output()`` in the same execution, or ``Output.clear_output()``
+      of the capturing Output widget. The kernel's display publisher (``shell.display_pub``) is the one place both
+      go through: :meth:`install` wraps its ``clear_output`` and ``publish`` (for ``clear_output(wait=True)``, the
+      frontend clears at the next output, so the showing ends at the next ``publish``).
+
+    When a stepper's last showing ends it is closed (its widgets and frames freed); so is a stepper whose widgets
+    were made in a cell without being shown, when that cell runs again. A stepper also closes when the frontend
+    closes its comm. Outside a kernel nothing is tracked. Steppers are held weakly."""
 
     def __init__(self):
-        self.by_cell = {}          # cell id -> [weakref to a stepper]
-        self.hooked = None         # the IPython shell whose pre_run_cell we listen to
+        import weakref
+        self.shown = weakref.WeakKeyDictionary()   # stepper -> [(cell id, msg id, Output model ids, serial)]
+        self.pending = []                          # (msg id, outputs, serial) of a clear_output(wait=True) to do
+        self.serial = 0                            # showings are numbered: a clear ends only those before it
+        self.hooked = None                         # the IPython shell whose events and publisher we listen to
 
     @staticmethod
     def _shell():
@@ -127,8 +145,8 @@ class _CellSteppers:
             return None
 
     @staticmethod
-    def current_cell(shell):
-        """The id of the cell running now, from the kernel's parent message (None outside a notebook)."""
+    def _parent(shell):
+        """The parent message of the request running now (None outside a kernel)."""
         kernel = getattr(shell, "kernel", None)
         hdr = None
         get_parent = getattr(kernel, "get_parent", None)
@@ -139,39 +157,134 @@ class _CellSteppers:
                 hdr = None
         if not hdr:
             hdr = getattr(shell, "parent_header", None)
-        md = (hdr or {}).get("metadata") or {}
+        return hdr or None
+
+    @classmethod
+    def current_cell(cls, shell):
+        """The id of the cell running now, from the kernel's parent message (None outside a notebook)."""
+        md = (cls._parent(shell) or {}).get("metadata") or {}
         cid = md.get("cellId") or md.get("cell_id")
         return cid if isinstance(cid, str) and cid else None
 
-    def track(self, stepper):
-        shell = self._shell()
-        if shell is None:
-            return
-        cid = self.current_cell(shell)
-        if cid is None:
-            return
-        if self.hooked is not shell:
+    @classmethod
+    def _target(cls, shell):
+        """(cell id, msg id, model ids of the Output widgets capturing now): where an output goes now."""
+        parent = cls._parent(shell) or {}
+        mid = (parent.get("header") or {}).get("msg_id") or None
+        outs = frozenset()
+        if mid is not None:
             try:
-                shell.events.register("pre_run_cell", self._pre_run_cell)
-            except Exception:
-                return
-            self.hooked = shell
-        import weakref
-        self.by_cell.setdefault(cid, []).append(weakref.ref(stepper))
+                from ipywidgets.widgets.widget import _instances
+            except ImportError:
+                _instances = {}
+            outs = frozenset(k for k, w in list(_instances.items())
+                             if isinstance(w, widgets.Output) and getattr(w, "msg_id", "") == mid)
+        return cls.current_cell(shell), mid, outs
 
-    def _pre_run_cell(self, info=None):
-        cid = getattr(info, "cell_id", None) or self.current_cell(self.hooked)
-        refs = self.by_cell.pop(cid, None) if cid else None
-        for r in refs or ():
-            st = r()
-            if st is not None and not getattr(st, "closed", False):
+    def install(self, shell):
+        if self.hooked is shell:
+            return True
+        try:
+            pub = shell.display_pub
+            clear, publish = pub.clear_output, pub.publish
+
+            def clear_output(wait=False):
+                clear(wait=wait)
+                self._cleared(wait)
+
+            def publish_and_end_pending(*args, **kwargs):
+                out = publish(*args, **kwargs)
+                if self.pending:
+                    self._published()
+                return out
+            clear_output.__doc__ = clear.__doc__
+            publish_and_end_pending.__doc__ = publish.__doc__
+            pub.clear_output = clear_output
+            pub.publish = publish_and_end_pending
+            shell.events.register("pre_run_cell", self._pre_run_cell)
+        except Exception:
+            return False
+        self.hooked = shell
+        return True
+
+    def _record(self, stepper, shown):
+        shell = self._shell()
+        if shell is None or getattr(shell, "kernel", None) is None:
+            return
+        cell, mid, outs = self._target(shell)
+        if not shown:
+            if cell is None:
+                return
+            mid, outs = None, frozenset()     # made (not shown) in this cell: ends when the cell runs again
+        elif cell is None and mid is None:
+            return
+        if not self.install(shell):
+            return
+        self.serial += 1
+        self.shown.setdefault(stepper, []).append((cell, mid, outs, self.serial))
+
+    def made(self, stepper):
+        """The stepper's widgets were made (not shown yet)."""
+        self._record(stepper, False)
+
+    def showing(self, stepper):
+        """The stepper is being shown in the output the kernel writes to now."""
+        self._record(stepper, True)
+
+    def _end(self, ends):
+        """End the showings for which ``ends(cell, msg id, outputs, serial)`` is true; close steppers left with
+        none."""
+        for st, recs in list(self.shown.items()):
+            kept = [r for r in recs if not ends(*r)]
+            if len(kept) == len(recs):
+                continue
+            if kept:
+                self.shown[st] = kept
+                continue
+            self.shown.pop(st, None)
+            if not getattr(st, "closed", False):
                 try:
                     st.close()
                 except Exception:   # never let a cleanup stop the learner's cell
                     pass
 
+    @staticmethod
+    def _same_output(mid, outs, before):
+        def ends(c, m, o, n):
+            return n <= before and (bool(o & outs) if outs else (not o and m is not None and m == mid))
+        return ends
 
-_cells = _CellSteppers()
+    def _cleared(self, wait):
+        if self.hooked is None:
+            return
+        _, mid, outs = self._target(self.hooked)
+        if wait:
+            self.pending.append((mid, outs, self.serial))
+        else:
+            self._end(self._same_output(mid, outs, self.serial))
+
+    def _published(self):
+        _, mid, outs = self._target(self.hooked)
+        later = []
+        for pm, po, n in self.pending:
+            if pm == mid and po == outs:      # the output the clear was waiting for has come
+                self._end(self._same_output(pm, po, n))
+            else:
+                later.append((pm, po, n))
+        self.pending = later
+
+    def _pre_run_cell(self, info=None):
+        cid = getattr(info, "cell_id", None) or self.current_cell(self.hooked)
+        self.pending = []
+        if cid:
+            self._end(lambda c, m, o, n: c == cid and not o)
+
+
+_displays = _Displays()
+
+
+_WIDGET_ATTRS = frozenset({"graph_html", "slider", "play", "speed", "_links", "nav", "stack", "pick", "frame_html",
+                           "page_html", "live", "note"})
 
 
 class _StepperBase(widgets.VBox):
@@ -181,6 +294,8 @@ class _StepperBase(widgets.VBox):
     _title_key = "stepper.ui.title"
 
     closed = False
+    _assembled = False      # its widgets made (see _Displays)
+    _plan = None
 
     def _start(self, lang, max_layout_cost):
         self._t0 = time.perf_counter()
@@ -240,6 +355,9 @@ class _StepperBase(widgets.VBox):
 
     # -- the widget -------------------------------------------------------------------------------------------------
     def _assemble(self, svg, max_embed_bytes, interval, page=False):
+        """Decide how the frames reach the browser and write their HTML; the widgets are made later, when the
+        stepper is first shown or one of them is asked for (:meth:`_widgets`): until then nothing global holds
+        the stepper, and it is freed with its frames once unreferenced."""
         view, lang = self.view, self.lang
         n = len(self.frames)
         self._max_embed_bytes = max_embed_bytes
@@ -269,6 +387,27 @@ class _StepperBase(widgets.VBox):
         vars_css = mode != "stack" and not view.forward
         if vars_css and mode == "kernel" and svg is not None:
             svg = self._with_vars(svg)
+        self._svg = svg
+        self._interval = interval
+        self._plan = (htmls, page_html, total, vars_css)
+        self.build_seconds = time.perf_counter() - self._t0
+
+    def __getattr__(self, name):
+        # only for names not found the usual way: a widget asked for before the stepper was shown is made now
+        if (name in _WIDGET_ATTRS or name == "model_id") and self.__dict__.get("_plan") is not None:
+            self._widgets()
+            return getattr(self, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def _widgets(self, shown=False):
+        """Make the widgets (once): the drawing, the controls, the frames as the plan says."""
+        plan = self.__dict__.get("_plan")
+        if plan is None:
+            return
+        self._plan = None
+        htmls, page_html, total, vars_css = plan
+        view, lang, mode, svg, interval = self.view, self.lang, self.mode, self._svg, self._interval
+        n = len(self.frames)
         title = t(self._title_key, lang)
         header = widgets.HTML(value=header_html(self._scope, title, vars_css=vars_css))
         if mode == "page":
@@ -278,7 +417,6 @@ class _StepperBase(widgets.VBox):
         else:
             gh = (f'<div class="agv-graph agv-note">'
                   f'{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}</div>')
-        self._svg = svg
         self.graph_html = widgets.HTML(value=gh + view.legend_html(),
                                        layout=widgets.Layout(flex="1 1 55%", min_width="260px"))
         self.slider = widgets.IntSlider(value=0, min=0, max=n - 1, step=1, description=t("stepper.ui.frame", lang),
@@ -326,8 +464,19 @@ class _StepperBase(widgets.VBox):
         widgets.VBox.__init__(self, children=[header, controls, self.slider, self.note, main] + extra)
         self.add_class("agv-stepper")
         self.add_class(self._scope)
-        self.build_seconds = time.perf_counter() - self._t0
-        _cells.track(self)
+        self._assembled = True
+        try:       # the frontend closed the comm (the widget model is gone): free the frames too
+            self.comm.on_close(self._comm_closed)
+        except Exception:
+            pass
+        if self._index:
+            self._show(self._index)
+        if not shown:
+            _displays.made(self)
+
+    def _comm_closed(self, msg=None):
+        if not self.closed:
+            self.close()
 
     def _page(self, svg):
         """(page HTML, annotated drawing) of the replay page: all frames in one widget."""
@@ -368,28 +517,42 @@ class _StepperBase(widgets.VBox):
     def close(self):
         """Free the stepper: close all its widgets (ipywidgets keeps every widget until it is closed) and drop its
         frames, replay, trace and drawing. The stepper can't be shown or stepped afterwards."""
-        for w in self._own_widgets():
-            if w is not self:
-                w.close()
+        self._plan = None
+        if self._assembled:
+            for w in self._own_widgets():
+                if w is not self:
+                    w.close()
         self.frames = []
         for attr in ("replay", "view", "run", "facts", "trace", "graph_model", "result", "_svg", "_plain_model"):
-            if hasattr(self, attr):
+            if attr in self.__dict__:
                 setattr(self, attr, None)
         self._html_cache = {}
         self._links = []
         super().close()
         # a closed stepper may still be held (IPython's Out history, a variable): let go of its widgets' values too
-        for attr in ("graph_html", "slider", "play", "speed", "nav", "stack", "pick", "frame_html", "page_html",
-                     "live", "note"):
-            if hasattr(self, attr):
+        for attr in _WIDGET_ATTRS - {"_links"}:
+            if attr in self.__dict__:
                 setattr(self, attr, None)
         self._trait_values["children"] = ()
         self.closed = True
+        _displays.shown.pop(self, None)
+
+    def _interval_now(self):
+        """Milliseconds per step when playing: the speed slider's, once the widgets exist."""
+        return int(self.speed.value if self._assembled and self.speed is not None else self._interval)
+
+    def _check_open(self, fn):
+        if self.closed:
+            raise _args.ArgValueError(_i18n.t("error.closed", fn=fn))
 
     # -- the static picture -----------------------------------------------------------------------------------------
     def _repr_mimebundle_(self, **kwargs):
         """The widget view, and beside it a static picture (``text/html``) of the frame shown now: viewers without
         widgets (GitHub, nbviewer, an unexecuted notebook) show that. JupyterLab and Notebook 7 prefer the widget."""
+        if self.closed:
+            return None
+        self._widgets(shown=True)
+        _displays.showing(self)
         data = super()._repr_mimebundle_(**kwargs)
         if data is not None and not self.closed:
             try:
@@ -398,6 +561,7 @@ class _StepperBase(widgets.VBox):
                 pass
         return data
 
+    @_args.door
     def static_html(self, i=None):
         """A static picture of frame ``i`` (default: the one shown): the drawing restyled for that frame, its
         narration and tables, in plain HTML and CSS. Deterministic: its ids come from its content, not from how
@@ -405,7 +569,8 @@ class _StepperBase(widgets.VBox):
         import hashlib
         import re
         from .stepper_html import BASE_CSS
-        i = self._index if i is None else i
+        self._check_open("static_html")
+        i = self._index if i is None else _args.check_frame("static_html", "i", i, len(self.frames))
         view, lang = self.view, self.lang
         svg = self._svg
         graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
@@ -424,6 +589,7 @@ class _StepperBase(widgets.VBox):
         return body.replace(self._prefix, f"agvp{key}_")
 
     # -- a page that works offline ----------------------------------------------------------------------------------
+    @_args.door
     def save_html(self, path):
         """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
         JavaScript; no CDN, no network): it steps in any browser, from a course site or a USB stick. Returns the
@@ -439,17 +605,16 @@ class _StepperBase(widgets.VBox):
         return self._index
 
     @index.setter
+    @_args.door
     def index(self, i):
         self.goto(i)
 
+    @_args.door
     def goto(self, i):
-        """Show frame ``i`` (negative counts from the end, as for lists). Returns the frame."""
-        n = len(self.frames)
-        i = int(i)
-        if i < 0:
-            i += n
-        if not 0 <= i < n:
-            raise IndexError(f"frame index {i} out of range (0..{n - 1})")
+        """Show frame ``i`` (negative counts from the end, as for lists). Returns the frame. An ``i`` that is not
+        an int raises TypeError; one out of range an error that is both ValueError and IndexError."""
+        self._check_open("goto")
+        i = _args.check_frame("goto", "i", i, len(self.frames))
         self._index = i
         self._show(i)
         return self.frames[i]
@@ -491,6 +656,8 @@ class _StepperBase(widgets.VBox):
             self.live.value = self.view.live_rule(self._index)
 
     def _show(self, i):
+        if not self._assembled:           # no widgets yet: they start at this frame when made
+            return
         if self.slider.value != i:
             self.slider.value = i          # moves Play and the frames through jslink in the browser
         if self.stack is not None and self.stack.selected_index != i:

@@ -330,6 +330,8 @@ class Recorder:
     ``start()``/``stop()``. Recorders nest: an inner one passes events on to the outer one."""
 
     def __init__(self, forward=True):
+        if not _is_bool(forward):
+            raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
         self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
