@@ -13,7 +13,8 @@ from . import failed, torch_trace  # noqa: F401,E402  (they fill the recorder's 
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
 
-_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export"}
+_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export",
+         "use_cjk_font": "plotting"}
 
 
 def __getattr__(name):
@@ -33,5 +34,5 @@ __all__ = [
     "backward_graph", "forward_graph", "GraphModel",
     "trace", "Recorder",
     "set_lang", "get_lang", "t",
-    "BackwardStepper", "ForwardStepper", "Frame", "export_html",
+    "BackwardStepper", "ForwardStepper", "Frame", "export_html", "use_cjk_font",
 ]

@@ -45,6 +45,7 @@ STRINGS = {
     # -- text inside nodes and on edges --------------------------------------------------------------------------
     "label.saved": {"en": "saved tensors", "zh": "保存的张量"},
     "label.saved_freed": {"en": "saved tensors: freed", "zh": "保存的张量：已释放"},
+    "label.colon": {"en": ": ", "zh": "："},   # after a label (full-width after Chinese text)
     "label.freed": {"en": "freed", "zh": "已释放"},
     "label.grad_none": {"en": "None", "zh": "None"},
     "label.grad_not_kept": {"en": "not kept (non-leaf)", "zh": "未保留（非叶子张量）"},
@@ -65,10 +66,10 @@ STRINGS = {
                        "zh": "{k}个重复的{name}节点被折叠成一个。"},
     "note.freed": {"en": "After backward(): the saved tensors of {n} nodes were freed. A second backward() needs "
                          "retain_graph=True.",
-                   "zh": "backward()之后：{n}个节点的保存的张量已被释放。再次backward()需要retain_graph=True。"},
+                   "zh": "backward()之后：{n}个节点保存的张量都已释放，再次调用backward()需要retain_graph=True。"},
     "note.freed_one": {"en": "After backward(): the saved tensors of 1 node were freed. A second backward() needs "
                              "retain_graph=True.",
-                       "zh": "backward()之后：1个节点的保存的张量已被释放。再次backward()需要retain_graph=True。"},
+                       "zh": "backward()之后：1个节点保存的张量已释放，再次调用backward()需要retain_graph=True。"},
     "note.retained": {"en": "After backward(retain_graph=True): the saved tensors are still there.",
                       "zh": "backward(retain_graph=True)之后：保存的张量仍然保留着。"},
     "note.no_graph": {"en": "{name} does not require grad: there is no backward graph.",
@@ -282,7 +283,7 @@ STRINGS.update({
     "stepper.status.not_needed": {"en": "not needed", "zh": "不需要"},
     "stepper.status.waiting": {"en": "not computed yet", "zh": "尚未计算"},
     "stepper.status.pending": {"en": "waiting in a buffer: {k} of its {n} incoming grads have arrived",
-                               "zh": "在缓冲区中等待：{n}个传入梯度已到达{k}个"},
+                               "zh": "在缓冲区中等待：应收到{n}个梯度，已到达{k}个"},
     "stepper.status.pending_start": {"en": "waiting in a buffer: the grad backward() starts with",
                                      "zh": "在缓冲区中等待：backward()开始时的梯度"},
     "stepper.status.returned": {"en": "returned by autograd.grad", "zh": "由autograd.grad返回"},
@@ -322,8 +323,8 @@ STRINGS.update({
     "stepper.narr.summed_paths_anon": {
         "en": "Its grad arrived along {n} paths, and the engine added them up in its buffer: {items} = {total}.",
         "zh": "它的梯度沿{n}条路径到达，引擎在缓冲区中把它们相加：{items} = {total}。"},
-    "stepper.narr.from": {"en": "{g} (from {node})", "zh": "{g}（来自{node}）"},
-    "stepper.narr.from_input": {"en": "{node}, edge {k}", "zh": "{node}的第{k}条边"},
+    "stepper.narr.from": {"en": "{g} (from {node})", "zh": "来自{node}的{g}"},
+    "stepper.narr.from_input": {"en": "{node}, edge {k}", "zh": "{node}第{k}条边"},
     "stepper.narr.input_k": {"en": "input {k}", "zh": "输入{k}"},
     "stepper.narr.summed": {"en": " per element, summed over {n} elements = {total}",
                             "zh": "（每个元素），对{n}个元素求和 = {total}"},
@@ -335,9 +336,9 @@ STRINGS.update({
     "stepper.narr.skipped": {"en": "nothing below it is asked for, so its formula does not run",
                              "zh": "它下面没有需要的梯度，所以不执行它的公式"},
     "stepper.narr.released": {"en": "Its saved tensors ({items}) are freed now.",
-                              "zh": "它保存的张量（{items}）现在被释放。"},
+                              "zh": "现在释放它保存的张量：{items}。"},
     "stepper.narr.kept_saved": {"en": "Its saved tensors stay (retain_graph=True).",
-                                "zh": "它保存的张量被保留（retain_graph=True）。"},
+                                "zh": "它保存的张量留了下来（retain_graph=True）。"},
     "stepper.narr.retained": {"en": "{t}.retain_grad() was called, so {t}.grad keeps {g}.",
                               "zh": "因为调用了{t}.retain_grad()，{t}.grad保留{g}。"},
     "stepper.narr.captured": {"en": "autograd.grad returns {g} for {t}.", "zh": "autograd.grad为{t}返回{g}。"},
