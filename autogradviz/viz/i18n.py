@@ -241,7 +241,7 @@ STRINGS.update({
     "stepper.ui.play": {"en": "Play", "zh": "播放"},
     "stepper.ui.pause": {"en": "Pause", "zh": "暂停"},
     "stepper.ui.static": {"en": "(a still picture of the step shown; run the notebook to step through it)",
-                          "zh": "（所示步骤的静态图；运行笔记本即可单步浏览）"},
+                          "zh": "（这是所示那一步的静态图；运行笔记本即可单步执行）"},
     "stepper.ui.speed": {"en": "ms/step", "zh": "毫秒/步"},
     "stepper.ui.frame": {"en": "Step", "zh": "步骤"},
     "stepper.ui.step": {"en": "Step {i} of {n}: {node}", "zh": "第{i}步，共{n}步：{node}"},
