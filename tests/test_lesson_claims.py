@@ -122,3 +122,13 @@ def test_accumulate_grad_name_in_torch():
     assert acc.name() == "torch::autograd::AccumulateGrad" and type(acc).__name__ == "AccumulateGrad"
     src = viz.draw_backward(y, lang="en").source
     assert "AccumulateGrad" in src and "torch::autograd" not in src
+
+
+@pytest.mark.parametrize("lib", LIBS)
+def test_vjp_and_jacobian_leave_grad_alone(lib):
+    """Lesson 12: vjp gives a row of the Jacobian without touching .grad (unlike lesson 06's backward(e_i))."""
+    x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    _, row0 = lib.autograd.functional.vjp(lambda v: v * v.sum(), x, lib.tensor([1.0, 0.0, 0.0]))
+    J = lib.autograd.functional.jacobian(lambda v: v * v.sum(), x)
+    assert x.grad is None
+    assert lib.equal(row0, J[0]) and row0.tolist() == [7.0, 1.0, 1.0]
