@@ -65,13 +65,15 @@ def test_narration_explains_a_sum_with_its_numbers():
     from autogradviz.viz import BackwardStepper
     tx, ta, ty = _paths_graph(torch)
     ty.backward()
-    for lang, phrase, frm in (("en", "arrived along 3 paths", "(from"), ("zh", "沿3条路径到达", "（来自")):
+    # each part: "5 (from MulBackward0)" in English, "来自MulBackward0的5" in Chinese (no nested brackets)
+    for lang, phrase, part in (("en", "arrived along 3 paths", r"(-?[\d.]+)\s*\(from"),
+                               ("zh", "沿3条路径到达", r"来自[^的]+的(-?[\d.]+)")):
         x, a, y = _paths_graph(A)
         s = BackwardStepper(y, names={"x": x, "a": a, "y": y}, lang=lang)
         texts = [f.text for f in s.frames if phrase in f.text]
         assert len(texts) == 1, [f.text for f in s.frames]
         sentence = texts[0].split("." if lang == "en" else "。")[0]
-        parts = [float(v) for v in re.findall(r"(-?[\d.]+)\s*" + re.escape(frm), sentence)]
+        parts = [float(v) for v in re.findall(part, sentence)]
         total = float(re.findall(r"= (-?[\d.]+)$", sentence)[0])
         assert len(parts) == 3
         assert sum(parts) == pytest.approx(total) == pytest.approx(float(ta.grad))

@@ -10,11 +10,11 @@ __all__ = ["Quiz", "QUESTIONS", "run_program"]
 
 _TEXT = {
     "check": {"en": "Check", "zh": "检查"},
-    "right": {"en": "✓ right", "zh": "✓ 对"},
-    "wrong": {"en": "✗ not this one: run the program and look", "zh": "✗ 不对：运行这段程序看看"},
-    "empty": {"en": "… no answer chosen", "zh": "… 还没选"},
-    "score": {"en": "{n} of {total} right", "zh": "答对{n}题，共{total}题"},
-    "error": {"en": "an error", "zh": "报错"},
+    "right": {"en": "✓ right", "zh": "✓ 答对了"},
+    "wrong": {"en": "✗ not this one: run the program and look", "zh": "✗ 不是这个：运行一下这段程序，看看结果"},
+    "empty": {"en": "… no answer chosen", "zh": "……还没有选答案"},
+    "score": {"en": "{n} of {total} right", "zh": "共{total}题，答对{n}题"},
+    "error": {"en": "an error", "zh": "出错"},
 }
 
 
@@ -33,21 +33,21 @@ QUESTIONS = [
     {"en": "Is `y` a leaf?", "zh": "`y`是叶子张量吗？",
      "code": "x = torch.ones(2, requires_grad=True)\ny = x * 3\nresult = y.is_leaf",
      "options": ["True", "False"]},
-    {"en": "What does `x.grad` hold?", "zh": "`x.grad`里是什么？",
+    {"en": "What does `x.grad` hold?", "zh": "`x.grad`的值是多少？",
      "code": ("x = torch.ones(2, requires_grad=True)\ny = (x * 3).sum()\ny.backward(retain_graph=True)\n"
               "y.backward()\nresult = x.grad"),
      "options": ["tensor([3., 3.])", "tensor([6., 6.])", "RuntimeError"]},
-    {"en": "And without `retain_graph=True`?", "zh": "如果不写`retain_graph=True`呢？",
+    {"en": "And without `retain_graph=True`?", "zh": "不写`retain_graph=True`又会怎样？",
      "code": ("x = torch.ones(2, requires_grad=True)\ny = (x * x).sum()\ny.backward()\ny.backward()\n"
               "result = x.grad"),
      "options": ["tensor([2., 2.])", "tensor([4., 4.])", "RuntimeError"]},
     {"en": "Does `z` require grad?", "zh": "`z`需要求导吗？",
      "code": "x = torch.ones(2, requires_grad=True)\nwith torch.no_grad():\n    z = x * 2\nresult = z.requires_grad",
      "options": ["True", "False"]},
-    {"en": "Which dtype?", "zh": "dtype是什么？",
+    {"en": "Which dtype?", "zh": "结果是哪种dtype？",
      "code": "result = torch.Tensor(torch.tensor([1, 2])).dtype",
      "options": ["torch.float32", "torch.int64"]},
-    {"en": "What is the second number of the pair?", "zh": "二元组的第二个数是多少？",
+    {"en": "What is the second number of the pair?", "zh": "这个二元组的第二个数是多少？",
      "code": ("x = torch.ones(2, requires_grad=True)\na, b = x.unbind()\n"
               "result = (b * 2).grad_fn.next_functions[0][1]"),
      "options": ["0", "1"]},

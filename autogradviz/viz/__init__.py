@@ -14,7 +14,8 @@ from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_
                   set_renderer, to_digraph)
 from .dot import public_backward_graph as backward_graph, public_forward_graph as forward_graph  # noqa: F811
 
-_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export"}
+_LAZY = {"BackwardStepper": "stepper", "ForwardStepper": "stepper", "Frame": "replay", "export_html": "export",
+         "use_cjk_font": "plotting"}
 
 
 def __getattr__(name):
@@ -34,5 +35,5 @@ __all__ = [
     "backward_graph", "forward_graph", "GraphModel",
     "trace", "Recorder",
     "set_lang", "get_lang", "t",
-    "BackwardStepper", "ForwardStepper", "Frame", "export_html",
+    "BackwardStepper", "ForwardStepper", "Frame", "export_html", "use_cjk_font",
 ]

@@ -253,7 +253,7 @@ def _grad_text(lhs, grad, state, shape, lang):
     if state == "will_keep":
         return [f"{lhs} = " + t("label.grad_will_keep", lang)]
     if state == "not_kept":
-        return [f"{lhs}: " + t("label.grad_not_kept", lang)]
+        return [lhs + t("label.colon", lang) + t("label.grad_not_kept", lang)]
     return []
 
 
@@ -269,7 +269,8 @@ def _node_label(v, lang, show_saved):
     k = v.kind
     if k == "op" and v.role == "failed":   # an op that raised inside a trace (viz/failed.py)
         shapes = ", ".join("[" + ", ".join(str(d) for d in sh) + "]" if sh is not None else "?" for sh in v.shape)
-        return _center([f"{v.title}: {t('label.failed', lang)}", v.sub, t("label.failed_inputs", lang, s=shapes)])
+        return _center([v.title + t("label.colon", lang) + t("label.failed", lang), v.sub,
+                        t("label.failed_inputs", lang, s=shapes)])
     if k == "op":
         sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
         return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []))
@@ -306,7 +307,7 @@ def _node_label(v, lang, show_saved):
     fields = [_center(head, resc)]
     if show_saved:
         if v.saved_state == "kept" and v.saved:
-            lines = [t("label.saved", lang) + ":"]
+            lines = [t("label.saved", lang) + t("label.colon", lang).rstrip()]
             dtypes = getattr(v, "saved_dtypes", None) or [None] * len(v.saved)
             for (slot, name, shape, value), dt in zip(v.saved, dtypes):
                 vl = _value_lines(name, shape, value, dt)

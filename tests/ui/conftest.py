@@ -28,6 +28,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--no-first-run", "--disable-dev-shm-usage"]
 HTML_MANAGER = "@jupyter-widgets/html-manager@1.0.15"   # the manager for ipywidgets 8
 REQUIREJS = "requirejs@2.3.8"
+LAB_LESSONS = ("14-from-autogradviz-to-pytorch.ipynb",)   # lessons served by lab_server too
 
 
 def _need(what, why):
@@ -147,6 +148,9 @@ def lab_server(tmp_path_factory, chromium_path):
     root = tmp_path_factory.mktemp("lab-root")
     for nb in HERE.glob("*.ipynb"):
         shutil.copy(nb, root / nb.name)
+    for lang in ("en", "zh"):    # the lessons a browser test runs (test_lesson14_browser.py), as lesson-LANG-NAME
+        for name in LAB_LESSONS:
+            shutil.copy(HERE.parent.parent / "notebooks" / lang / name, root / f"lesson-{lang}-{name}")
     with running_lab(root, tmp_path_factory.mktemp("lab-home")) as base:
         yield base
 
