@@ -11,9 +11,8 @@ twice, each run in a kernel of its own (nbclient): as it is, and with that one l
 stdout, and the error a cell raises (type and message), must be equal. Lesson 14 already imports torch: it runs
 once, and no cell may raise unless it is tagged ``raises-exception``.
 
-The only tolerated differences are listed in ``CHECK_CELLS_PENDING``: self-check cells (``check("NN.k", ...)``)
-whose message on the starter answer differs because ``autogradviz.course``'s checks do not read torch tensors
-yet (issue 31 rewrites them). Each entry must still differ, so that the list shrinks when the checks are fixed.
+Differences could only be tolerated by listing a self-check cell in ``CHECK_CELLS_PENDING``; the list is empty
+since the checks read real-PyTorch answers too, and an entry that stopped differing would fail the test.
 
 Marked ``slow``: about 30 kernels, a few minutes on one core.
 """
@@ -42,12 +41,7 @@ _CHECK = re.compile(r"""^check\(["']([0-9]+\.[0-9]+)["']""")
 
 # (lesson, exercise id): check cells whose stdout on real torch differs only because the course's checks read
 # autogradviz tensors (autogradviz/course, issue 31). Keep it explicit and short; remove an entry once it passes.
-CHECK_CELLS_PENDING = {
-    ("05-autograd-and-variable", "05.3"),   # calls .numpy() on a torch tensor that requires grad
-    ("08-custom-function", "08.1"),         # wants a subclass of autogradviz's Function
-    ("08-custom-function", "08.2"),
-    ("08-custom-function", "08.3"),
-}
+CHECK_CELLS_PENDING = set()   # none left: the checks read torch answers too (issue 31)
 
 
 def _switch(nb):

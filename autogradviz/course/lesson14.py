@@ -8,11 +8,11 @@ from ._util import walk
 @exercise("14.1",
           hint_en="the stepper has one frame per node that backward ran, plus one start frame before any node "
                   "ran. Build the loss with real PyTorch, make a stepper of it, and look at its frames.",
-          hint_zh="单步回放器为反向传播运行的每个节点各准备一帧，另外还有一个任何节点都还没运行的起始帧。"
-                  "用真正的PyTorch搭出loss，为它建一个单步回放器，再看看它的帧。",
+          hint_zh="单步执行器为反向传播运行的每个节点各准备一帧，另外还有一个任何节点都还没运行的起始帧。"
+                  "用真正的PyTorch搭出loss，为它建一个单步执行器，再看看它的帧。",
           hint2_en="len() of the stepper's frames minus the start frame is the answer, an int. By hand: every "
                    "node of the backward graph runs, and a leaf that requires grad has a node too.",
-          hint2_zh="单步回放器帧数的len()减去起始帧就是答案，一个整数。手算：反向图里的每个节点都会运行，"
+          hint2_zh="单步执行器帧数的len()减去起始帧就是答案，一个整数。手算：反向图里的每个节点都会运行，"
                    "需要求导的叶子张量也有自己的节点。")
 def _ex14_1(answer):
     x = ones(3)

@@ -51,6 +51,39 @@ QUESTIONS = [
      "code": ("x = torch.ones(2, requires_grad=True)\na, b = x.unbind()\n"
               "result = (b * 2).grad_fn.next_functions[0][1]"),
      "options": ["0", "1"]},
+    # lessons 07-12
+    {"en": "A hook on `h` (lesson 07). What does `x.grad` hold?", "zh": "`h`上挂了一个钩子（第07课）。`x.grad`的值是多少？",
+     "code": ("x = torch.ones(2, requires_grad=True)\nh = x * 3\nh.register_hook(lambda g: g * 10)\n"
+              "h.sum().backward()\nresult = x.grad"),
+     "options": ["tensor([3., 3.])", "tensor([10., 10.])", "tensor([30., 30.])"]},
+    {"en": "A custom Function whose backward disagrees with its forward (lesson 08). What does `x.grad` hold?",
+     "zh": "一个自定义函数，它的backward和forward对不上（第08课）。`x.grad`的值是多少？",
+     "code": ("class Double(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+              "        return x * 2\n\n    @staticmethod\n    def backward(ctx, g):\n        return g * 3\n\n"
+              "x = torch.ones(2, requires_grad=True)\nDouble.apply(x).sum().backward()\nresult = x.grad"),
+     "options": ["tensor([2., 2.])", "tensor([3., 3.])", "RuntimeError"]},
+    {"en": "Does the gradient `g` require grad itself (lesson 09)?", "zh": "梯度`g`本身需要求导吗（第09课）？",
+     "code": ("x = torch.tensor(3.0, requires_grad=True)\n"
+              "g, = torch.autograd.grad(x ** 2, x, create_graph=True)\nresult = g.requires_grad"),
+     "options": ["True", "False"]},
+    {"en": "Two backward passes and no `zero_grad` (lesson 10). What does `w.grad` hold?",
+     "zh": "两次反向传播，中间没有`zero_grad`（第10课）。`w.grad`的值是多少？",
+     "code": ("w = torch.tensor(1.0, requires_grad=True)\nfor step in range(2):\n    loss = w * 2\n"
+              "    loss.backward()\nresult = w.grad"),
+     "options": ["tensor(2.)", "tensor(4.)", "RuntimeError"]},
+    {"en": "`detach` in a formula (lesson 11). What does `x.grad` hold?", "zh": "公式里的`detach`（第11课）。`x.grad`的值是多少？",
+     "code": "x = torch.tensor(2.0, requires_grad=True)\ny = x * x.detach()\ny.backward()\nresult = x.grad",
+     "options": ["tensor(2.)", "tensor(4.)", "RuntimeError"]},
+    {"en": "A tensor made in inference mode, then used with `w` (lesson 11). What happens?",
+     "zh": "在推理模式下创建的张量，随后和`w`一起运算（第11课）。会怎样？",
+     "code": ("w = torch.ones(2, requires_grad=True)\nwith torch.inference_mode():\n    x = torch.ones(2)\n"
+              "(w * x).sum().backward()\nresult = w.grad"),
+     "options": ["tensor([1., 1.])", "RuntimeError"]},
+    {"en": "What shape has the Jacobian of this function of three numbers (lesson 12)?",
+     "zh": "这个三元函数的雅可比矩阵是什么形状（第12课）？",
+     "code": ("def f(v):\n    return v * v\n\nJ = torch.autograd.functional.jacobian(f, torch.tensor([1.0, 2.0, 3.0]))\n"
+              "result = J.shape"),
+     "options": ["torch.Size([3])", "torch.Size([3, 3])", "torch.Size([1, 3])"]},
 ]
 
 
