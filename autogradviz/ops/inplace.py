@@ -520,6 +520,8 @@ def setitem(a, key, value):
         _idx_set(a._data, key, vd)
     except ValueError as e:
         raise RuntimeError(str(e)) from None
+    except IndexError as e:  # numpy's words for a tensor index out of bounds; PyTorch says "dimension"
+        raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
     a._vc[0] += 1
     if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
         vshape = np.shape(vd)

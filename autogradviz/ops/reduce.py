@@ -338,6 +338,47 @@ class CumsumBackward0(BackwardNode):
         return (out,)
 
 
+@facts(fn="cumprod", saved={"dim": lambda n: n._info})
+class CumprodBackward0(BackwardNode):
+    """PyTorch's cumprod_backward: without zeros, ``reversed_cumsum(result * grad) / self``; with zeros, by the
+    products on each side of every position (the same values, summed in another order)."""
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dim = self._info
+        if _t(g):
+            return ((g * r).flip(dim).cumsum(dim).flip(dim) / x,)
+        if (x != 0).all():
+            w = np.flip(np.cumsum(np.flip(g * r, dim), dim), dim)
+            return ((w / x).astype(g.dtype, copy=False),)
+        xm, gm = np.moveaxis(x, dim, -1), np.moveaxis(g, dim, -1)
+        n = xm.shape[-1]
+        before = np.ones_like(xm)  # the product of the values before each position
+        if n > 1:
+            before[..., 1:] = np.cumprod(xm[..., :-1], axis=-1)
+        acc = np.zeros_like(gm[..., 0])
+        out = np.empty_like(gm)
+        for i in range(n - 1, -1, -1):  # acc_i = g_i + x_{i+1} * acc_{i+1}: the grads after i, times what follows i
+            acc = gm[..., i] + (xm[..., i + 1] * acc if i + 1 < n else 0)
+            out[..., i] = before[..., i] * acc
+        return (np.moveaxis(out, -1, dim).astype(g.dtype, copy=False),)
+
+
+@exports("torch", "Tensor")
+def cumprod(a, dim, dtype=None):
+    d = a._data if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
+    if d.dtype.kind in "biu" and dtype is None:
+        d = d.astype(np.int64)
+    dim = _wrap_dim(dim, d.ndim)
+    if d.dtype.kind == "f" and d.dtype != np.float64:  # the CPU kernel multiplies in double, rounding each result
+        out = np.cumprod(d.astype(np.float64), axis=dim if d.ndim else None).astype(d.dtype).reshape(d.shape)
+    else:
+        out = np.cumprod(d, axis=dim if d.ndim else None).reshape(d.shape)
+    return make(out, CumprodBackward0, (a,), (a, OUT), dim)
+
+
 @exports("torch", "Tensor")
 def cumsum(a, dim=None, dtype=None, *, axis=None):
     if axis is not None:

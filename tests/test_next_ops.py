@@ -1,0 +1,348 @@
+"""The ops a learner's next course needs (issue 25, tensor ops), each against real PyTorch: values, dtypes, shapes,
+node names, ``_saved_<name>`` attributes, grads (and a numeric check of each backward), errors in PyTorch's words.
+
+Indexing (one_hot, 0-d tensors as indices and slice bounds, indexing errors), sampling and counting (multinomial
+drawing PyTorch's own samples from the same generator state, histogram, histc, bincount), ordering (topk, sort,
+argsort, unique; equal values in PyTorch's order), shape and arithmetic (cumprod, repeat_interleave, meshgrid, diag,
+trace, addcmul, lerp, isclose, nan_to_num).
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import autogradviz as A  # noqa: E402
+from compare_policy import assert_values  # noqa: E402
+from test_node import _saved_attrs  # noqa: E402
+
+
+def arr(*shape, seed=0, lo=-2.0, hi=2.0):
+    return np.random.default_rng(seed).uniform(lo, hi, size=shape)
+
+
+def leaf(T, a, dtype=None, grad=True):
+    t = T.tensor(np.asarray(a).tolist(), dtype=dtype or T.float32)
+    return t.requires_grad_(grad) if t.is_floating_point() else t
+
+
+def ints(*shape, hi=4, seed=0):
+    return np.random.default_rng(seed).integers(0, hi, size=shape)
+
+
+def _outs(r):
+    if isinstance(r, (tuple, list)):
+        return list(r)
+    return [r]
+
+
+# each case: T -> (result, [inputs whose grads are compared])
+CASES = {
+    # -- ordering
+    "sort": lambda T: (lambda x: (x.sort(), [x]))(leaf(T, arr(3, 5))),
+    "sort_dim0_desc": lambda T: (lambda x: (T.sort(x, 0, True), [x]))(leaf(T, arr(3, 5))),
+    "sort_stable": lambda T: (lambda x: (T.sort(x, stable=True, descending=True), [x]))(leaf(T, ints(4, 9))),
+    "sort_ties_unstable": lambda T: (lambda x: (x.sort(), [x]))(leaf(T, ints(2, 40, hi=3))),
+    "sort_ties_desc": lambda T: (lambda x: (x.sort(descending=True, stable=False), [x]))(leaf(T, ints(3, 70, hi=5))),
+    "sort_nan": lambda T: (lambda x: (x.sort(descending=True), [x]))(leaf(T, [1.0, float("nan"), 2.0, 0.0, 2.0])),
+    "sort_int": lambda T: (T.tensor(ints(50, hi=6).tolist()).sort(), []),
+    "sort_0d": lambda T: (lambda x: (x.sort(), [x]))(leaf(T, 3.0)),
+    "argsort": lambda T: (T.argsort(leaf(T, ints(3, 30, hi=4)), dim=1, descending=True), []),
+    "argsort_stable": lambda T: (leaf(T, ints(30, hi=4)).argsort(stable=True), []),
+    "topk": lambda T: (lambda x: (x.topk(3), [x]))(leaf(T, arr(4, 10))),
+    "topk_smallest_dim0": lambda T: (lambda x: (T.topk(x, 2, dim=0, largest=False), [x]))(leaf(T, arr(4, 10))),
+    "topk_ties": lambda T: (lambda x: (x.topk(5), [x]))(leaf(T, ints(3, 50, hi=3))),
+    "topk_ties_partial_sort": lambda T: (lambda x: (x.topk(2, largest=False), [x]))(leaf(T, ints(2, 300, hi=4))),
+    "topk_unsorted": lambda T: (lambda x: (x.topk(6, sorted=False), [x]))(leaf(T, arr(2, 20))),
+    "topk_nan": lambda T: (leaf(T, [1.0, float("nan"), 2.0, float("nan")], grad=False).topk(3), []),
+    "unique": lambda T: (T.unique(leaf(T, [3.0, 1, 2, 3, 1, 5])), []),
+    "unique_all": lambda T: (T.unique(T.tensor([2, 1, 2, 0, 7]), return_inverse=True, return_counts=True), []),
+    "unique_dim": lambda T: (T.tensor([[1, 2], [1, 2], [0, 1]]).unique(dim=0, return_counts=True), []),
+    "unique_unsorted": lambda T: (T.unique(T.tensor([2, 1, 2, 0]), sorted=False, return_inverse=True), []),
+    # -- shape and arithmetic
+    "cumprod": lambda T: (lambda x: (x.cumprod(1), [x]))(leaf(T, arr(3, 5, lo=0.5, hi=1.5))),
+    "cumprod_zeros": lambda T: (lambda x: (T.cumprod(x, 0), [x]))(leaf(T, [[1.0, 2.0], [0.0, 3.0], [2.0, 0.0],
+                                                                           [4.0, 5.0]])),
+    "cumprod_int": lambda T: (T.tensor([1, 2, 3, 4]).cumprod(0), []),
+    "repeat_interleave": lambda T: (lambda x: (x.repeat_interleave(2), [x]))(leaf(T, arr(3, 4))),
+    "repeat_interleave_dim": lambda T: (lambda x: (x.repeat_interleave(3, dim=0), [x]))(leaf(T, arr(3, 4))),
+    "repeat_interleave_tensor": lambda T: (lambda x: (x.repeat_interleave(T.tensor([1, 2, 0, 1]), dim=1), [x]))(
+        leaf(T, arr(3, 4))),
+    "repeat_interleave_index": lambda T: (T.repeat_interleave(T.tensor([2, 0, 3])), []),
+    "meshgrid_ij": lambda T: (lambda a, b: (T.meshgrid(a, b, indexing="ij"), [a, b]))(leaf(T, arr(3)),
+                                                                                      leaf(T, arr(2, seed=1))),
+    "meshgrid_xy": lambda T: (lambda a, b: (T.meshgrid([a, b], indexing="xy"), [a, b]))(leaf(T, arr(3)),
+                                                                                       leaf(T, arr(2, seed=1))),
+    "diag_vector": lambda T: (lambda x: (T.diag(x), [x]))(leaf(T, arr(3))),
+    "diag_vector_offset": lambda T: (lambda x: (T.diag(x, 1), [x]))(leaf(T, arr(3))),
+    "diag_matrix": lambda T: (lambda x: (x.diag(), [x]))(leaf(T, arr(3, 4))),
+    "diag_matrix_offset": lambda T: (lambda x: (x.diag(-1), [x]))(leaf(T, arr(3, 4))),
+    "trace": lambda T: (lambda x: (x.trace(), [x]))(leaf(T, arr(4, 3))),
+    "addcmul": lambda T: (lambda a, b, c: (T.addcmul(a, b, c, value=0.3), [a, b, c]))(
+        leaf(T, arr(3, 4)), leaf(T, arr(3, 4, seed=1)), leaf(T, arr(4, seed=2))),
+    "addcmul_one_grad": lambda T: (lambda a, b, c: (a.addcmul(b, c), [b]))(
+        leaf(T, arr(5), grad=False), leaf(T, arr(5, seed=1)), leaf(T, arr(5, seed=2), grad=False)),
+    "lerp_scalar": lambda T: (lambda a, b: (T.lerp(a, b, 0.3), [a, b]))(leaf(T, arr(3, 4)), leaf(T, arr(3, 4, seed=1))),
+    "lerp_big_weight": lambda T: (lambda a, b: (a.lerp(b, 0.75), [a, b]))(leaf(T, arr(40)), leaf(T, arr(40, seed=1))),
+    "lerp_tensor": lambda T: (lambda a, b, w: (T.lerp(a, b, w), [a, b, w]))(
+        leaf(T, arr(3, 4)), leaf(T, arr(3, 4, seed=1)), leaf(T, arr(3, 4, seed=2, lo=-1, hi=2))),
+    "nan_to_num": lambda T: (lambda x: (x.nan_to_num(), [x]))(leaf(T, [1.0, float("nan"), float("inf"),
+                                                                       -float("inf"), -2.0])),
+    "nan_to_num_args": lambda T: (lambda x: (T.nan_to_num(x, nan=1.5, posinf=9.0, neginf=-9.0), [x]))(
+        leaf(T, [1.0, float("nan"), float("inf"), -float("inf")])),
+    "isclose": lambda T: (T.isclose(T.tensor([1.0, 1.00001, 2.0, float("nan"), float("inf")]),
+                                    T.tensor([1.0, 1.0, 2.1, float("nan"), float("inf")])), []),
+    "isclose_args": lambda T: (T.tensor([1.0, 2.0, float("nan")]).isclose(T.tensor([1.1, 2.0, float("nan")]),
+                                                                           rtol=0.2, atol=0.0, equal_nan=True), []),
+    # -- counting, indexing
+    "one_hot": lambda T: (T.nn.functional.one_hot(T.tensor([[0, 2], [1, 0]])), []),
+    "one_hot_classes": lambda T: (T.nn.functional.one_hot(T.tensor([3, 1]), num_classes=5), []),
+    "one_hot_float_net": lambda T: (lambda w: (T.nn.functional.one_hot(T.tensor([0, 2, 1]), 3).float() @ w, [w]))(
+        leaf(T, arr(3, 4))),
+    "bincount": lambda T: (T.bincount(T.tensor([1, 3, 1, 0, 3, 3])), []),
+    "bincount_minlength": lambda T: (T.tensor([1, 3, 1]).bincount(minlength=6), []),
+    "bincount_weights": lambda T: (T.bincount(T.tensor([1, 3, 1]), weights=T.tensor([0.5, 1.0, 2.25])), []),
+    "bincount_int_weights": lambda T: (T.bincount(T.tensor([1, 3, 1]), weights=T.tensor([1, 1, 2])), []),
+    "histc": lambda T: (T.histc(leaf(T, arr(200), grad=False), bins=7, min=-1.5, max=1.5), []),
+    "histc_data_range": lambda T: (leaf(T, arr(100), grad=False).histc(10), []),
+    "histogram": lambda T: (T.histogram(leaf(T, arr(300), grad=False), bins=9), []),
+    "histogram_range_density": lambda T: (T.histogram(leaf(T, arr(300), grad=False), 6, range=(-1.0, 1.5),
+                                                      density=True), []),
+    "histogram_edges": lambda T: (T.histogram(leaf(T, arr(50), grad=False), bins=T.tensor([-2.0, -0.5, 0.0, 2.0])),
+                                  []),
+    "histogram_weight": lambda T: (leaf(T, arr(50), grad=False).histogram(5, weight=leaf(T, arr(50, seed=3),
+                                                                                         grad=False)), []),
+    "histogram_grad_fn": lambda T: (T.histogram(leaf(T, arr(20)), 4), []),
+    "index_0d_tensor": lambda T: (lambda x: (x[T.tensor(1)], [x]))(leaf(T, arr(3, 4))),
+    "slice_0d_bounds": lambda T: (lambda x, i: (x[i:i + 2], [x]))(leaf(T, arr(6, 2)), T.tensor(2)),
+    "slice_0d_step": lambda T: (lambda x, i: (x[i::T.tensor(2)], [x]))(leaf(T, arr(7)), T.tensor(1)),
+    "slice_0d_inner": lambda T: (lambda x, i: (x[:, i:], [x]))(leaf(T, arr(3, 4)), T.tensor(1)),
+}
+
+
+def _run(T, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return CASES[name](T)
+
+
+def _compare_tensor(o, r, what):
+    assert str(o.dtype) == str(r.dtype), what
+    assert tuple(o.shape) == tuple(r.shape), what
+    assert_values(o.detach().numpy(), r.detach().numpy(), what)
+    assert o.requires_grad == r.requires_grad, what
+    assert (o.grad_fn is None) == (r.grad_fn is None), what
+    if r.grad_fn is not None:
+        assert o.grad_fn.name() == r.grad_fn.name(), what
+        assert repr(_saved_attrs(o.grad_fn)) == repr(_saved_attrs(r.grad_fn)), what  # repr: nan as nan
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_same_as_torch(name):
+    ours, ours_in = _run(A, name)
+    ref, ref_in = _run(torch, name)
+    assert type(ours).__name__ == type(ref).__name__ or (isinstance(ours, tuple) and isinstance(ref, tuple))
+    assert repr(ours) == repr(ref) if not name.startswith(("histogram", "lerp", "addcmul", "cumprod")) else True
+    os_, rs = _outs(ours), _outs(ref)
+    assert len(os_) == len(rs)
+    for i, (o, r) in enumerate(zip(os_, rs)):
+        _compare_tensor(o, r, f"{name} output {i}")
+    # the grads, for a fixed upstream gradient
+    outs = [(o, r) for o, r in zip(os_, rs) if r.grad_fn is not None and r.is_floating_point()
+            and not r.grad_fn.name().startswith(("Unique", "NotImplemented"))]
+    if ref_in and outs:
+        for k, (o, r) in enumerate(outs):
+            g = arr(*r.shape, seed=10 + k) if r.dim() else np.asarray(0.7)
+            o.backward(A.tensor(g.tolist()), retain_graph=True)
+            r.backward(torch.tensor(g.tolist()), retain_graph=True)
+        for j, (oi, ri) in enumerate(zip(ours_in, ref_in)):
+            assert (oi.grad is None) == (ri.grad is None), f"{name} input {j}"
+            if ri.grad is not None:
+                assert_values(oi.grad.numpy(), ri.grad.numpy(), f"{name} grad of input {j}")
+
+
+NUMERIC = ["sort", "sort_dim0_desc", "topk", "topk_smallest_dim0", "topk_unsorted", "cumprod", "cumprod_zeros",
+           "repeat_interleave", "repeat_interleave_dim", "repeat_interleave_tensor", "meshgrid_ij", "meshgrid_xy",
+           "diag_vector", "diag_vector_offset", "diag_matrix", "diag_matrix_offset", "trace", "addcmul",
+           "lerp_scalar", "lerp_tensor", "nan_to_num_args", "slice_0d_bounds"]
+
+
+@pytest.mark.parametrize("name", NUMERIC)
+def test_backward_against_numeric_gradient(name):
+    """Each backward against central differences in float64 (autogradviz's own gradcheck), also with
+    create_graph=True (gradgradcheck) where the op's backward is differentiable."""
+    _, ins = _run(A, name)
+    xs = [x.detach().double().requires_grad_() for x in ins]
+    idx = [i for i, x in enumerate(ins)]
+
+    def f(*vs):
+        # re-run the case's op on the float64 inputs: the cases close over their inputs, so rebuild through leaf()
+        return _rerun(name, vs)
+
+    assert A.autograd.gradcheck(f, tuple(xs), eps=1e-6, atol=1e-5)
+    assert idx
+
+
+def _rerun(name, vs):
+    """The case's op on the given inputs (float64 leaves), by name."""
+    T = A
+    ops = {
+        "sort": lambda x: x.sort().values,
+        "sort_dim0_desc": lambda x: T.sort(x, 0, True).values,
+        "topk": lambda x: x.topk(3).values,
+        "topk_smallest_dim0": lambda x: T.topk(x, 2, dim=0, largest=False).values,
+        "topk_unsorted": lambda x: x.topk(6, sorted=False).values,
+        "cumprod": lambda x: x.cumprod(1),
+        "cumprod_zeros": lambda x: T.cumprod(x, 0),
+        "repeat_interleave": lambda x: x.repeat_interleave(2),
+        "repeat_interleave_dim": lambda x: x.repeat_interleave(3, dim=0),
+        "repeat_interleave_tensor": lambda x: x.repeat_interleave(T.tensor([1, 2, 0, 1]), dim=1),
+        "meshgrid_ij": lambda a, b: T.meshgrid(a, b, indexing="ij"),
+        "meshgrid_xy": lambda a, b: T.meshgrid([a, b], indexing="xy"),
+        "diag_vector": lambda x: T.diag(x),
+        "diag_vector_offset": lambda x: T.diag(x, 1),
+        "diag_matrix": lambda x: x.diag(),
+        "diag_matrix_offset": lambda x: x.diag(-1),
+        "trace": lambda x: x.trace(),
+        "addcmul": lambda a, b, c: T.addcmul(a, b, c, value=0.3),
+        "lerp_scalar": lambda a, b: T.lerp(a, b, 0.3),
+        "lerp_tensor": lambda a, b, w: T.lerp(a, b, w),
+        "nan_to_num_args": lambda x: T.nan_to_num(x, nan=1.5, posinf=9.0, neginf=-9.0),
+        "slice_0d_bounds": lambda x: x[T.tensor(2):T.tensor(2) + 2],
+    }
+    return ops[name](*vs)
+
+
+@pytest.mark.parametrize("name", ["cumprod", "addcmul", "lerp_tensor", "diag_matrix", "trace", "topk",
+                                  "repeat_interleave_tensor"])
+def test_second_derivative_against_numeric(name):
+    _, ins = _run(A, name)
+    xs = tuple(x.detach().double().requires_grad_() for x in ins)
+    assert A.autograd.gradgradcheck(lambda *vs: _rerun(name, vs), xs, eps=1e-6, atol=1e-4)
+
+
+# -- multinomial: PyTorch's own samples ------------------------------------------------------------------------
+def _samples(T, seed):
+    T.manual_seed(seed)
+    p = T.rand(4, 27) ** 3
+    out = []
+    for rep in (True, False):
+        for n in (1, 2, 5, 27 if not rep else 40):
+            out.append(T.multinomial(p, n, replacement=rep).tolist())
+            out.append(T.multinomial(p[1], n, replacement=rep).tolist())
+    g = T.Generator().manual_seed(2147483647 + seed)
+    out.append(T.multinomial(p[0], 30, replacement=True, generator=g).tolist())
+    out.append(p[2].multinomial(4, generator=g).tolist())
+    out.append(T.multinomial(p.double(), 9, True, generator=g).tolist())
+    out.append(T.multinomial(T.tensor([0.0, 1.0, 0.0, 3.0, 0.0]), 5).tolist())  # ties among the zeros
+    out.append(T.rand(2).tolist())  # the generator's state afterwards
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 42])
+def test_multinomial_draws_torchs_samples(seed):
+    assert _samples(A, seed) == _samples(torch, seed)
+
+
+def test_multinomial_result():
+    A.manual_seed(3)
+    torch.manual_seed(3)
+    o = A.multinomial(A.tensor([0.2, 0.8]), 3, True)
+    r = torch.multinomial(torch.tensor([0.2, 0.8]), 3, True)
+    assert repr(o) == repr(r) and str(o.dtype) == str(r.dtype)
+
+
+# -- errors in PyTorch's words ----------------------------------------------------------------------------------
+ERRORS = {
+    "index_broadcast": lambda T: T.zeros(100, 5)[T.arange(32), T.arange(100)],
+    "index_bounds": lambda T: T.zeros(3, 4)[T.tensor([0, 5])],
+    "index_bounds_second": lambda T: T.zeros(3, 4)[:, T.tensor([0, 4])],
+    "index_bounds_neg": lambda T: T.zeros(3, 4)[T.tensor([-4])],
+    "index_int_bounds_dim1": lambda T: T.zeros(3, 4)[0, 7],
+    "index_mask_shape": lambda T: T.zeros(3, 4)[T.tensor([True, False])],
+    "index_float": lambda T: T.zeros(3, 4)[T.tensor([0.0, 1.0])],
+    "slice_float_bound": lambda T: T.zeros(3)[T.tensor(1.5):],
+    "slice_vector_bound": lambda T: T.zeros(3)[T.tensor([1, 2]):],
+    "setitem_bounds": lambda T: T.zeros(5).__setitem__(T.tensor([7]), 1.0),
+    "one_hot_big": lambda T: T.nn.functional.one_hot(T.tensor([0, 2]), 2),
+    "one_hot_negative": lambda T: T.nn.functional.one_hot(T.tensor([0, -1]), 3),
+    "one_hot_float": lambda T: T.nn.functional.one_hot(T.tensor([0.0, 1.0]), 3),
+    "one_hot_empty": lambda T: T.nn.functional.one_hot(T.tensor([], dtype=T.int64)),
+    "multinomial_n": lambda T: T.multinomial(T.tensor([1.0, 2.0]), 3),
+    "multinomial_zero": lambda T: T.multinomial(T.tensor([1.0, 2.0]), 0),
+    "multinomial_sum0": lambda T: T.multinomial(T.tensor([0.0, 0.0]), 1),
+    "multinomial_sum0_rep": lambda T: T.multinomial(T.tensor([0.0, 0.0]), 2, True),
+    "multinomial_negative": lambda T: T.multinomial(T.tensor([1.0, -1.0]), 1),
+    "multinomial_negative_rep": lambda T: T.multinomial(T.tensor([1.0, -1.0]), 2, True),
+    "multinomial_inf_rep": lambda T: T.multinomial(T.tensor([1.0, float("inf")]), 2, True),
+    "multinomial_long": lambda T: T.multinomial(T.tensor([1, 2]), 1),
+    "multinomial_3d": lambda T: T.multinomial(T.ones(2, 2, 2), 1),
+    "bincount_negative": lambda T: T.bincount(T.tensor([1, -3])),
+    "bincount_2d": lambda T: T.bincount(T.tensor([[1]])),
+    "bincount_float": lambda T: T.bincount(T.tensor([1.0])),
+    "bincount_minlength": lambda T: T.bincount(T.tensor([1]), minlength=-1),
+    "bincount_weights": lambda T: T.bincount(T.tensor([1, 2]), weights=T.tensor([1.0])),
+    "histc_long": lambda T: T.histc(T.tensor([1, 2]), bins=4),
+    "histc_bins": lambda T: T.histc(T.tensor([1.0, 2.0]), bins=0),
+    "histc_range": lambda T: T.histc(T.tensor([1.0, 2.0]), min=3, max=1),
+    "histogram_long": lambda T: T.histogram(T.tensor([1, 2]), bins=4),
+    "histogram_range": lambda T: T.histogram(T.tensor([1.0, 2.0]), 4, range=(3.0, 1.0)),
+    "histogram_backward": lambda T: T.histogram(T.tensor([1.0, 2.0], requires_grad=True), 4).hist.sum().backward(),
+    "topk_k": lambda T: T.ones(3).topk(4),
+    "topk_dim": lambda T: T.ones(3).topk(1, dim=1),
+    "sort_dim": lambda T: T.ones(3).sort(dim=2),
+    "argsort_dim": lambda T: T.argsort(T.ones(3), dim=1),
+    "unique_backward": lambda T: T.unique(T.tensor([1.0, 2.0], requires_grad=True)).sum().backward(),
+    "repeat_interleave_size": lambda T: T.ones(2, 3).repeat_interleave(T.tensor([1, 2]), dim=1),
+    "repeat_interleave_negative": lambda T: T.ones(2).repeat_interleave(-1),
+    "diag_3d": lambda T: T.diag(T.ones(2, 2, 2)),
+    "trace_1d": lambda T: T.ones(3).trace(),
+    "lerp_dtype": lambda T: T.lerp(T.ones(2), T.ones(2, dtype=T.float64), 0.5),
+    "addcmul_broadcast": lambda T: T.addcmul(T.ones(2), T.ones(3), T.ones(2)),
+    "isclose_dtype": lambda T: T.isclose(T.ones(2), T.ones(2, dtype=T.float64)),
+    "isclose_rtol": lambda T: T.isclose(T.ones(2), T.ones(2), rtol=-1.0),
+    "meshgrid_indexing": lambda T: T.meshgrid(T.ones(2), T.ones(2), indexing="ab"),
+}
+
+
+def _error(T, name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ERRORS[name](T)
+        except Exception as e:  # noqa: BLE001
+            return type(e).__name__, str(e).split("\n")[0]
+    return None
+
+
+@pytest.mark.parametrize("name", list(ERRORS))
+def test_error_as_torch(name):
+    ref = _error(torch, name)
+    assert ref is not None
+    assert _error(A, name) == ref
+
+
+def test_bad_input_changes_nothing():
+    x = A.zeros(5)
+    with pytest.raises(IndexError):
+        x[A.tensor([1, 7])] = 1.0
+    assert x.tolist() == [0.0] * 5 and x._version == 0
+
+
+def test_meshgrid_warning_as_torch():
+    def warned(T):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            T.meshgrid(T.ones(2), T.ones(3))
+        return [(c.category.__name__, str(c.message).split(" (Triggered")[0]) for c in w]
+    assert warned(A) == warned(torch)
+
+
+def test_index_with_tensor_bound_uses_python_ints():
+    """``data[i:i + 8]`` with a 0-d tensor ``i``: PyTorch saves the bounds as numbers (``_saved_start``)."""
+    x = A.arange(20.0).requires_grad_()
+    i = A.tensor(3)
+    y = x[i:i + 8]
+    assert y.grad_fn._saved_start == 3 and y.grad_fn._saved_end == 11
+    assert y.tolist() == list(map(float, range(3, 11)))
