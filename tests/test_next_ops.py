@@ -4,7 +4,8 @@ node names, ``_saved_<name>`` attributes, grads (and a numeric check of each bac
 Indexing (one_hot, 0-d tensors as indices and slice bounds, indexing errors), sampling and counting (multinomial
 drawing PyTorch's own samples from the same generator state, histogram, histc, bincount), ordering (topk, sort,
 argsort, unique; equal values in PyTorch's order), shape and arithmetic (cumprod, repeat_interleave, meshgrid, diag,
-trace, addcmul, lerp, isclose, nan_to_num).
+trace, diagonal, einsum, addcmul, lerp, isclose, nan_to_num). Ops that PyTorch composes of others (einsum,
+repeat_interleave, meshgrid) are compared node by node over the whole graph.
 """
 import warnings
 
@@ -95,6 +96,18 @@ CASES = {
                                     T.tensor([1.0, 1.0, 2.1, float("nan"), float("inf")])), []),
     "isclose_args": lambda T: (T.tensor([1.0, 2.0, float("nan")]).isclose(T.tensor([1.1, 2.0, float("nan")]),
                                                                            rtol=0.2, atol=0.0, equal_nan=True), []),
+    "diagonal": lambda T: (lambda x: (x.diagonal(1, 0, 2), [x]))(leaf(T, arr(3, 2, 4))),
+    "diagonal_neg": lambda T: (lambda x: (T.diagonal(x, -1, -1, 0), [x]))(leaf(T, arr(3, 2, 4))),
+    "reshape_alias": lambda T: (lambda x: (x.t().reshape(2, 2, 3), [x]))(leaf(T, arr(3, 4))),
+    "einsum_mm": lambda T: (lambda a, b: (T.einsum("ij,jk->ik", a, b), [a, b]))(leaf(T, arr(3, 4)),
+                                                                              leaf(T, arr(4, 5, seed=1))),
+    "einsum_bmm_ellipsis": lambda T: (lambda a, b: (T.einsum("...ij,...jk", a, b), [a, b]))(
+        leaf(T, arr(2, 3, 4)), leaf(T, arr(2, 4, 5, seed=1))),
+    "einsum_trace": lambda T: (lambda a: (T.einsum("ii", a), [a]))(leaf(T, arr(4, 4))),
+    "einsum_outer": lambda T: (lambda a, b: (T.einsum("i,j->ij", [a, b]), [a, b]))(leaf(T, arr(3)),
+                                                                                 leaf(T, arr(2, seed=1))),
+    "einsum_three": lambda T: (lambda a, b, c: (T.einsum("ij,jk,kl->il", a, b, c), [a, b, c]))(
+        leaf(T, arr(2, 3)), leaf(T, arr(3, 4, seed=1)), leaf(T, arr(4, 2, seed=2))),
     # -- counting, indexing
     "one_hot": lambda T: (T.nn.functional.one_hot(T.tensor([[0, 2], [1, 0]])), []),
     "one_hot_classes": lambda T: (T.nn.functional.one_hot(T.tensor([3, 1]), num_classes=5), []),
@@ -165,7 +178,8 @@ def test_same_as_torch(name):
 NUMERIC = ["sort", "sort_dim0_desc", "topk", "topk_smallest_dim0", "topk_unsorted", "cumprod", "cumprod_zeros",
            "repeat_interleave", "repeat_interleave_dim", "repeat_interleave_tensor", "meshgrid_ij", "meshgrid_xy",
            "diag_vector", "diag_vector_offset", "diag_matrix", "diag_matrix_offset", "trace", "addcmul",
-           "lerp_scalar", "lerp_tensor", "nan_to_num_args", "slice_0d_bounds"]
+           "lerp_scalar", "lerp_tensor", "nan_to_num_args", "slice_0d_bounds", "diagonal", "einsum_mm",
+           "einsum_three", "einsum_trace"]
 
 
 @pytest.mark.parametrize("name", NUMERIC)
@@ -210,12 +224,16 @@ def _rerun(name, vs):
         "lerp_tensor": lambda a, b, w: T.lerp(a, b, w),
         "nan_to_num_args": lambda x: T.nan_to_num(x, nan=1.5, posinf=9.0, neginf=-9.0),
         "slice_0d_bounds": lambda x: x[T.tensor(2):T.tensor(2) + 2],
+        "diagonal": lambda x: x.diagonal(1, 0, 2),
+        "einsum_mm": lambda a, b: T.einsum("ij,jk->ik", a, b),
+        "einsum_three": lambda a, b, c: T.einsum("ij,jk,kl->il", a, b, c),
+        "einsum_trace": lambda a: T.einsum("ii", a),
     }
     return ops[name](*vs)
 
 
 @pytest.mark.parametrize("name", ["cumprod", "addcmul", "lerp_tensor", "diag_matrix", "trace", "topk",
-                                  "repeat_interleave_tensor"])
+                                  "repeat_interleave_tensor", "diagonal", "einsum_mm", "diag_vector"])
 def test_second_derivative_against_numeric(name):
     _, ins = _run(A, name)
     xs = tuple(x.detach().double().requires_grad_() for x in ins)
@@ -303,6 +321,15 @@ ERRORS = {
     "isclose_dtype": lambda T: T.isclose(T.ones(2), T.ones(2, dtype=T.float64)),
     "isclose_rtol": lambda T: T.isclose(T.ones(2), T.ones(2), rtol=-1.0),
     "meshgrid_indexing": lambda T: T.meshgrid(T.ones(2), T.ones(2), indexing="ab"),
+    "einsum_operands": lambda T: T.einsum("ij,jk->ik", T.ones(2, 2)),
+    "einsum_more_operands": lambda T: T.einsum("ij->i", T.ones(2, 2), T.ones(2)),
+    "einsum_output_label": lambda T: T.einsum("ij->ik", T.ones(2, 2)),
+    "einsum_dims": lambda T: T.einsum("ijk->i", T.ones(2, 2)),
+    "einsum_twice": lambda T: T.einsum("ij,jk->ii", T.ones(2, 2), T.ones(2, 2)),
+    "einsum_sizes": lambda T: T.einsum("ij,jk->ik", T.ones(2, 3), T.ones(2, 2)),
+    "einsum_repeated_sizes": lambda T: T.einsum("ii->i", T.ones(2, 3)),
+    "einsum_subscript": lambda T: T.einsum("i1->i", T.ones(2, 2)),
+    "diagonal_same_dims": lambda T: T.ones(2, 2).diagonal(0, 1, 1),
 }
 
 
@@ -346,3 +373,56 @@ def test_index_with_tensor_bound_uses_python_ints():
     y = x[i:i + 8]
     assert y.grad_fn._saved_start == 3 and y.grad_fn._saved_end == 11
     assert y.tolist() == list(map(float, range(3, 11)))
+
+
+# -- ops PyTorch composes of others: the whole graph, node by node ---------------------------------------------
+def _graph(t):
+    """Every node reachable from ``t`` (depth first, next_functions in order): name, saved attributes, edges."""
+    out, seen, stack = [], [], [t.grad_fn]
+    while stack:
+        f = stack.pop()
+        if f is None or any(f is s for s in seen):
+            continue
+        seen.append(f)
+        out.append((f.name(), repr(_saved_attrs(f)), [(n.name() if n is not None else None, k)
+                                                       for n, k in f.next_functions]))
+        stack.extend(n for n, _ in reversed(f.next_functions))
+    return out
+
+
+GRAPHS = ["einsum_mm", "einsum_bmm_ellipsis", "einsum_trace", "einsum_outer", "einsum_three", "repeat_interleave",
+          "repeat_interleave_dim", "repeat_interleave_tensor", "meshgrid_ij", "meshgrid_xy", "reshape_alias"]
+EQUATIONS = ["ij->ji", "ij->", "ij->j", "i,i->", "ij,j->i", "bij,bjk->bik", "ii->i", "bii->bi", "i,i,i->i",
+             "ij,ik->jk", "ij,kj->ik", "ij,ij->ij", "bik,kj->bij", "i->"]
+
+
+@pytest.mark.parametrize("name", GRAPHS)
+def test_composed_graph_as_torch(name):
+    ours, _ = _run(A, name)
+    ref, _ = _run(torch, name)
+    for o, r in zip(_outs(ours), _outs(ref)):
+        assert _graph(o) == _graph(r)
+
+
+def _einsum_operands(T, eq):
+    shapes = {"i": 3, "j": 4, "k": 2, "b": 2}
+    rng = np.random.default_rng(5)
+    lhs = eq.split("->")[0].split(",")
+    return [T.tensor(rng.standard_normal(tuple(shapes[c] for c in term)).tolist(), requires_grad=True)
+            if k == 0 or term != lhs[0] else T.tensor(rng.standard_normal(tuple(shapes[c] for c in term)).tolist())
+            for k, term in enumerate(lhs)]
+
+
+@pytest.mark.parametrize("eq", EQUATIONS)
+def test_einsum_as_torch(eq):
+    ops_a, ops_t = _einsum_operands(A, eq), _einsum_operands(torch, eq)
+    o, r = A.einsum(eq, *ops_a), torch.einsum(eq, *ops_t)
+    assert _graph(o) == _graph(r)
+    assert_values(o.detach().numpy(), r.detach().numpy(), eq)
+    g = arr(*r.shape, seed=4) if r.dim() else np.asarray(1.3)
+    o.backward(A.tensor(g.tolist()))
+    r.backward(torch.tensor(g.tolist()))
+    for x, y in zip(ops_a, ops_t):
+        assert (x.grad is None) == (y.grad is None)
+        if y.grad is not None:
+            assert_values(x.grad.numpy(), y.grad.numpy(), eq)

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd.node import BackwardNode, facts, make
+from ..autograd.node import BackwardNode, facts, make, view_of
 from ._core import _t, exports, nograd_result
 from .index import index_select
 from .shape import clone, expand, flatten, reshape, unsqueeze, view
@@ -185,3 +185,306 @@ def meshgrid(*tensors, indexing=None):
         view_shape[p] = -1
         out.append(expand(view(t, *view_shape), *shape))
     return tuple(out)
+
+
+# -- diagonal (a view), and einsum as ATen composes it -------------------------------------------------------------
+def _diag_view(d, offset, d1, d2):
+    """The writable view of ``d``'s ``offset`` diagonal over dims ``d1``, ``d2``, as the last dimension."""
+    shape, strides = d.shape, d.strides
+    if offset >= 0:
+        n, lead = max(0, min(shape[d1], shape[d2] - offset)), {d2: offset}
+    else:
+        n, lead = max(0, min(shape[d1] + offset, shape[d2])), {d1: -offset}
+    keep = [i for i in range(d.ndim) if i not in (d1, d2)]
+    out_shape = tuple(shape[i] for i in keep) + (n,)
+    out_strides = tuple(strides[i] for i in keep) + (strides[d1] + strides[d2],)
+    if n == 0 or d.size == 0:
+        return np.zeros(out_shape, d.dtype)
+    start = d[tuple(slice(lead.get(i, 0), None) for i in range(d.ndim))]  # a view from the first diagonal element
+    return np.lib.stride_tricks.as_strided(start, out_shape, out_strides)
+
+
+def _diag_scatter(g, shape, offset, d1, d2):
+    out = np.zeros(shape, dtype=g.dtype)
+    _diag_view(out, offset, d1, d2)[...] = g
+    return out
+
+
+@facts(fn="diagonal", saved={"dim1": lambda n: n._info[2] % _U64, "dim2": lambda n: n._info[3] % _U64,
+                             "offset": lambda n: n._info[1] % _U64, "self_sym_sizes": lambda n: tuple(n._info[0])})
+class DiagonalBackward0(BackwardNode):
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        shape, offset, d1, d2 = self._info
+        w1, w2 = _wrap_dim(d1, len(shape)), _wrap_dim(d2, len(shape))
+        if _t(g):
+            return (make(_diag_scatter(g._data, shape, offset, w1, w2), _DiagScatter, (g,), (), (offset, w1, w2)),)
+        return (_diag_scatter(g, shape, offset, w1, w2),)
+
+
+class _DiagScatter(BackwardNode):
+    """create_graph: a grad put on a diagonal; its own backward reads the diagonal again."""
+    __slots__ = ()
+    _saved_names = ()
+
+    def backward(self, g, s):
+        offset, d1, d2 = self._info
+        return (diagonal(g, offset, d1, d2) if _t(g) else _diag_view(g, offset, d1, d2).copy(),)
+
+
+@exports("torch", "Tensor")
+def diagonal(input, offset=0, dim1=0, dim2=1):
+    d = input._data
+    w1, w2 = _wrap_dim(dim1, d.ndim), _wrap_dim(dim2, d.ndim)
+    if w1 == w2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return view_of(input, _diag_view(d, int(offset), w1, w2), DiagonalBackward0, (d.shape, int(offset), dim1, dim2))
+
+
+def _sumproduct_pair(left, right, sum_dims, keepdim):
+    """ATen's sumproduct_pair: ``(left * right).sum(sum_dims)`` by permutes, reshapes and one bmm (the two have
+    the same number of dimensions, broadcast ones of size 1)."""
+    from .arith import mul
+    from .linalg import bmm
+    if not sum_dims:
+        return mul(left, right)
+    ndim = left._data.ndim
+    summed = set(sum_dims)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(ndim):
+        sl = left._data.shape[i] != 1
+        sr = right._data.shape[i] != 1
+        if i in summed:
+            if sl and sr:
+                if left._data.shape[i] != right._data.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left._data.shape[i]
+            elif sl:
+                left = left.sum(i, True)
+            elif sr:
+                right = right.sum(i, True)
+        elif sl and sr:
+            if left._data.shape[i] != right._data.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left._data.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left._data.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right._data.shape[i]
+    out_size = ([left._data.shape[d] for d in lro] + [left._data.shape[d] for d in lo] + [1] * len(sum_dims)
+                + [right._data.shape[d] for d in ro])
+    lperm = lro + lo + list(sum_dims) + ro
+    rperm = lro + list(sum_dims) + ro + lo
+    operm = [-1] * len(out_size)
+    for i, d in enumerate(lro + lo + list(sum_dims) + ro):
+        operm[d] = i
+    left = reshape(left.permute(*lperm), lro_size, lo_size, sum_size)
+    right = reshape(right.permute(*rperm), lro_size, sum_size, ro_size)
+    result = view(bmm(left, right), *out_size).permute(*operm)
+    if not keepdim:
+        sizes = [s for i, s in enumerate(result._data.shape) if i not in summed]
+        result = view(result, *sizes)
+    return result
+
+
+def _label(c):
+    return ord(c) - ord("A") if c.isupper() else ord(c) - ord("a") + 26
+
+
+_ELL = 52
+
+
+@exports("torch")
+def einsum(equation, *operands):
+    """``torch.einsum``, composed of the ops ATen's einsum calls, in its order (diagonal and movedim for a repeated
+    label, unsqueeze and permute to align the operands, sums of dims only one operand has, then sumproduct_pair:
+    permute, reshape, bmm, view, permute; a last view or sum), so that the graph holds PyTorch's nodes."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    num_ops = len(operands)
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = [[] for _ in range(num_ops)]
+    ell_in_input = False
+    cur = 0
+    i = 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == " ":
+            pass
+        elif c == ".":
+            if ell_in_input:
+                raise RuntimeError(f"einsum(): found '.' for operand {cur} for which an ellipsis was already found")
+            if not (i + 2 < len(lhs) and lhs[i + 1] == "." and lhs[i + 2] == "."):
+                raise RuntimeError(f"einsum(): found '.' for operand {cur} that is not part of any ellipsis")
+            i += 2
+            op_labels[cur].append(_ELL)
+            ell_in_input = True
+        elif c == ",":
+            cur += 1
+            if cur >= num_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            ell_in_input = False
+        else:
+            if not (c.isascii() and c.isalpha()):
+                raise RuntimeError(f"einsum(): invalid subscript given at index {i} in the equation string, "
+                                   "subscripts must be in [a-zA-Z]")
+            op_labels[cur].append(_label(c))
+        i += 1
+    if cur != num_ops - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    label_count = [0] * _ELL
+    ell_num_dim = 0
+    for k, (op, labels) in enumerate(zip(operands, op_labels)):
+        ndims = op._data.ndim
+        nlabels = len(labels)
+        has_ell = _ELL in labels
+        if has_ell:
+            nlabels -= 1
+            ell_num_dim = max(ell_num_dim, ndims - nlabels)
+        for lab in labels:
+            if lab != _ELL:
+                label_count[lab] += 1
+        if not (nlabels <= ndims if has_ell else nlabels == ndims):
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({nlabels}) "
+                               + ("is more than the number of dimensions (" if has_ell
+                                  else "does not match the number of dimensions (")
+                               + f"{ndims}) for operand {k}" + ("" if has_ell else " and no ellipsis was given"))
+    perm_of = [-1] * _ELL
+    perm_index = 0
+    ell_index = 0
+    ell_in_output = False
+    if arrow < 0:
+        perm_index = ell_num_dim
+        ell_in_output = True
+        for lab in range(_ELL):
+            if label_count[lab] == 1:
+                perm_of[lab] = perm_index
+                perm_index += 1
+    else:
+        rhs = equation[arrow + 2:]
+        i = 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == " ":
+                pass
+            elif c == ".":
+                if ell_in_output:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if not (i + 2 < len(rhs) and rhs[i + 1] == "." and rhs[i + 2] == "."):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                i += 2
+                ell_index = perm_index
+                perm_index += ell_num_dim
+                ell_in_output = True
+            else:
+                if not (c.isascii() and c.isalpha()):
+                    raise RuntimeError(f"einsum(): invalid subscript given at index {len(lhs) + 2 + i} in the "
+                                       "equation string, subscripts must be in [a-zA-Z]")
+                lab = _label(c)
+                if not (label_count[lab] > 0 and perm_of[lab] == -1):
+                    raise RuntimeError(f"einsum(): output subscript {c}" + (
+                        " appears more than once in the output" if perm_of[lab] > -1
+                        else " does not appear in the equation for any input operand"))
+                perm_of[lab] = perm_index
+                perm_index += 1
+            i += 1
+    out_num_dim = perm_index
+    if not ell_in_output:
+        ell_index = perm_index
+        perm_index += ell_num_dim
+    for lab in range(_ELL):
+        if label_count[lab] > 0 and perm_of[lab] == -1:
+            perm_of[lab] = perm_index
+            perm_index += 1
+    label_size = [1] * _ELL
+    ell_sizes = [1] * ell_num_dim
+    dim_counts = [0] * perm_index
+    ops = []
+    for k, op in enumerate(operands):
+        permutation = [-1] * perm_index
+        dim = 0
+        for lab in op_labels[k]:
+            if lab == _ELL:
+                ndim = operands[k]._data.ndim - (len(op_labels[k]) - 1)
+                for j in range(ell_num_dim - ndim, ell_num_dim):
+                    size = op._data.shape[dim]
+                    if size != 1:
+                        if not (ell_sizes[j] == 1 or ell_sizes[j] == size):
+                            raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {k}has "
+                                               f"size {size} which does not broadcast with previously seen "
+                                               f"ellipsis with size {ell_sizes[j]} for the respective dimension")
+                        ell_sizes[j] = size
+                        dim_counts[ell_index + j] += 1
+                    permutation[ell_index + j] = dim
+                    dim += 1
+            elif permutation[perm_of[lab]] == -1:
+                size = op._data.shape[dim]
+                if size != 1:
+                    if not (label_size[lab] == 1 or label_size[lab] == size):
+                        raise RuntimeError(f"einsum(): subscript {_char(lab)} has size {size} for operand {k} which "
+                                           f"does not broadcast with previously seen size {label_size[lab]}")
+                    label_size[lab] = size
+                    dim_counts[perm_of[lab]] += 1
+                permutation[perm_of[lab]] = dim
+                dim += 1
+            else:  # a repeated label: its diagonal
+                prev = permutation[perm_of[lab]]
+                if op._data.shape[dim] != op._data.shape[prev]:
+                    raise RuntimeError(f"einsum(): subscript {_char(lab)} is repeated for operand {k} but the sizes "
+                                       f"don't match, {op._data.shape[dim]} != {op._data.shape[prev]}")
+                op = _movedim_last(diagonal(op, 0, prev, dim), prev)
+        for p in range(perm_index):
+            if permutation[p] == -1:
+                op = op.unsqueeze(dim)
+                permutation[p] = dim
+                dim += 1
+        ops.append(op.permute(*permutation))
+    while len(ops) > 1:
+        a, b = ops[0], ops[1]
+        del ops[:2]
+        sum_dims, a_sum, b_sum = [], [], []
+        for dim in range(out_num_dim, perm_index):
+            if a._data.shape[dim] != 1 and b._data.shape[dim] != 1:
+                dim_counts[dim] -= 1
+                if dim_counts[dim] == 1:
+                    sum_dims.append(dim)
+                    dim_counts[dim] = 0
+            elif dim_counts[dim] == 1:
+                if a._data.shape[dim] != 1:
+                    a_sum.append(dim)
+                    dim_counts[dim] = 0
+                elif b._data.shape[dim] != 1:
+                    b_sum.append(dim)
+                    dim_counts[dim] = 0
+        if a_sum:
+            a = a.sum(a_sum, True)
+        if b_sum:
+            b = b.sum(b_sum, True)
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims, True))
+    if perm_index - out_num_dim > 0:
+        if num_ops > 1:
+            sizes = list(ops[0]._data.shape)[:out_num_dim]
+            return view(ops[0], *sizes)
+        return ops[0].sum(list(range(out_num_dim, perm_index)))
+    return ops[0]
+
+
+def _char(lab):
+    return chr(lab + ord("A")) if lab < 26 else chr(lab - 26 + ord("a"))
+
+
+def _movedim_last(t, dst):
+    """``movedim(-1, dst)``: a permute, as PyTorch records it."""
+    n = t._data.ndim
+    order = list(range(n - 1))
+    order.insert(dst, n - 1)
+    return t.permute(*order)
