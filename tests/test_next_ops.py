@@ -60,6 +60,8 @@ CASES = {
     "unique": lambda T: (T.unique(leaf(T, [3.0, 1, 2, 3, 1, 5])), []),
     "unique_all": lambda T: (T.unique(T.tensor([2, 1, 2, 0, 7]), return_inverse=True, return_counts=True), []),
     "unique_dim": lambda T: (T.tensor([[1, 2], [1, 2], [0, 1]]).unique(dim=0, return_counts=True), []),
+    "unique_nan": lambda T: (T.unique(T.tensor([float("nan"), 1.0, float("nan"), 0.0]), return_inverse=True,
+                                      return_counts=True), []),
     "unique_dim_grad": lambda T: (T.unique(leaf(T, [[1.0, 2.0], [1.0, 2.0], [0.0, 1.0]]), dim=0), []),
     "unique_unsorted": lambda T: (T.unique(T.tensor([2, 1, 2, 0]), sorted=False, return_inverse=True), []),
     # -- shape and arithmetic

@@ -178,7 +178,8 @@ class UniqueDimBackward0(Unique2Backward0):
 def unique(a, sorted=True, return_inverse=False, return_counts=False, dim=None):
     d = a._data
     if dim is None:
-        vals, inv, counts = np.unique(d.reshape(-1), return_inverse=True, return_counts=True)
+        vals, inv, counts = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,
+                                      equal_nan=False)  # every NaN apart, as PyTorch
         inv = inv.reshape(d.shape)
         node = Unique2Backward0
     else:
