@@ -41,7 +41,7 @@ def _float_type(*tensors):
 
 
 # -- addcmul -------------------------------------------------------------------------------------------------------
-@facts(fn="addcmul", grads={"self": "1", "tensor1": "tensor2 × value", "tensor2": "tensor1 × value"},
+@facts(fn="addcmul", grads={"self": "1", "tensor1": "tensor2 * value", "tensor2": "tensor1 * value"},
        saved={"value": lambda n: n._info[3]})
 class AddcmulBackward0(BackwardNode):
     __slots__ = ()
@@ -161,6 +161,13 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
     out = np.where(np.isposinf(d), info.max if posinf is None else t(posinf), out)
     out = np.where(np.isneginf(d), info.min if neginf is None else t(neginf), out).astype(d.dtype)
     return make(out, NanToNumBackward0, (input,), (input,))
+
+
+@exports("torch", "Tensor")
+def isfinite(input):
+    d = input._data
+    out = np.isfinite(d) if d.dtype.kind == "f" else np.ones(d.shape, bool)
+    return nograd_result(_wrap(out), "isfinite", (input,))
 
 
 @exports("torch", "Tensor")
