@@ -429,3 +429,59 @@ def test_einsum_as_torch(eq):
         assert (x.grad is None) == (y.grad is None)
         if y.grad is not None:
             assert_values(x.grad.numpy(), y.grad.numpy(), eq)
+
+
+# -- the drawings: the same DOT from both libraries --------------------------------------------------------------
+def _drawn(T, which):
+    from autogradviz import viz
+    F = T.nn.functional
+    w = T.tensor(arr(3, 4).tolist(), requires_grad=True)
+    b = T.tensor(arr(4, seed=1).tolist(), requires_grad=True)
+    wd = T.tensor(arr(3, 4).tolist())  # (``w.detach()`` is drawn by PyTorch's trace and not by ours: not these ops)
+    with viz.trace() as tr:
+        if which == "bigram":
+            x = F.one_hot(T.tensor([0, 2, 1]), 3).float()
+            logits = x @ w
+            loss = F.cross_entropy(logits, T.tensor([1, 3, 0])) + 0.01 * (w ** 2).mean()
+        elif which == "ordering":
+            v = w.topk(2).values
+            s = T.sort(w, dim=0, descending=True).values
+            i = w.argsort(1) + T.multinomial(wd.exp(), 4, generator=T.Generator().manual_seed(3))
+            h = T.histc(wd, 5) + T.histogram(wd, 5).hist + T.bincount(i[0])[:1]
+            loss = v.sum() + h.sum() * 0 + s.cumprod(1).sum() + w.diag().sum() + w[:, :3].trace()
+        else:
+            e = T.einsum("ij,j->i", w, b)
+            loss = T.lerp(e, T.ones(3), 0.3).sum() + T.addcmul(b, b, b, value=0.5).nan_to_num().sum() \
+                + w.repeat_interleave(2, dim=0).mean()
+    before = viz.draw_backward(loss).source
+    loss.backward()
+    return viz.draw_forward(tr).source, before, viz.draw_backward(loss).source
+
+
+@pytest.mark.parametrize("which", ["bigram", "ordering", "composed"])
+def test_drawings_same_as_torch(which):
+    from test_viz_torch import assert_same_dot
+    for k, (ours, real) in enumerate(zip(_drawn(A, which), _drawn(torch, which))):
+        assert_same_dot(real, ours, f"{which} drawing {k}")
+
+
+def _stepper_frames(T, which):
+    from autogradviz import viz
+    from test_viz_torch import _frame_facts
+    w = T.tensor(arr(3, 4).tolist(), requires_grad=True)
+    b = T.tensor(arr(4, seed=1).tolist(), requires_grad=True)
+    if which == "ordering":
+        loss = w.topk(2).values.sum() + T.sort(w, dim=0).values.cumprod(1).sum() + w.diag().sum() + w.trace()
+    else:
+        # (einsum's bmm would add BLAS's last bits to the raw values the frames compare: its drawing is compared above)
+        e = T.einsum("ij->j", w) + T.einsum("i,j->ij", b, b).sum(0)
+        loss = T.lerp(e, T.ones(4), 0.3).sum() + T.addcmul(b, b, b, value=0.5).sum()
+    return _frame_facts(viz.BackwardStepper(loss, lang="en"))
+
+
+@pytest.mark.parametrize("which", ["ordering", "composed"])
+def test_stepper_frames_same_as_torch(which):
+    ours, real = _stepper_frames(A, which), _stepper_frames(torch, which)
+    assert len(ours) == len(real)
+    for k, (a, b) in enumerate(zip(ours, real)):
+        assert b == a, f"frame {k}"

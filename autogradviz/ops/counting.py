@@ -25,7 +25,7 @@ def one_hot(tensor, num_classes=-1):
     if d.size == 0:
         if num_classes == -1:
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
-        return nograd_result(_wrap(np.zeros(d.shape + (num_classes,), np.int64)), "one_hot", (tensor,))
+        return nograd_result(_wrap(np.zeros(d.shape + (num_classes,), np.int64)), "OneHotBackward0", (tensor,))
     if d.min() < 0:
         raise RuntimeError("Class values must be non-negative.")
     if num_classes == -1:
@@ -33,7 +33,7 @@ def one_hot(tensor, num_classes=-1):
     elif d.max() >= num_classes:
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = (d[..., None] == np.arange(num_classes, dtype=np.int64)).astype(np.int64)
-    return nograd_result(_wrap(out), "one_hot", (tensor,))
+    return nograd_result(_wrap(out), "OneHotBackward0", (tensor,))
 
 
 @exports("torch", "Tensor")
@@ -54,9 +54,9 @@ def bincount(input, weights=None, minlength=0):
         wt = w.dtype if w.dtype in (np.float32, np.float64) else np.dtype(np.float64)
         out = np.zeros(n, wt)
         np.add.at(out, d, w.astype(wt))  # in input order, one rounding per element, as the CPU kernel adds
-        return nograd_result(_wrap(out), "bincount", (input,))
+        return nograd_result(_wrap(out), "BincountBackward0", (input,))
     n = max(minlength, int(d.max()) + 1 if d.size else 0)
-    return nograd_result(_wrap(np.bincount(d, minlength=n).astype(np.int64)), "bincount", (input,))
+    return nograd_result(_wrap(np.bincount(d, minlength=n).astype(np.int64)), "BincountBackward0", (input,))
 
 
 def _float_input(a, kernel):
@@ -103,7 +103,7 @@ def histc(input, bins=100, min=0, max=0):
     lo, hi = t(left), t(right)  # the first and last of linspace(left, right, bins + 1), in the dtype
     keep = (x >= lo) & (x <= hi)
     hist = _accumulate(_linear_bins(x, lo, hi, bins, t), keep, None, bins, t)
-    return nograd_result(_wrap(hist), "histc", (input,))
+    return nograd_result(_wrap(hist), "HistcBackward0", (input,))
 
 
 def _linspace(start, end, steps, t):
@@ -232,4 +232,4 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         if h.grad_fn is not None:  # bin_edges is the node's second output, as in PyTorch
             e.grad_fn, e._requires_grad, e._output_nr = h.grad_fn, True, 1
         return _HistogramTypes(h, e, "histogram")
-    return _HistogramTypes(nograd_result(_wrap(hist.astype(t)), "histogram", tensors), _wrap(edges), "histogram")
+    return _HistogramTypes(nograd_result(_wrap(hist.astype(t)), "HistogramBackward0", tensors), _wrap(edges), "HistogramBackward0")

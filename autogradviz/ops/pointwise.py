@@ -167,7 +167,7 @@ def nan_to_num(input, nan=0.0, posinf=None, neginf=None):
 def isfinite(input):
     d = input._data
     out = np.isfinite(d) if d.dtype.kind == "f" else np.ones(d.shape, bool)
-    return nograd_result(_wrap(out), "isfinite", (input,))
+    return nograd_result(_wrap(out), "IsfiniteBackward0", (input,))
 
 
 @exports("torch", "Tensor")
@@ -190,7 +190,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
             allowed = t(atol) + np.abs(t(rtol) * y)
             actual = np.abs(x - y)
             close = close | (np.isfinite(actual) & (actual <= allowed))
-    return nograd_result(_wrap(np.asarray(close)), "isclose", (input, other))
+    return nograd_result(_wrap(np.asarray(close)), "IscloseBackward0", (input, other))
 
 
 def _g(v):

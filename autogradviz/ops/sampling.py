@@ -89,10 +89,10 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     g = _random._gen(generator)
     shape = p.shape[:-1] + (n_sample,)
     if p.size == 0:
-        return nograd_result(_wrap(np.zeros(shape, np.int64)), "multinomial", (input,))
+        return nograd_result(_wrap(np.zeros(shape, np.int64)), "MultinomialBackward0", (input,))
     if not replacement or n_sample == 1:
         _check_rows(p)
         out = _race(p, n_sample, g)
     else:
         out = _with_replacement(p, n_sample, g)
-    return nograd_result(_wrap(out.reshape(shape)), "multinomial", (input,))
+    return nograd_result(_wrap(out.reshape(shape)), "MultinomialBackward0", (input,))

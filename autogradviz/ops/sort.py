@@ -25,8 +25,7 @@ def _dim_saved(n):
 class _PickBackward(BackwardNode):
     """The grad of the picked values goes to their positions (``_info``: input shape, dim as given, indices)."""
     __slots__ = ()
-    _saved_names = ("indices",)
-    _nout = 2
+    _saved_names = ("indices",)  # the indices are an output without a grad: the node has one grad output
 
     def backward(self, g, s):
         shape, dim, idx = self._info
@@ -40,9 +39,6 @@ class _PickBackward(BackwardNode):
         out = np.zeros(shape, dtype=g.dtype)
         np.put_along_axis(out, idx, g, axis=dim)
         return (out,)
-
-    def _fill_missing(self, buf, create_graph):
-        return buf[0] if buf[0] is not None else np.zeros(1)
 
 
 _SAVED = {"dim": _dim_saved, "self_sym_sizes": lambda n: tuple(n._info[0])}
@@ -118,7 +114,7 @@ def sort(a, dim=-1, descending=False, stable=None):
 @exports("torch", "Tensor")
 def argsort(a, dim=-1, descending=False, stable=False):
     idx, _ = _sort(a, dim, descending, stable)
-    return nograd_result(_wrap(idx), "SortBackward0", (a,))
+    return nograd_result(_wrap(idx), "ArgsortBackward0", (a,))
 
 
 @exports("torch", "Tensor")
@@ -158,13 +154,9 @@ def topk_indices(d, k, axis, largest=True, sorted=True):
 class Unique2Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
-    _nout = 3
 
     def backward(self, g, s):
         raise NotImplementedError("the derivative for '_unique2' is not implemented.")
-
-    def _fill_missing(self, buf, create_graph):
-        return buf
 
 
 class UniqueDimBackward0(Unique2Backward0):
