@@ -485,3 +485,63 @@ def test_stepper_frames_same_as_torch(which):
     assert len(ours) == len(real)
     for k, (a, b) in enumerate(zip(ours, real)):
         assert b == a, f"frame {k}"
+
+
+# -- random configurations: PyTorch's order of ties, PyTorch's samples -----------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+def test_sort_and_topk_orders_on_random_inputs(seed):
+    rng = np.random.default_rng(100 + seed)
+    for _ in range(12):
+        ndim = int(rng.integers(1, 4))
+        shape = tuple(int(s) for s in rng.integers(1, 40, ndim))
+        dtype = ["float32", "float64", "int64", "int16", "bool", "uint8"][int(rng.integers(0, 6))]
+        data = rng.integers(0, int(rng.integers(2, 6)), shape)
+        if dtype.startswith("float") and rng.random() < 0.3:
+            data = data.astype(float)
+            data[rng.random(shape) < 0.1] = np.nan
+        dim = int(rng.integers(-ndim, ndim))
+        desc = bool(rng.random() < 0.5)
+        k = int(rng.integers(0, shape[dim] + 1))
+        res = []
+        for T in (A, torch):
+            x = T.tensor(data.tolist(), dtype=getattr(T, dtype))
+            res.append((x.sort(dim=dim, descending=desc).indices.tolist(),
+                        x.sort(dim=dim, descending=desc, stable=True).indices.tolist(),
+                        x.argsort(dim=dim, descending=desc).tolist(),
+                        x.topk(k, dim=dim, largest=desc).indices.tolist() if dtype != "bool" else None,
+                        x.topk(k, dim=dim, sorted=False).indices.tolist() if dtype != "bool" else None))
+        assert res[0] == res[1], (shape, dtype, dim, desc, k)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_multinomial_on_random_inputs(seed):
+    rng = np.random.default_rng(200 + seed)
+    res = []
+    configs = []
+    for _ in range(10):
+        rows, cats = int(rng.integers(1, 5)), int(rng.integers(1, 60))
+        p = rng.random((rows, cats)) ** 3
+        p[rng.random(p.shape) < 0.3] = 0.0
+        p[:, int(rng.integers(0, cats))] += 0.1
+        rep = bool(rng.random() < 0.5)
+        n = int(rng.integers(1, cats + 1 if not rep else 80))
+        configs.append((p, rep, n, ["float32", "float64"][int(rng.integers(0, 2))], bool(rng.random() < 0.5)))
+    for T in (A, torch):
+        g = T.Generator().manual_seed(seed)
+        T.manual_seed(seed + 1)
+        out = []
+        for p, rep, n, dtype, one_row in configs:
+            x = T.tensor(p.tolist(), dtype=getattr(T, dtype))
+            out.append(T.multinomial(x[0] if one_row else x, n, replacement=rep, generator=g).tolist())
+            out.append(T.multinomial(x, 1).tolist())
+        out.append(T.rand(2, generator=g).tolist())
+        res.append(out)
+    assert res[0] == res[1]
+
+
+@pytest.mark.parametrize("n", [32767, 32768])
+def test_long_integer_sort_as_torch(n):
+    """Below 32,768 elements PyTorch's std::sort orders ties its own way; from there a 1-d integer tensor sorted
+    ascending goes through fbgemm's radix sort (stable)."""
+    data = np.random.default_rng(n).integers(0, 4, n).tolist()
+    assert A.tensor(data).sort().indices.tolist() == torch.tensor(data).sort().indices.tolist()

@@ -4,7 +4,8 @@
 Order of equal values: ``stable=True`` keeps them in input order, as PyTorch's ``std::stable_sort``. PyTorch 2.13's
 CPU build sorts with ``std::sort`` otherwise, and its topk runs ``std::partial_sort`` or ``std::nth_element``: which
 of several equal values comes first is what those algorithms do, so rows holding equal values are put in order by
-libstdc++'s algorithms written out below (``_Queue``); rows without ties take numpy's stable order, the same answer.
+libstdc++'s algorithms written out below (``_Queue``); rows without ties take numpy's stable order, the same answer,
+as does a 1-d integer tensor of 32,768 elements or more sorted ascending, which PyTorch radix-sorts (stably).
 NaN sorts above every number, as in PyTorch (last ascending, first descending; the largest for topk).
 """
 import numpy as np
@@ -91,7 +92,9 @@ def _sort(a, dim, descending, stable):
     if d.ndim == 0:
         return np.zeros((), np.int64), d.copy()
     idx = _order(d, wd, descending).astype(np.int64)
-    if not stable and d.size:  # std::sort: equal values in the order its introsort leaves them
+    # PyTorch radix-sorts (stably) a 1-d integer tensor of at least 32,768 elements in ascending order (fbgemm)
+    radix = d.ndim == 1 and not descending and d.dtype.kind in "iu" and d.size >= 32768
+    if not stable and not radix and d.size:  # std::sort: equal values in the order its introsort leaves them
         m = np.moveaxis(d, wd, -1).reshape(-1, d.shape[wd])
         out = np.moveaxis(idx, wd, -1).reshape(m.shape).copy()
         for r in np.flatnonzero(_has_ties(m)):
