@@ -59,6 +59,15 @@ def bincount(input, weights=None, minlength=0):
     return nograd_result(_wrap(np.bincount(d, minlength=n).astype(np.int64)), "BincountBackward0", (input,))
 
 
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def _cname(d):
+    """A dtype as ATen's messages print a ``caffe2::TypeMeta`` (``float``, ``double``)."""
+    return _C_NAMES.get(d.dtype.name, d.dtype.name)
+
+
 def _float_input(a, kernel):
     d = a._data
     if d.dtype.kind != "f":
@@ -167,8 +176,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         w = weight._data.reshape(-1)
         if weight._data.dtype != d.dtype:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
-                               f"should have the same dtype, but got input({input.dtype}), and "
-                               f"weight({weight.dtype})")
+                               f"should have the same dtype, but got input({_cname(d)}), and "
+                               f"weight({_cname(weight._data)})")
         if weight._data.shape != d.shape:
             raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as "
                                "the input tensor excluding its innermost dimension, but got input with shape "
@@ -177,7 +186,7 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         edges = bins._data
         if edges.dtype != d.dtype:
             raise RuntimeError("torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
-                               f"got input with dtype {input.dtype} and bins for dimension 0 with dtype {bins.dtype}")
+                               f"got input with dtype {_cname(d)} and bins for dimension 0 with dtype {_cname(edges)}")
         if edges.ndim != 1:
             raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
                                f"{edges.ndim} dimensions in the bins tensor for dimension 0")

@@ -185,7 +185,7 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         if equal_nan and a.dtype.kind == "f":
             close = close | (np.isnan(a) & np.isnan(b))
         if not (rtol == 0 and atol == 0):
-            t = a.dtype.type if a.dtype.kind == "f" else _dtype.get_default_dtype().np
+            t = a.dtype.type if a.dtype.kind == "f" else np.dtype(_dtype.get_default_dtype().np).type
             x, y = a.astype(t), b.astype(t)
             allowed = t(atol) + np.abs(t(rtol) * y)
             actual = np.abs(x - y)

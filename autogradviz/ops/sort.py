@@ -124,6 +124,8 @@ def argsort(a, dim=-1, descending=False, stable=False):
 def topk(a, k, dim=-1, largest=True, sorted=True):
     d = a._data
     wd = _wrap_dim(dim, d.ndim)
+    if d.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     size = d.shape[wd] if d.ndim else 1
     k = int(k)
     if not 0 <= k <= size:

@@ -116,8 +116,9 @@ def _repeat_index(repeats):
     r = repeats._data if _t(repeats) else np.asarray(repeats)
     if r.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
-    if r.dtype.kind not in "iu":
-        raise RuntimeError("repeats has to be Long or Int tensor")
+    if r.dtype not in (np.int64, np.int32):
+        from ._core import _DT_NAMES
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_DT_NAMES.get(r.dtype.name)}'")
     r = r.reshape(-1).astype(np.int64)
     if r.size and r.min() < 0:
         raise RuntimeError("repeats can not be negative")
