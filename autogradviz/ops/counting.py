@@ -241,4 +241,5 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         if h.grad_fn is not None:  # bin_edges is the node's second output, as in PyTorch
             e.grad_fn, e._requires_grad, e._output_nr = h.grad_fn, True, 1
         return _HistogramTypes(h, e, "histogram")
-    return _HistogramTypes(nograd_result(_wrap(hist.astype(t)), "HistogramBackward0", tensors), _wrap(edges), "HistogramBackward0")
+    hist = nograd_result(_wrap(hist.astype(t)), "HistogramBackward0", tensors)
+    return _HistogramTypes(hist, _wrap(edges), "histogram")

@@ -129,7 +129,8 @@ def _repeat_index(repeats):
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if repeats is None:  # torch.repeat_interleave(repeats): the index of each repeat
         r = _repeat_index(input)
-        return nograd_result(_wrap(np.repeat(np.arange(r.size, dtype=np.int64), r)), "RepeatInterleaveBackward0", (input,))
+        out = _wrap(np.repeat(np.arange(r.size, dtype=np.int64), r))
+        return nograd_result(out, "RepeatInterleaveBackward0", (input,))
     a = input
     if dim is None:
         a = flatten(a)
