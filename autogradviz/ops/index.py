@@ -315,18 +315,18 @@ def getitem(a, key):
                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
     expanded = []
-    for k in key:
+    places = []  # each index's place in the key: PyTorch's messages call it the dimension (``x[None, 0, 5]``: 2)
+    for i, k in enumerate(key):
         if k is Ellipsis:
             expanded.extend([slice(None)] * (d.ndim - n_real))
+            places.extend([i] * (d.ndim - n_real))
         else:
             expanded.append(k)
+            places.append(i)
     out = a
     dim = 0
-    real = 0  # the dimension of ``a`` this index reads (PyTorch's messages name it)
     advanced = []  # (first dim in ``out``, index array)
-    for k in expanded:
-        if k is not None and not isinstance(k, (bool, np.bool_)):
-            real += k.ndim if isinstance(k, np.ndarray) and k.dtype == np.bool_ else 1
+    for k, place in zip(expanded, places):
         if k is None:
             out = unsqueeze(out, dim)
             dim += 1
@@ -336,7 +336,7 @@ def getitem(a, key):
         elif isinstance(k, (int, np.integer)):
             size = out._data.shape[dim]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {real - 1} with size {size}")
+                raise IndexError(f"index {k} is out of bounds for dimension {place} with size {size}")
             k = int(k) + size if k < 0 else int(k)
             data = out._data[(slice(None),) * dim + (k,)]
             out = view_of(out, data, SelectBackward0, (out._data.shape, dim, k))
