@@ -75,6 +75,15 @@ CASES = {
     "prod_two_zeros": (np.array([[1.5, 0.0, -3.0], [0.0, 0.5, 2.0]]), lambda T, x: x.prod() + x.prod(0).sum()),
     "huber": (X * 3, lambda T, x: T.nn.functional.huber_loss(x, T.zeros(2, 3, dtype=x.dtype), delta=0.8)),
     "huber_sum": (X * 3, lambda T, x: T.nn.functional.huber_loss(x, x * 0.15, reduction="sum")),
+    # issue 25's tensor ops (tests/test_next_ops.py compares each in more ways)
+    "sort": (X, lambda T, x: x.sort().values), "sort_stable": (X, lambda T, x: T.sort(x, dim=0, stable=True).values),
+    "topk": (X, lambda T, x: x.topk(2).values), "cumprod": (X, lambda T, x: x.cumprod(1)),
+    "diag": (X, lambda T, x: x.diag(1)), "diag_embed": (X[0], lambda T, x: T.diag(x, -1)),
+    "diagonal": (X, lambda T, x: x.diagonal()), "trace": (X, lambda T, x: x.trace()),
+    "nan_to_num": (X, lambda T, x: x.nan_to_num()), "addcmul": (X, lambda T, x: T.addcmul(x, x, x * 2, value=0.5)),
+    "lerp": (X, lambda T, x: x.lerp(x * 3, 0.3)), "lerp_tensor": (X, lambda T, x: T.lerp(x, x.flip(0), x * 0.5)),
+    "reshape_alias": (X, lambda T, x: x.t().reshape(3, 2, 1)),
+    "einsum": (X, lambda T, x: T.einsum("ij,kj->ik", x, x * 2)),
 }
 
 

@@ -10,6 +10,7 @@ from ..autograd.node import FWD
 from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
                               silu, softmax, softmin, softplus, softsign, tanh)
 from ..ops.arith import mul
+from ..ops.counting import one_hot  # noqa: F401
 from ..ops.shape import flatten as _flatten
 from ..ops.linalg import linear  # noqa: F401
 from ..ops.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
@@ -18,7 +19,7 @@ from ..ops.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_en
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "elu", "gelu", "hardtanh", "relu6",
-           "silu", "softplus", "softsign"]
+           "silu", "softplus", "softsign", "one_hot"]
 
 
 # -- dropout, flatten ----------------------------------------------------------------------------------------

@@ -130,13 +130,6 @@ def _new_empty(a, *size, dtype=None, requires_grad=False):
     return empty(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
-@exports("Tensor", name="argsort")
-def _argsort(a, dim=-1, descending=False, stable=False):
-    from .._tensor import _wrap
-    d = a._data
-    return _wrap(np.argsort(-d if descending else d, axis=dim, kind="stable").astype(np.int64))
-
-
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
     from .._creation import zeros
     return zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)

@@ -251,8 +251,47 @@ def _norm_index(a, key):
                 k = int(k)
         elif isinstance(k, (list, range)):
             k = np.asarray(k)
+        elif isinstance(k, slice) and any(isinstance(v, Tensor) for v in (k.start, k.stop, k.step)):
+            # a 0-d integer tensor as a bound (``data[i:i + 8]``): Python's slice takes it through __index__
+            k = slice(*(v.__index__() if isinstance(v, Tensor) else v for v in (k.start, k.stop, k.step)))
         out.append(k)
     return tuple(out)
+
+
+def _dims_list(shape):
+    return "[" + ", ".join(str(s) for s in shape) + "]"
+
+
+def _check_advanced(shape, advanced):
+    """PyTorch's errors for tensor indices, before numpy sees them: the dtype, a boolean mask's shape, the bounds
+    (``dimension`` counts the index tensors, as PyTorch's index kernel does) and the broadcast of the indices."""
+    shapes = []
+    for start, k in advanced:
+        if k.dtype == np.bool_:
+            for j in range(k.ndim):
+                if k.shape[j] != shape[start + j]:
+                    raise IndexError(f"The shape of the mask {_dims_list(k.shape)} at index {j} does not match the "
+                                     f"shape of the indexed tensor {_dims_list(shape)} at index {start + j}")
+            shapes.append((int(np.count_nonzero(k)),))
+        elif k.dtype.kind not in "iu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        else:
+            shapes.append(k.shape)
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes "
+                         + ", ".join(_dims_list(s) for s in shapes)) from None
+    n = 0
+    for start, k in advanced:
+        if k.dtype == np.bool_:
+            n += k.ndim
+            continue
+        size = shape[start]
+        bad = (k < -size) | (k >= size)
+        if bad.any():
+            raise IndexError(f"index {int(k[bad].reshape(-1)[0])} is out of bounds for dimension {n} with size {size}")
+        n += 1
 
 
 def getitem(a, key):
@@ -276,15 +315,18 @@ def getitem(a, key):
                                  "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
         raise IndexError(f"too many indices for tensor of dimension {d.ndim}")
     expanded = []
-    for k in key:
+    places = []  # each index's place in the key: PyTorch's messages call it the dimension (``x[None, 0, 5]``: 2)
+    for i, k in enumerate(key):
         if k is Ellipsis:
             expanded.extend([slice(None)] * (d.ndim - n_real))
+            places.extend([i] * (d.ndim - n_real))
         else:
             expanded.append(k)
+            places.append(i)
     out = a
     dim = 0
     advanced = []  # (first dim in ``out``, index array)
-    for k in expanded:
+    for k, place in zip(expanded, places):
         if k is None:
             out = unsqueeze(out, dim)
             dim += 1
@@ -294,7 +336,7 @@ def getitem(a, key):
         elif isinstance(k, (int, np.integer)):
             size = out._data.shape[dim]
             if not -size <= k < size:
-                raise IndexError(f"index {k} is out of bounds for dimension {dim} with size {size}")
+                raise IndexError(f"index {k} is out of bounds for dimension {place} with size {size}")
             k = int(k) + size if k < 0 else int(k)
             data = out._data[(slice(None),) * dim + (k,)]
             out = view_of(out, data, SelectBackward0, (out._data.shape, dim, k))
@@ -324,6 +366,7 @@ def getitem(a, key):
             p = start + (k.ndim if k.dtype == np.bool_ else 1)
         idx = tuple(idx)
         od = out._data
+        _check_advanced(od.shape, advanced)
         try:
             r = od[idx]
         except IndexError as e:

@@ -500,6 +500,18 @@ def _idx_set(arr, key, value):
         arr[key] = value
 
 
+def _torch_words(msg):
+    """numpy's broadcast error of an assignment, in PyTorch's words (``value tensor of shape [3, 3] cannot be
+    broadcast to indexing result of shape [1, 2, 3]``)."""
+    import re
+    m = re.match(r"shape mismatch: value array of shape \(([\d,]*)\) could not be broadcast to indexing result "
+                 r"of shape \(([\d,]*)\)", msg)
+    if m is None:
+        return msg
+    v, r = (("[" + ", ".join(x for x in g.split(",") if x) + "]") for g in m.groups())
+    return f"shape mismatch: value tensor of shape {v} cannot be broadcast to indexing result of shape {r}"
+
+
 def setitem(a, key, value):
     from ..autograd.grad_mode import STATE
     check_inplace(a)
@@ -519,7 +531,9 @@ def setitem(a, key, value):
     try:
         _idx_set(a._data, key, vd)
     except ValueError as e:
-        raise RuntimeError(str(e)) from None
+        raise RuntimeError(_torch_words(str(e))) from None
+    except IndexError as e:  # numpy's words for a tensor index out of bounds; PyTorch says "dimension"
+        raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
     a._vc[0] += 1
     if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
         vshape = np.shape(vd)

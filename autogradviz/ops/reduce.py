@@ -333,9 +333,45 @@ class CumsumBackward0(BackwardNode):
         dim = self._info
         if _t(g):
             return (g.flip(dim).cumsum(dim).flip(dim),)
-        out = np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy()
-        out += 0.0  # PyTorch's cumsum starts from +0.0, numpy's from the first term: -0.0 only here
-        return (out,)
+        out = _cum(np.cumsum, np.flip(g, dim), dim)
+        return (np.flip(out, dim).copy(),)
+
+
+@facts(fn="cumprod", saved={"dim": lambda n: n._info})
+class CumprodBackward0(BackwardNode):
+    """PyTorch's cumprod_backward: without zeros, ``reversed_cumsum(result * grad) / self``; with zeros, by the
+    products on each side of every position (the same values, summed in another order)."""
+    __slots__ = ()
+    _saved_names = ("self", "result")
+
+    def backward(self, g, s):
+        x, r = s
+        dim = self._info
+        if _t(g):
+            return ((g * r).flip(dim).cumsum(dim).flip(dim) / x,)
+        if (x != 0).all():
+            w = np.flip(_cum(np.cumsum, np.flip(g * r, dim), dim), dim)
+            return ((w / x).astype(g.dtype, copy=False),)
+        xm, gm = np.moveaxis(x, dim, -1), np.moveaxis(g, dim, -1)
+        n = xm.shape[-1]
+        before = np.ones_like(xm)  # the product of the values before each position
+        if n > 1:
+            before[..., 1:] = np.cumprod(xm[..., :-1], axis=-1)
+        acc = np.zeros_like(gm[..., 0])
+        out = np.empty_like(gm)
+        for i in range(n - 1, -1, -1):  # acc_i = g_i + x_{i+1} * acc_{i+1}: the grads after i, times what follows i
+            acc = gm[..., i] + (xm[..., i + 1] * acc if i + 1 < n else 0)
+            out[..., i] = before[..., i] * acc
+        return (np.moveaxis(out, -1, dim).astype(g.dtype, copy=False),)
+
+
+@exports("torch", "Tensor")
+def cumprod(a, dim, dtype=None):
+    d = a._data if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
+    if d.dtype.kind in "biu" and dtype is None:
+        d = d.astype(np.int64)
+    dim = _wrap_dim(dim, d.ndim)
+    return make(_cum(np.cumprod, d, dim), CumprodBackward0, (a,), (a, OUT), dim)
 
 
 @exports("torch", "Tensor")
@@ -348,10 +384,21 @@ def cumsum(a, dim=None, dtype=None, *, axis=None):
     dim = _wrap_dim(dim, d.ndim)
     if a._data.dtype.kind in "biu" and dtype is None:
         d = a._data.astype(np.int64)
-    out = np.cumsum(d, dim)
-    if out.dtype.kind in "fc":
-        out += 0  # PyTorch's cumsum starts from +0.0, numpy's from the first term: cumsum([-0.]) is [0.]
+    out = _cum(np.cumsum, d, dim)
     return make(out, CumsumBackward0, (a,), (), dim)
+
+
+def _cum(np_fn, d, dim):
+    """A running sum or product along ``dim`` as ATen's CPU kernel makes it: float32 and float16 in a double
+    accumulator, each result rounded to the dtype; a sum starts from +0.0 (numpy's from the first term:
+    ``cumsum([-0.])`` is ``[0.]`` in PyTorch)."""
+    if d.dtype.kind == "f" and d.dtype != np.float64:
+        out = np_fn(d.astype(np.float64), axis=dim if d.ndim else None).astype(d.dtype).reshape(d.shape)
+    else:
+        out = np_fn(d, axis=dim if d.ndim else None).reshape(d.shape)
+    if np_fn is np.cumsum and out.dtype.kind in "fc":
+        out += 0
+    return out
 
 
 def _keep_dims(t, dims, keepdim):

@@ -22,6 +22,13 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+@facts(fn="reshape", saved={"self_sym_sizes": lambda n: tuple(n._info)})
+class ReshapeAliasBackward0(ViewBackward0):
+    """``reshape`` of a tensor that is not contiguous but whose strides allow a view (``x.t().reshape(4, 3, 1)``):
+    PyTorch's ``_reshape_alias``."""
+    __slots__ = ()
+
+
 @facts(fn="clone")
 class CloneBackward0(BackwardNode):
     __slots__ = ()
@@ -75,7 +82,7 @@ def reshape(a, *shape):
     r = d.view()
     try:
         r.shape = shape  # a view when the strides allow it (as PyTorch's reshape), else a copy below
-        return view_of(a, r, ViewBackward0, d.shape)
+        return view_of(a, r, ReshapeAliasBackward0, d.shape)
     except AttributeError:
         pass
     c = clone(a)
