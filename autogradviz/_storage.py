@@ -79,8 +79,7 @@ def view_into(u8, npdtype, offset, size, stride):
     item = npdtype.itemsize
     size = tuple(int(n) for n in size)
     if any(n == 0 for n in size):
-        return np.ndarray(size, npdtype, buffer=u8, offset=0, strides=tuple(int(s) * item for s in stride)) \
-            if u8.size else np.empty(size, npdtype)
+        return np.ndarray(size, npdtype, buffer=u8, offset=0, strides=tuple(int(s) * item for s in stride))
     return np.ndarray(size, npdtype, buffer=u8, offset=int(offset) * item,
                       strides=tuple(int(s) * item for s in stride))
 
@@ -139,7 +138,7 @@ def clone_preserve(arr):
     non-overlapping and dense, else dense strides in the same order (ATen's ``infer_dense_strides``); a storage
     of exactly ``numel`` elements."""
     if arr.size == 0:
-        return np.empty(arr.shape, arr.dtype)
+        return view_into(new_storage(0), arr.dtype, 0, arr.shape, _contiguous_strides(arr.shape))
     st = _dense_strides(arr)
     if st is None:
         item = arr.itemsize
