@@ -1,0 +1,319 @@
+"""softmax, log_softmax and their backwards in the order of ATen's CPU kernels (aten/src/ATen/native/cpu/
+SoftMaxKernel.cpp), so that float32 results are PyTorch's bits on the CPU they were measured on.
+
+The kernels, read off the source and checked against PyTorch 2.13 element by element:
+
+- **Along the last dim** (``_vec_softmax_lastdim``, ``_vec_log_softmax_lastdim``, one row at a time): the row's max;
+  ``exp(x - max)`` with the vectorised exp (SLEEF's ``expf_u10``, every element, also the row's tail); their sum by
+  ``vec::reduce_all``: ``W``-lane vector accumulators (the first ``W`` elements, then each further full vector
+  added lane by lane, then the tail's lanes), folded in halves (lane i + lane i + W/2, ...); a row shorter than
+  ``W`` is summed left to right. softmax then multiplies by the reciprocal ``1 / sum`` (not a division);
+  log_softmax computes ``(x - max) - log(sum)``.
+- **Along another dim** (``_vec_softmax``, ``_vec_logsoftmax``, vectors across the inner positions): the sums go
+  down the softmax dim one term after the other from 0; softmax divides by the sum. Inner positions in whole
+  vectors (the first ``inner - inner % W``) take the vectorised exp, the rest ``std::exp``.
+- **Backwards**: softmax ``(g - sum(g*y)) * y``, log_softmax ``g - exp(y) * sum(g)``, the sums as above. GCC
+  contracts a multiply feeding an add into one fused multiply-add (one rounding) in some places and not in others:
+  in ``g - exp(y) * sum`` everywhere, in the sum of ``g*y`` down another dim, and in the tail vector (only) of the
+  last-dim sum of ``g*y``.
+
+``W`` is 16 float32 lanes with PyTorch's AVX512 kernels, 8 with AVX2 and with the non-vectorised build (which
+uses ``std::exp`` and no FMA). The capability is PyTorch's: ``ATEN_CPU_CAPABILITY`` if set, else the CPU's flags.
+float64 follows the same orders (half the lanes) with this engine's float64 exp; float16 and the other
+dtypes keep the plain formulas.
+"""
+import os
+import platform
+
+import numpy as np
+
+from .._random import fma32, fma64
+from ._math import np_exp, np_log
+
+__all__ = ["CAPABILITY", "softmax_fwd", "softmax_bwd", "log_softmax_bwd"]
+
+_f32, _f64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
+def _detect():
+    env = os.environ.get("ATEN_CPU_CAPABILITY", "").strip().lower()
+    if env in ("default", "avx2", "avx512"):
+        return env
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return "other"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    if {"avx512f", "avx512bw", "avx512vl", "avx512dq", "fma"} <= flags:
+                        return "avx512"
+                    return "avx2" if {"avx2", "fma"} <= flags else "default"
+    except OSError:
+        pass
+    return "avx2"
+
+
+CAPABILITY = _detect()
+_VECTOR_BYTES = 64 if CAPABILITY == "avx512" else 32
+_SLEEF = CAPABILITY in ("avx2", "avx512")   # the vectorised exp is SLEEF's, and GCC forms FMAs
+_FMA = {_f32: None, _f64: fma64}   # (float32: _fma32, below)
+
+
+_f32s = np.float32
+_MID_MASK64, _MID64 = np.int64(0x1FFFFFFF), np.int64(0x10000000)   # (the same bits, read as int64: faster)
+
+
+def _fma32(a, b, c, exact_sum=False, tiny=True):
+    """``round(a*b + c)`` to float32 once, for float32 arrays (or float32 scalars) of one shape. The product is
+    exact in float64; rounding the float64 sum to float32 is then right unless the float64 sum was itself rounded
+    onto a float32 midpoint (or is tiny). Only the sums that sit on a midpoint are examined (their float64
+    rounding error, by Knuth's two-sum), and those the error pushes off the midpoint move one float32 step its
+    way; tiny ones go to ``fma32``. ``exact_sum``: the caller knows the float64 sum is exact (no check);
+    ``tiny=False``: it knows the result is not tiny. (``fma32`` broadcasts its arguments, which costs more than
+    the arithmetic on the small arrays here.)"""
+    with np.errstate(all="ignore"):
+        s = np.multiply(a, b, dtype=np.float64)
+        np.add(s, c, out=s)
+        r = s.astype(_f32)
+        if exact_sum:
+            return r
+        cand = np.bitwise_and(s.view(np.int64), _MID_MASK64) == _MID64
+        if cand.any():
+            idx = np.nonzero(cand)
+            ai, bi, ci = (x[idx] if np.ndim(x) else x for x in (a, b, c))
+            p = np.multiply(ai, bi, dtype=np.float64)
+            si = s[idx]
+            bb = si - p
+            err = (p - (si - bb)) + (np.asarray(ci, np.float64) - bb)
+            ri = r[idx]
+            up = (err > 0) & (ri.astype(np.float64) < si)
+            down = (err < 0) & (ri.astype(np.float64) > si)
+            ri = np.where(up, np.nextafter(ri, _f32s(np.inf)), np.where(down, np.nextafter(ri, _f32s(-np.inf)), ri))
+            r[idx] = ri
+        if tiny:
+            small = np.abs(s) < 2.0 ** -125
+            if small.any():
+                idx = np.nonzero(small & (s != 0))
+                if idx[0].size:
+                    r[idx] = fma32(*(x[idx] if np.ndim(x) else np.full(idx[0].shape, x, _f32) for x in (a, b, c)))
+    return r
+
+
+def _lanes(dt):
+    return _VECTOR_BYTES // dt.itemsize
+
+
+_FMA[_f32] = _fma32
+
+
+# -- SLEEF's expf_u10 (xexpf), with the FMAs of its AVX2/AVX512 builds ---------------------------------------------
+_R_LN2 = np.float32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2U = np.float32(0.693145751953125)
+_L2L = np.float32(1.428606765330187045e-06)
+_POLY = tuple(np.float32(c) for c in (0.000198527617612853646278381, 0.00139304355252534151077271,
+                                      0.00833336077630519866943359, 0.0416664853692054748535156,
+                                      0.166666671633720397949219, 0.5))
+
+
+def _round32(p, check=True):
+    """float64 values rounded to float32 once and held in float64, where ``p = a*b + c`` was formed in float64
+    from float32 ``a, b, c``: exact, unless the float64 sum was itself rounded onto a float32 midpoint; those
+    (``check``) are redone with ``fma32``'s exact emulation by the caller, which gets their positions."""
+    r = p.astype(_f32).astype(np.float64)
+    if not check:
+        return r, None
+    cand = np.bitwise_and(p.view(np.int64), _MID_MASK64) == _MID64
+    return r, (np.nonzero(cand) if cand.any() else None)
+
+
+def sleef_expf(d):
+    """float32 ``exp`` as SLEEF's ``xexpf`` computes it: ``q = rint(d / ln 2)``, ``s = d - q*ln2`` in two FMAs
+    (ln 2 split in two), a degree-5 polynomial by FMAs, ``1 + (s*s*u + s)``, scaled by ``2**q`` in two steps;
+    0 below -104, inf above 100. Each FMA is formed in float64 (the product of two float32 is exact there) and
+    rounded once to float32; a float64 sum that landed on a float32 midpoint is redone exactly (``fma32``)."""
+    d = np.asarray(d, _f32)
+    with np.errstate(all="ignore"):
+        q32 = np.rint(d * _R_LN2)
+        q = q32.astype(np.float64)
+        d64 = d.astype(np.float64)
+        # the range reduction's float64 sums are exact (q has at most 8 bits, L2U 16, and |s| <= 0.35 unless
+        # q = 0): one rounding each, no check
+        s, _ = _round32(q * -float(_L2U) + d64, check=False)
+        s, _ = _round32(q * -float(_L2L) + s, check=False)
+        u, redo = _round32(s * float(_POLY[0]) + float(_POLY[1]))
+        if redo is not None:
+            u[redo] = fma32(_POLY[0], s[redo].astype(_f32), _POLY[1])
+        for c in _POLY[2:]:
+            u0 = u
+            u, redo = _round32(u0 * s + float(c))
+            if redo is not None:
+                u[redo] = fma32(u0[redo].astype(_f32), s[redo].astype(_f32), c)
+        ss, _ = _round32(s * s, check=False)
+        t, redo = _round32(ss * u + s)
+        if redo is not None:
+            t[redo] = fma32(ss[redo].astype(_f32), u[redo].astype(_f32), s[redo].astype(_f32))
+        small = np.abs(t) < 2.0 ** -125
+        if small.any() and (small := np.nonzero(small & (t != 0)))[0].size:
+            t[small] = fma32(ss[small].astype(_f32), u[small].astype(_f32), s[small].astype(_f32))
+        u = (1.0 + t).astype(_f32)
+        qi = np.clip(q32, -252, 252)
+        qi[q32 != q32] = 0
+        qi = qi.astype(np.int32)
+        h = qi >> 1
+        # 2**h and 2**(q - h) built from their exponent bits (|h| <= 126: normal float32 numbers)
+        u *= ((h + 127) << 23).view(_f32)
+        u *= ((qi - h + 127) << 23).view(_f32)
+        special = ~((d >= -104) & (d <= 100))
+        if special.any():
+            u[d < -104] = 0
+            u[d > 100] = np.inf
+            nan = d != d
+            u[nan] = d[nan]
+    return u
+
+
+def _vec_exp(z):
+    """The vectorised exp of PyTorch's kernels."""
+    if _SLEEF and z.dtype == _f32:
+        return sleef_expf(z)
+    return np_exp(z)
+
+
+def _split_exp(z3):
+    """exp over (outer, D, inner): the inner positions in whole vectors take the vectorised exp, the rest
+    ``std::exp``."""
+    inner = z3.shape[2]
+    vec = inner - inner % _lanes(z3.dtype)
+    out = np_exp(z3)
+    if vec and _SLEEF and z3.dtype == _f32:
+        out[..., :vec] = sleef_expf(z3[..., :vec])
+    return out
+
+
+# -- the sums ------------------------------------------------------------------------------------------------------
+def _fold(acc):
+    """``vec_reduce_all`` of a full vector: for float32 in the AVX2/AVX512 builds lane i + lane i + W/2, then
+    + W/4, ... (a specialisation for float); otherwise the lanes left to right (last axis)."""
+    w = acc.shape[-1]
+    if not (_SLEEF and acc.dtype == _f32):
+        out = acc[..., 0]
+        for i in range(1, w):
+            out = out + acc[..., i]
+        return out
+    while w > 1:
+        w //= 2
+        acc = acc[..., :w] + acc[..., w:2 * w]
+    return acc[..., 0]
+
+
+def _row_sum(v, prod_with=None):
+    """``vec::reduce_all`` (or, with ``prod_with``, ``map2_reduce_all`` of ``v * prod_with``) over the last axis,
+    for every row at once."""
+    n = v.shape[-1]
+    w = _lanes(v.dtype)
+    p = v if prod_with is None else v * prod_with
+    if n < w:   # left to right (numpy's cumsum adds in order; its sum would not)
+        return np.cumsum(p, axis=-1, dtype=p.dtype)[..., -1]
+    full = n - n % w
+    lead = p.shape[:-1]
+    # the first vector, then each further one added in order (numpy adds along a non-innermost axis in order)
+    acc = np.add.reduce(p[..., :full].reshape(lead + (full // w, w)), axis=-2)
+    k = n - full
+    if k:
+        if prod_with is not None and _SLEEF:
+            acc[..., :k] = _FMA[v.dtype](v[..., full:], prod_with[..., full:], acc[..., :k])
+        else:
+            acc[..., :k] = acc[..., :k] + p[..., full:]
+    return _fold(acc)
+
+
+def _col_sum(a3, fused_with=None):
+    """The sums down axis 1 of (outer, D, inner), from 0, one term after the other; with ``fused_with``, the sum
+    of ``a3 * fused_with`` with each step one FMA where PyTorch's build forms them."""
+    outer, dim, inner = a3.shape
+    if fused_with is not None:
+        if _SLEEF:
+            fma = _FMA[a3.dtype]
+            acc = np.zeros((outer, inner), a3.dtype)
+            for i in range(dim):
+                acc = fma(a3[:, i], fused_with[:, i], acc)
+            return acc[:, None]
+        a3 = a3 * fused_with
+    if inner == 1:   # one lane: repeat it so that numpy's reduce runs down the rows in order (not pairwise)
+        a3 = np.repeat(a3, 2, axis=2)
+    acc = np.add.reduce(a3, axis=1, initial=0.0, dtype=a3.dtype, keepdims=True)
+    return acc[..., :inner]
+
+
+def _three(d, dim):
+    outer = int(np.prod(d.shape[:dim], dtype=np.int64))
+    inner = int(np.prod(d.shape[dim + 1:], dtype=np.int64))
+    return np.ascontiguousarray(d).reshape(outer, d.shape[dim], inner)
+
+
+def _exact(d):
+    return d.dtype in (_f32, _f64) and d.ndim > 0 and d.size > 0
+
+
+# -- forward -------------------------------------------------------------------------------------------------------
+def softmax_fwd(d, dim, log):
+    """softmax (``log=False``) or log_softmax of the array ``d`` along ``dim``."""
+    if d.ndim == 0:
+        return np.zeros_like(d) if log else np.ones_like(d)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        if not _exact(d):
+            m = d.max(axis=dim, keepdims=True)
+            z = d - m
+            e = np.exp(z)
+            ssum = e.sum(axis=dim, keepdims=True)
+            return z - np.log(ssum) if log else e / ssum
+        if dim == d.ndim - 1:
+            m = d.max(axis=-1, keepdims=True)
+            z = d - m
+            e = _vec_exp(z)
+            s = _row_sum(e)[..., None]
+            if log:
+                return z - np_log(s)
+            return e * (d.dtype.type(1) / s)
+        x3 = _three(d, dim)
+        m = x3.max(axis=1, keepdims=True)
+        z = x3 - m
+        e = _split_exp(z)
+        s = _col_sum(e)
+        out = z - np_log(s) if log else e / s
+        return out.reshape(d.shape)
+
+
+# -- backward (numpy arrays) ---------------------------------------------------------------------------------------
+def softmax_bwd(g, y, dim):
+    """softmax's backward ``(g - sum(g*y)) * y`` in ATen's order."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if not _exact(y) or g.dtype != y.dtype:
+            return y * (g - (g * y).sum(axis=dim, keepdims=True))
+        if dim == y.ndim - 1:
+            s = _row_sum(g, y)[..., None]
+            return (g - s) * y
+        g3, y3 = _three(g, dim), _three(y, dim)
+        s = _col_sum(g3, y3)
+        return (y3 * (g3 - s)).reshape(y.shape)
+
+
+def log_softmax_bwd(g, y, dim):
+    """log_softmax's backward ``g - exp(y) * sum(g)`` in ATen's order."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        if not _exact(y) or g.dtype != y.dtype:
+            return g - np_exp(y) * g.sum(axis=dim, keepdims=True)
+        if dim == y.ndim - 1:
+            s = _row_sum(g)[..., None]
+            e = _vec_exp(y)
+        else:
+            g3, y3 = _three(g, dim), _three(y, dim)
+            s = _col_sum(g3)
+            e = _split_exp(y3)
+            g = g3
+        if _SLEEF:
+            out = _FMA[y.dtype](-e, np.broadcast_to(s, e.shape), g)
+        else:
+            out = g - e * s
+        return out.reshape(y.shape)
