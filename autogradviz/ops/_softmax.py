@@ -116,61 +116,93 @@ _POLY = tuple(np.float32(c) for c in (0.000198527617612853646278381, 0.001393043
                                       0.166666671633720397949219, 0.5))
 
 
-def _round32(p, check=True):
-    """float64 values rounded to float32 once and held in float64, where ``p = a*b + c`` was formed in float64
-    from float32 ``a, b, c``: exact, unless the float64 sum was itself rounded onto a float32 midpoint; those
-    (``check``) are redone with ``fma32``'s exact emulation by the caller, which gets their positions."""
-    r = p.astype(_f32).astype(np.float64)
-    if not check:
-        return r, None
-    cand = np.bitwise_and(p.view(np.int64), _MID_MASK64) == _MID64
-    return r, (np.nonzero(cand) if cand.any() else None)
-
-
 def sleef_expf(d):
     """float32 ``exp`` as SLEEF's ``xexpf`` computes it: ``q = rint(d / ln 2)``, ``s = d - q*ln2`` in two FMAs
     (ln 2 split in two), a degree-5 polynomial by FMAs, ``1 + (s*s*u + s)``, scaled by ``2**q`` in two steps;
-    0 below -104, inf above 100. Each FMA is formed in float64 (the product of two float32 is exact there) and
-    rounded once to float32; a float64 sum that landed on a float32 midpoint is redone exactly (``fma32``)."""
+    0 below -104, inf above 100.
+
+    [one rounding per FMA] each FMA ``a*b + c`` of float32 numbers is formed in float64, where the product is
+    exact, and rounded once to float32. That is the FMA's result unless the float64 sum was itself rounded, onto a
+    float32 midpoint: the sums of every step are checked for midpoints at once at the end, those that sit on one
+    are tested for exactness (Knuth's two-sum), and an element with an inexact one is recomputed with ``fma32``'s
+    exact emulation (``sleef_expf_reference``). The range reduction's float64 sums are exact (q has at most 8
+    bits, L2U 16 bits, and |s| <= 0.35 unless q = 0): no check."""
     d = np.asarray(d, _f32)
+    f64 = np.float64
     with np.errstate(all="ignore"):
         q32 = np.rint(d * _R_LN2)
-        q = q32.astype(np.float64)
-        d64 = d.astype(np.float64)
-        # the range reduction's float64 sums are exact (q has at most 8 bits, L2U 16, and |s| <= 0.35 unless
-        # q = 0): one rounding each, no check
-        s, _ = _round32(q * -float(_L2U) + d64, check=False)
-        s, _ = _round32(q * -float(_L2L) + s, check=False)
-        u, redo = _round32(s * float(_POLY[0]) + float(_POLY[1]))
-        if redo is not None:
-            u[redo] = fma32(_POLY[0], s[redo].astype(_f32), _POLY[1])
+        q = q32.astype(f64)
+        s = (q * -float(_L2U) + d).astype(_f32).astype(f64)
+        s = (q * -float(_L2L) + s).astype(_f32).astype(f64)
+        steps = []          # (float64 sum before rounding, a, b, c) of every checked FMA
+        u = s * float(_POLY[0])
+        u += float(_POLY[1])
+        steps.append((u, _POLY[0], s, _POLY[1]))
+        u_r = u.astype(_f32).astype(f64)
         for c in _POLY[2:]:
-            u0 = u
-            u, redo = _round32(u0 * s + float(c))
-            if redo is not None:
-                u[redo] = fma32(u0[redo].astype(_f32), s[redo].astype(_f32), c)
-        ss, _ = _round32(s * s, check=False)
-        t, redo = _round32(ss * u + s)
-        if redo is not None:
-            t[redo] = fma32(ss[redo].astype(_f32), u[redo].astype(_f32), s[redo].astype(_f32))
-        small = np.abs(t) < 2.0 ** -125
-        if small.any() and (small := np.nonzero(small & (t != 0)))[0].size:
-            t[small] = fma32(ss[small].astype(_f32), u[small].astype(_f32), s[small].astype(_f32))
-        u = (1.0 + t).astype(_f32)
-        qi = np.clip(q32, -252, 252)
-        qi[q32 != q32] = 0
-        qi = qi.astype(np.int32)
-        h = qi >> 1
-        # 2**h and 2**(q - h) built from their exponent bits (|h| <= 126: normal float32 numbers)
-        u *= ((h + 127) << 23).view(_f32)
-        u *= ((qi - h + 127) << 23).view(_f32)
-        special = ~((d >= -104) & (d <= 100))
-        if special.any():
-            u[d < -104] = 0
-            u[d > 100] = np.inf
+            p = u_r * s
+            p += float(c)
+            steps.append((p, u_r, s, c))
+            u_r = p.astype(_f32).astype(f64)
+        ss = (s * s).astype(_f32).astype(f64)
+        t = ss * u_r
+        t += s
+        steps.append((t, ss, u_r, s))
+        u = (t.astype(_f32).astype(f64) + 1.0).astype(_f32)
+        # SLEEF scales by 2**(q>>1), exactly, then by the rest, rounding once: one ldexp gives the same
+        out = np.ldexp(u, q32.astype(np.int32))
+        lo, hi = (d.min(), d.max()) if d.size else (0, 0)
+        if not (lo >= -104 and hi <= 100):
+            out[d < -104] = 0
+            out[d > 100] = np.inf
             nan = d != d
-            u[nan] = d[nan]
-    return u
+            out[nan] = d[nan]
+        redo = _inexact_midpoints(steps, d.shape)
+        if redo is not None:
+            out[redo] = sleef_expf_reference(d[redo])
+    return out
+
+
+def _inexact_midpoints(steps, shape):
+    """The elements where a float64 sum of ``steps`` was rounded onto a float32 midpoint (or is tiny), or None."""
+    sums = np.stack([st[0] for st in steps])
+    cand = np.bitwise_and(sums.view(np.int64), _MID_MASK64) == _MID64
+    cand |= (np.abs(sums) < 2.0 ** -125) & (sums != 0)   # (s = 0, at a row's max, gives an exact 0)
+    if not cand.any():
+        return None
+    bad = np.zeros(shape, bool)
+    for k, (p_sum, a, b, c) in enumerate(steps):
+        idx = np.nonzero(cand[k])
+        if not idx[0].size:
+            continue
+        pick = [x[idx] if np.ndim(x) else x for x in (a, b, c)]
+        prod = np.multiply(pick[0], pick[1], dtype=np.float64)
+        si = p_sum[idx]
+        bb = si - prod
+        err = (prod - (si - bb)) + (np.asarray(pick[2], np.float64) - bb)
+        bad[idx] |= (err != 0) | ((np.abs(si) < 2.0 ** -125) & (si != 0))
+    return np.nonzero(bad) if bad.any() else None
+
+
+def sleef_expf_reference(d):
+    """The plain edition of ``sleef_expf``: every FMA by ``fma32``'s exact emulation, the scaling in SLEEF's two
+    steps."""
+    d = np.asarray(d, _f32)
+    with np.errstate(all="ignore"):
+        q = np.rint(d * _R_LN2)
+        s = fma32(q, -_L2U, d)
+        s = fma32(q, -_L2L, s)
+        u = np.full(s.shape, _POLY[0], _f32)
+        for c in _POLY[1:]:
+            u = fma32(u, s, c)
+        u = np.float32(1) + fma32(s * s, u, s)
+        qi = np.where(q == q, q, 0).clip(-252, 252).astype(np.int32)
+        h = qi >> 1
+        u = np.ldexp(np.ldexp(u, h), qi - h).astype(_f32)
+        u = np.where(d < -104, np.float32(0), u)
+        u = np.where(d > 100, np.float32(np.inf), u)
+        u = np.where(d != d, d, u)
+    return u.astype(_f32)
 
 
 def _vec_exp(z):
