@@ -142,8 +142,9 @@ def test_cross_entropy_gradient(shape, reduction):
         assert ulps(*grads) <= 2
         diff += int((grads[0] != grads[1]).sum())
         n += x.size
-    if SAME_KERNELS:   # only where log_softmax's output differs by its log's last bit (see above)
-        assert diff <= 0.01 * n
+    if SAME_KERNELS:   # only where log_softmax's output differs by its log's last bit (see above), and above
+        # SLEEF_MAX_LOG_SUM elements where its sums take the correctly rounded exp
+        assert diff <= (0.01 if int(np.prod(shape)) <= S.SLEEF_MAX_LOG_SUM else 0.03) * n
 
 
 def test_float64_follows_the_same_order():
@@ -169,3 +170,22 @@ def test_special_values_as_pytorch():
             theirs = getattr(torch, fn)(torch.from_numpy(rows), dim).numpy()
             assert np.array_equal(np.isnan(ours), np.isnan(theirs))
             _check(np.nan_to_num(ours), np.nan_to_num(theirs), f"{fn} of special values")
+
+
+def test_sleef_expf_fast_edition_equals_reference():
+    # [one rounding per FMA]: the fast edition checks every step's float64 sum for float32 midpoints at once and
+    # recomputes only the elements with an inexact one; the reference uses fma32's exact emulation throughout
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-104, 0, 300_000), rng.uniform(-1e-3, 1e-3, 100_000), rng.uniform(0, 100, 50_000),
+                        -rng.exponential(1, 100_000), np.round(rng.uniform(-20, 0, 50_000) * 64) / 64,
+                        [np.nan, np.inf, -np.inf, -0.0, 0.0, -87.5, -103.99, -104.01, 100.01, 88.8, 1e-40, -1e-40,
+                         -0.34657359, 0.34657359]]).astype(np.float32)
+    fast, ref = S.sleef_expf(x), S.sleef_expf_reference(x)
+    assert fast.dtype == ref.dtype == np.float32
+    assert np.array_equal(fast, ref, equal_nan=True)
+    # the FMA edition of float32 a*b + c the backwards use, against fma32, on sums that often sit on midpoints
+    a = rng.standard_normal(200_000).astype(np.float32)
+    b = (rng.standard_normal(200_000) * 2.0 ** rng.integers(-30, 30, 200_000)).astype(np.float32)
+    for c in (rng.standard_normal(200_000).astype(np.float32),
+              (np.round(rng.standard_normal(200_000) * 4) / 4).astype(np.float32)):
+        assert np.array_equal(S._fma32(a, b, c), A._random.fma32(a, b, c))

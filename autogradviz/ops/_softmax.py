@@ -67,37 +67,47 @@ _MID_MASK64, _MID64 = np.int64(0x1FFFFFFF), np.int64(0x10000000)   # (the same b
 def _fma32(a, b, c, exact_sum=False, tiny=True):
     """``round(a*b + c)`` to float32 once, for float32 arrays (or float32 scalars) of one shape. The product is
     exact in float64; rounding the float64 sum to float32 is then right unless the float64 sum was itself rounded
-    onto a float32 midpoint (or is tiny). Only the sums that sit on a midpoint are examined (their float64
-    rounding error, by Knuth's two-sum), and those the error pushes off the midpoint move one float32 step its
-    way; tiny ones go to ``fma32``. ``exact_sum``: the caller knows the float64 sum is exact (no check);
-    ``tiny=False``: it knows the result is not tiny. (``fma32`` broadcasts its arguments, which costs more than
-    the arithmetic on the small arrays here.)"""
+    onto a float32 midpoint (or is tiny): see ``_settle``. ``exact_sum``: the caller knows the float64 sum is exact
+    (no check); ``tiny=False``: it knows the result is not tiny. (``fma32`` broadcasts its arguments, which costs
+    more than the arithmetic on the small arrays here.)"""
     with np.errstate(all="ignore"):
         s = np.multiply(a, b, dtype=np.float64)
         np.add(s, c, out=s)
         r = s.astype(_f32)
-        if exact_sum:
-            return r
-        cand = np.bitwise_and(s.view(np.int64), _MID_MASK64) == _MID64
-        if cand.any():
-            idx = np.nonzero(cand)
-            ai, bi, ci = (x[idx] if np.ndim(x) else x for x in (a, b, c))
-            p = np.multiply(ai, bi, dtype=np.float64)
-            si = s[idx]
-            bb = si - p
-            err = (p - (si - bb)) + (np.asarray(ci, np.float64) - bb)
-            ri = r[idx]
-            up = (err > 0) & (ri.astype(np.float64) < si)
-            down = (err < 0) & (ri.astype(np.float64) > si)
-            ri = np.where(up, np.nextafter(ri, _f32s(np.inf)), np.where(down, np.nextafter(ri, _f32s(-np.inf)), ri))
-            r[idx] = ri
-        if tiny:
-            small = np.abs(s) < 2.0 ** -125
-            if small.any():
-                idx = np.nonzero(small & (s != 0))
-                if idx[0].size:
-                    r[idx] = fma32(*(x[idx] if np.ndim(x) else np.full(idx[0].shape, x, _f32) for x in (a, b, c)))
+        if not exact_sum:
+            _settle(r, s, lambda i: np.multiply(_at(a, i), _at(b, i), dtype=np.float64),
+                    lambda i: np.asarray(_at(c, i), np.float64), tiny,
+                    lambda i: fma32(*(np.full(i.shape, x, _f32) if not np.ndim(x) else x.reshape(-1)[i]
+                                      for x in (a, b, c))))
     return r
+
+
+def _at(x, flat_idx):
+    return x.reshape(-1)[flat_idx] if np.ndim(x) else x
+
+
+def _settle(r, s, first, second, tiny, exact):
+    """Correct ``r = float32(s)`` where ``s = first + second`` was rounded in float64 onto a float32 midpoint:
+    the rounding error of that sum (Knuth's two-sum on the few such elements) says which float32 neighbour the
+    exact sum is nearer. ``first(i)``/``second(i)`` give the two float64 terms at flat indices ``i``; with
+    ``tiny``, results below float32's normal range go to ``exact(i)``. ``r`` is changed in place."""
+    sf, rf = s.reshape(-1), r.reshape(-1)
+    cand = np.flatnonzero(np.bitwise_and(sf.view(np.int64), _MID_MASK64) == _MID64)
+    if cand.size:
+        x, y, si = first(cand), second(cand), sf[cand]
+        bb = si - x
+        err = (x - (si - bb)) + (y - bb)
+        ri = rf[cand]
+        r64 = ri.astype(np.float64)
+        up = (err > 0) & (r64 < si)
+        down = (err < 0) & (r64 > si)
+        if up.any() or down.any():
+            ri = np.where(up, np.nextafter(ri, _f32s(np.inf)), np.where(down, np.nextafter(ri, _f32s(-np.inf)), ri))
+            rf[cand] = ri
+    if tiny:
+        small = np.flatnonzero((np.abs(sf) < 2.0 ** -125) & (sf != 0))
+        if small.size:
+            rf[small] = exact(small)
 
 
 def _lanes(dt):
@@ -205,20 +215,28 @@ def sleef_expf_reference(d):
     return u.astype(_f32)
 
 
-def _vec_exp(z):
-    """The vectorised exp of PyTorch's kernels."""
-    if _SLEEF and z.dtype == _f32:
+# [log_softmax's sums above 2,048 elements] emulating SLEEF's exp costs about fifty numpy calls whatever the size
+# (some 100 us here). log_softmax's forward uses exp only inside the row sums, where a last-bit difference of one
+# term rarely survives the log: above 2,048 elements it takes the correctly rounded exp (one ufunc call), which on
+# the 256 x 10 logits of benchmarks/bench_engine.py's tanh + CrossEntropyLoss MLP saves one of the two emulations
+# a step. softmax's forward and both backwards, where each exp is an element of the result, always emulate it.
+SLEEF_MAX_LOG_SUM = 2048
+
+
+def _vec_exp(z, log_sum=False):
+    """The vectorised exp of PyTorch's kernels (``log_sum``: only log_softmax's sums will see it)."""
+    if _SLEEF and z.dtype == _f32 and not (log_sum and z.size > SLEEF_MAX_LOG_SUM):
         return sleef_expf(z)
     return np_exp(z)
 
 
-def _split_exp(z3):
+def _split_exp(z3, log_sum=False):
     """exp over (outer, D, inner): the inner positions in whole vectors take the vectorised exp, the rest
     ``std::exp``."""
     inner = z3.shape[2]
     vec = inner - inner % _lanes(z3.dtype)
     out = np_exp(z3)
-    if vec and _SLEEF and z3.dtype == _f32:
+    if vec and _SLEEF and z3.dtype == _f32 and not (log_sum and z3.size > SLEEF_MAX_LOG_SUM):
         out[..., :vec] = sleef_expf(z3[..., :vec])
     return out
 
@@ -303,7 +321,7 @@ def softmax_fwd(d, dim, log):
         if dim == d.ndim - 1:
             m = d.max(axis=-1, keepdims=True)
             z = d - m
-            e = _vec_exp(z)
+            e = _vec_exp(z, log)
             s = _row_sum(e)[..., None]
             if log:
                 return z - np_log(s)
@@ -311,7 +329,7 @@ def softmax_fwd(d, dim, log):
         x3 = _three(d, dim)
         m = x3.max(axis=1, keepdims=True)
         z = x3 - m
-        e = _split_exp(z)
+        e = _split_exp(z, log)
         s = _col_sum(e)
         out = z - np_log(s) if log else e / s
         return out.reshape(d.shape)
@@ -344,8 +362,24 @@ def log_softmax_bwd(g, y, dim):
             s = _col_sum(g3)
             e = _split_exp(y3)
             g = g3
-        if _SLEEF:
+        if _SLEEF and y.dtype == _f32:
+            out = _fnma32(e, s, g)
+        elif _SLEEF:
             out = _FMA[y.dtype](-e, np.broadcast_to(s, e.shape), g)
         else:
             out = g - e * s
         return out.reshape(y.shape)
+
+
+def _fnma32(e, s, g):
+    """``round(g - e*s)`` to float32 once (an FMA), ``s`` broadcasting against ``e`` and ``g``: as ``_fma32``,
+    without materialising the broadcast (its cost, on a cross_entropy step, is more than the arithmetic's)."""
+    with np.errstate(all="ignore"):
+        p = np.multiply(e, s, dtype=np.float64)
+        np.subtract(g, p, out=p)
+        r = p.astype(_f32)
+        sb = np.broadcast_to(s, e.shape)
+        _settle(r, p, lambda i: np.asarray(g.reshape(-1)[i], np.float64),
+                lambda i: -np.multiply(e.reshape(-1)[i], sb.reshape(-1)[i], dtype=np.float64), True,
+                lambda i: fma32(-e.reshape(-1)[i], sb.reshape(-1)[i], g.reshape(-1)[i]))
+    return r
