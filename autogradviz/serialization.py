@@ -31,7 +31,7 @@ from _compat_pickle import IMPORT_MAPPING, NAME_MAPPING
 import numpy as np
 
 from . import _dtype, _storage
-from ._tensor import Size, Tensor, _Device, _wrap
+from ._tensor import _CPU, Size, Tensor, _Device, _wrap
 from .nn.parameter import Parameter
 
 __all__ = ["save", "load", "add_safe_globals", "get_safe_globals", "clear_safe_globals", "safe_globals"]
@@ -205,7 +205,7 @@ class UntypedStorage:
 
     def __init__(self, u8):
         self._u8 = u8
-        self.device = _Device("cpu")
+        self.device = _CPU
 
     def nbytes(self):
         return self._u8.size
