@@ -82,6 +82,8 @@ def clamp_(t, min=None, max=None):
 
 from . import nn, optim  # noqa: E402
 from . import utils  # noqa: E402
+from . import serialization  # noqa: E402
+from .serialization import load, save  # noqa: E402
 from ._creation import normal  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402

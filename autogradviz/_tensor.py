@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _storage
 from ._hooks import RemovableHandle
 
 __all__ = ["Tensor", "Size"]
@@ -404,7 +404,8 @@ class Tensor:
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        return (_rebuild, (self._data.copy(), self._requires_grad))
+        # as PyTorch pickles a tensor: its whole storage, the offset, size and strides; no grad, no graph
+        return (_rebuild_from_storage, storage_args(self._data) + (self._requires_grad,))
 
     def __deepcopy__(self, memo):
         if self.grad_fn is not None:
@@ -412,14 +413,55 @@ class Tensor:
                                "protocol at the moment.  If you were attempting to deepcopy a module, this may "
                                "be because of a torch.nn.utils.weight_norm usage, see "
                                "https://github.com/pytorch/pytorch/pull/103001")
-        t = type(self).__new__(type(self)) if type(self) is not Tensor else _wrap(self._data.copy())
+        if id(self) in memo:
+            return memo[id(self)]
+        # as PyTorch: the storage is copied once per deepcopy (views copied together still share it), the
+        # strides are kept, the copy's version is 1 (set_), and .grad is deep-copied too
+        t = _wrap(_deepcopy_data(self._data, memo), self._requires_grad)
         if type(self) is not Tensor:
-            t._data = self._data.copy()
-        t._requires_grad = self._requires_grad
+            sub = _new(type(self))
+            for k in _SLOTS:
+                setattr(sub, k, getattr(t, k))
+            t = sub
+        if type(t._vc) is list:
+            t._vc[0] = 1
         if self._grad is not None:
-            t._grad = _wrap(self._grad._data.copy())
+            t._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = t
         return t
+
+
+_SLOTS = tuple(k for k in Tensor.__slots__ if k != "__weakref__")
+
+
+def storage_args(arr):
+    """``(storage bytes, dtype name, offset, size, stride)`` of an array, PyTorch's storage model for pickle."""
+    lay = _storage.layout(arr)
+    if lay is None:
+        arr = np.array(arr, order="C", copy=True)
+        lay = _storage.layout(arr)
+    _, u8, off, stride = lay
+    return (u8.tobytes(), arr.dtype.name, off, tuple(arr.shape), stride)
+
+
+def _rebuild_from_storage(data, dtype_name, offset, size, stride, requires_grad):
+    u8 = np.frombuffer(bytearray(data), np.uint8)
+    t = _wrap(_storage.view_into(u8, _dtype._NAMES[dtype_name].np, offset, size, stride), requires_grad)
+    if type(t._vc) is list:
+        t._vc[0] = 1  # PyTorch rebuilds with set_, which bumps the version
+    return t
+
+
+def _deepcopy_data(arr, memo):
+    lay = _storage.layout(arr)
+    if lay is None:
+        return np.array(arr, order="C", copy=True)
+    root, u8, off, stride = lay
+    copies = memo.setdefault("autogradviz.storages", {})
+    hit = copies.get(id(root))
+    if hit is None:
+        hit = copies[id(root)] = (root, u8.copy())  # (the root is kept alive, so its id stays its own)
+    return _storage.view_into(hit[1], arr.dtype, off, arr.shape, stride)
 
 
 _TENSOR_TYPENAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",

@@ -1,7 +1,8 @@
 """``nn.Parameter``: a leaf Tensor that a Module registers as one of its parameters."""
 import numpy as np
 
-from .._tensor import Tensor, _new
+from .._storage import clone_preserve
+from .._tensor import Tensor, _new, _wrap
 
 __all__ = ["Parameter"]
 
@@ -42,22 +43,23 @@ class Parameter(Tensor):
     __str__ = __repr__
 
     def __reduce_ex__(self, proto):
-        return (_rebuild_parameter, (self._data.copy(), self._requires_grad))
+        # as PyTorch: the data as a plain tensor (its storage model), then Parameter(data, requires_grad)
+        return (_rebuild_parameter, (_wrap(self._data), self._requires_grad))
 
     def __deepcopy__(self, memo):
+        # as PyTorch: Parameter(self.data.clone(memory_format=torch.preserve_format), requires_grad): no .grad,
+        # version 0, a storage of its own, the strides kept when the data is dense
         if id(self) in memo:
             return memo[id(self)]
-        from .._tensor import _wrap
-        p = Parameter(_wrap(self._data.copy()), self._requires_grad)
-        if self._grad is not None:
-            p._grad = _wrap(self._grad._data.copy())
+        p = Parameter(_wrap(clone_preserve(self._data)), self._requires_grad)
         memo[id(self)] = p
         return p
 
 
-def _rebuild_parameter(data, requires_grad):
-    from .._tensor import _wrap
-    return Parameter(_wrap(np.asarray(data)), requires_grad)
+def _rebuild_parameter(data, requires_grad, *_hooks):
+    if not isinstance(data, Tensor):  # (pickles made before the storage model held an array)
+        data = _wrap(np.asarray(data))
+    return Parameter(data, requires_grad)
 
 
 Parameter.__module__ = "torch.nn.parameter"

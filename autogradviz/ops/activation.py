@@ -14,6 +14,7 @@ from .index import _where
 from .inplace import apply_inplace, check_inplace
 from .unary import _erf, _np_erf
 from ._math import np_exp, np_tanh, one_minus_square
+from ._softmax import log_softmax_bwd, softmax_bwd, softmax_fwd
 
 
 def relu_(input):
@@ -62,6 +63,8 @@ class SoftmaxBackward0(BackwardNode):
     def backward(self, g, s):
         y = s[0]
         dim = self._info
+        if type(g) is np.ndarray and type(y) is np.ndarray:
+            return (softmax_bwd(g, y, dim),)      # ATen's order (ops/_softmax.py)
         return (y * (g - _sum_keep(g * y, dim)),)
 
 
@@ -73,20 +76,13 @@ class LogSoftmaxBackward0(BackwardNode):
     def backward(self, g, s):
         y = s[0]
         dim = self._info
+        if type(g) is np.ndarray and type(y) is np.ndarray:
+            return (log_softmax_bwd(g, y, dim),)  # ATen's order (ops/_softmax.py)
         return (g - _exp(y) * _sum_keep(g, dim),)
 
 
 def _np_softmax(d, dim, log):
-    if d.ndim == 0:
-        return np.zeros_like(d) if log else np.ones_like(d)
-    m = d.max(axis=dim, keepdims=True)
-    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
-        z = d - m
-        e = np.exp(z)
-        ssum = e.sum(axis=dim, keepdims=True)
-        if log:
-            return z - np.log(ssum)
-        return e / ssum
+    return softmax_fwd(d, dim, log)   # ATen's kernels' order (ops/_softmax.py)
 
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
