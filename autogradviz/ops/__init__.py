@@ -7,6 +7,7 @@ here (as PyTorch attaches its C functions). A new op, even one written in a less
 (``autograd.node``: ``BackwardNode``, ``facts``, ``make``) and a forward function declared with ``ops.exports``.
 """
 from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401
+from . import attention, conv, embedding, norm, pool  # noqa: F401  (the layers: issue 25)
 from ._core import exports
 from ._methods import FUNCTIONS, METHODS, attach
 

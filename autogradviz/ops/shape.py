@@ -22,6 +22,12 @@ class UnsafeViewBackward0(ViewBackward0):
     __slots__ = ()
 
 
+@facts(fn="reshape", saved={"self_sym_sizes": lambda n: tuple(n._info)})
+class ReshapeAliasBackward0(ViewBackward0):
+    """PyTorch's ``_reshape_alias``: ``reshape`` of a non-contiguous tensor whose strides allow a view."""
+    __slots__ = ()
+
+
 @facts(fn="clone")
 class CloneBackward0(BackwardNode):
     __slots__ = ()
@@ -75,7 +81,7 @@ def reshape(a, *shape):
     r = d.view()
     try:
         r.shape = shape  # a view when the strides allow it (as PyTorch's reshape), else a copy below
-        return view_of(a, r, ViewBackward0, d.shape)
+        return view_of(a, r, ReshapeAliasBackward0, d.shape)
     except AttributeError:
         pass
     c = clone(a)
