@@ -177,7 +177,7 @@ class Node:
         super().__init_subclass__(**kwargs)
         _add_saved_attributes(cls, cls.__dict__.get("_saved_names", ()))
 
-    def _saved_value(self, name, view=False):
+    def _saved_item(self, name, view=False):  # not `_saved_value`: PyTorch's sdpa node has a saved `value`
         """One saved item: what the node keeps under ``name`` (``_keeps``), else its saved tensor (None if that slot
         saved nothing, ``RELEASED`` once freed). A tensor the node keeps besides its slots is freed with them, as in
         PyTorch (every tensor a PyTorch node holds is a saved variable); sizes, dims and scalars stay readable.
@@ -207,8 +207,8 @@ class Node:
         (``self_sym_sizes``, ``dim``, ``alpha``, ...). The order is the op's own: the tensors as the op takes them
         (``self``, ``other``, ..., ``result``: ``_saved_names``), then the other items by name. The drawings list
         saved tensors in this order, for real PyTorch's nodes too (``viz/sources/torch.py``). ``view=True``: as the
-        drawings read them (``_saved_value``)."""
-        return [(name, self._saved_value(name, view)) for name in _saved_keys(type(self))]
+        drawings read them (``_saved_item``)."""
+        return [(name, self._saved_item(name, view)) for name in _saved_keys(type(self))]
 
     def __dir__(self):
         # as PyTorch's: the ``_saved_`` names listed are the saved items (torchviz's show_saved reads them this way),
@@ -279,7 +279,7 @@ def _saved_property(name):
                     if t._vc[0] != version:
                         raise RuntimeError(_inplace_msg(t, version, self._saved_producer(t, i)))
                     return t if type(t) is not SavedOutput else t.unpack(self)
-        v = self._saved_value(name)
+        v = self._saved_item(name)
         if v is RELEASED:
             raise RuntimeError(SECOND_BACKWARD_MSG)
         return v
@@ -543,7 +543,7 @@ class SavedTensor:
         hook gives; None once freed."""
         node = self._node
         if self._slot is None:
-            v = node._saved_value(self._name)
+            v = node._saved_item(self._name)
             if v is RELEASED:
                 return None
             return v[self._k] if self._k is not None else v
@@ -568,7 +568,7 @@ class SavedTensor:
     def unpack(self):
         node = self._node
         if self._slot is None:
-            v = node._saved_value(self._name)
+            v = node._saved_item(self._name)
             if v is RELEASED:
                 raise RuntimeError(SECOND_BACKWARD_MSG)
             return v[self._k] if self._k is not None else v

@@ -71,11 +71,13 @@ def _sdpa_saved(i):
 class ScaledDotProductFlashAttentionForCpuBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("query", "key", "value", "attn_mask", "output", "logsumexp")
+    _empty_if = {"attn_mask": lambda n: n._info[4]}
 
     def backward(self, g, s):
         q, k, v, mask, o, lse = s
         scale, causal = self._info[0], self._info[3]
-        if causal is not None:  # is_causal: the mask is made here, not saved (as PyTorch's kernel)
+        if causal is not None:  # is_causal: that mask is kept beside the node, not saved (as PyTorch's kernel)
+            causal = causal if mask is None else causal + (mask._data if _t(mask) else mask)
             mask = causal if not _t(g) else _wrap(causal)
         nf = self.next_functions
         if _t(g):  # create_graph: the probabilities recomputed from q and k, so that they are recorded too
@@ -116,21 +118,24 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     L, S = q.shape[-2], k.shape[-2]
     sf = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     if _flash_ok(q, k, v, dropout_p):
-        mask = _float_mask(attn_mask, q.dtype, L, S, is_causal)
+        given = _float_mask(attn_mask, q.dtype, L, S, False)
+        causal = _float_mask(None, q.dtype, L, S, True) if is_causal else None
         z = (q @ k.swapaxes(-1, -2)) * q.dtype.type(sf)
-        if mask is not None:
-            z = z + mask
+        if given is not None:
+            z = z + given
+        if causal is not None:
+            z = z + causal
         p, lse = _np_rowsoftmax(z)
         out = np.ascontiguousarray(p @ v)
-        saved_mask = None if (mask is None or is_causal) else (attn_mask if attn_mask._data.dtype != np.bool_
-                                                               else _wrap(mask))
+        saved_mask = None if given is None else (attn_mask if attn_mask._data.dtype != np.bool_ else _wrap(given))
         return make(out, ScaledDotProductFlashAttentionForCpuBackward0, (query, key, value),
-                    (query, key, value, saved_mask, OUT, _wrap(lse)), (sf, bool(is_causal), scale, mask if is_causal else None))
+                    (query, key, value, saved_mask, OUT, _wrap(lse)),
+                    (sf, bool(is_causal), scale, causal, saved_mask is None))
+    if is_causal and attn_mask is not None:
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
     # the math path, op by op as PyTorch's _scaled_dot_product_attention_math
     root = math.sqrt(sf)
     qs = _smul(query, root)

@@ -238,7 +238,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         out += bias._data[None, :, None]
     out = out.reshape((n, o) + ((ow,) if nd == 1 else (oh, ow)))
     info = ((s2, p2, d2, groups), (stride, padding, dilation, groups),
-            None if bias is None else (o,), nd == 1)
+            (0,) if bias is None else (o,), nd == 1)
     return make(out, ConvolutionBackward0, (input, weight, bias), (input, weight), info)
 
 

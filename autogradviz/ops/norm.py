@@ -51,10 +51,11 @@ def _ln_shape(n):
 class NativeLayerNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "bias", "result1", "result2")
+    _empty_if = {"weight": lambda n: n._info[2], "bias": lambda n: n._info[3]}  # not given: None after backward too
 
     def backward(self, g, s):
         x, w, b, mu, rstd = s
-        normalized_shape, eps = self._info
+        normalized_shape, eps = self._info[:2]
         nf = self.next_functions
         dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         if _t(g):
@@ -105,7 +106,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     if bias is not None:
         y = y + bias._data
     return make(np.ascontiguousarray(y, dtype=d.dtype), NativeLayerNormBackward0, (input, weight, bias),
-                (input, weight, bias, _wrap(mu), _wrap(rstd)), (shape, eps))
+                (input, weight, bias, _wrap(mu), _wrap(rstd)),
+                (shape, eps, weight is None, bias is None))
 
 
 # -- batch_norm -------------------------------------------------------------------------------------------------
@@ -113,10 +115,12 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 class NativeBatchNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
+    _empty_if = {"weight": lambda n: n._info[2], "running_mean": lambda n: n._info[3],
+                 "running_var": lambda n: n._info[4]}
 
     def backward(self, g, s):
         x, w, rm, rv, mean, invstd = s
-        training, eps = self._info
+        training, eps = self._info[:2]
         nf = self.next_functions
         dims = (0,) + tuple(range(2, x.ndim))
         cshape = (1, -1) + (1,) * (x.ndim - 2)
@@ -199,5 +203,6 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if bias is not None:
         y = y + bias._data.reshape(cshape)
     return make(np.ascontiguousarray(y, dtype=d.dtype), NativeBatchNormBackward0, (input, weight, bias),
-                (input, weight, running_mean, running_var) + saved_stats, (bool(training), eps))
+                (input, weight, running_mean, running_var) + saved_stats,
+                (bool(training), eps, weight is None, running_mean is None, running_var is None))
 

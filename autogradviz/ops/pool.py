@@ -34,6 +34,13 @@ def _pool_out(size, k, s, p, d, ceil_mode):
     return out
 
 
+def _given_stride(stride):
+    """The stride as PyTorch's node keeps it: () when none was given (the kernel size is used)."""
+    if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0):
+        return ()
+    return _pair(stride, "stride")
+
+
 def _check_pool(x, name, k, s, p, d):
     if x.ndim not in (3, 4):
         raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input")
@@ -53,7 +60,7 @@ def _as4(x):
 
 # -- max_pool2d ---------------------------------------------------------------------------------------------------
 @facts(fn="max_pool2d",
-       saved={"kernel_size": lambda n: n._info[1][0], "stride": lambda n: n._info[1][1],
+       saved={"kernel_size": lambda n: n._info[1][0], "stride": lambda n: n._info[2],
               "padding": lambda n: n._info[1][2], "dilation": lambda n: n._info[1][3],
               "ceil_mode": lambda n: n._info[1][4]})
 class MaxPool2DWithIndicesBackward0(BackwardNode):
@@ -113,7 +120,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         vals, indices = vals[0], indices[0]
     ind_t = _wrap(indices)
     out = make(np.ascontiguousarray(vals), MaxPool2DWithIndicesBackward0, (input,), (input, ind_t),
-               (x.shape, (k, s, p, d, bool(ceil_mode))))
+               (x.shape, (k, s, p, d, bool(ceil_mode)), _given_stride(stride)))
     return (out, ind_t) if return_indices else out
 
 
@@ -163,7 +170,7 @@ def _avg_map(h, w, k, s, p, ceil_mode, count_include_pad, divisor_override, dtyp
 
 
 @facts(fn="avg_pool2d",
-       saved={"kernel_size": lambda n: n._info[2][0], "stride": lambda n: n._info[2][1],
+       saved={"kernel_size": lambda n: n._info[2][0], "stride": lambda n: n._info[3],
               "padding": lambda n: n._info[2][2], "ceil_mode": lambda n: n._info[2][3],
               "count_include_pad": lambda n: n._info[2][4], "divisor_override": lambda n: n._info[2][5]})
 class AvgPool2DBackward0(BackwardNode):
@@ -190,7 +197,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     P, out_hw = _avg_map(h, w, k, s, p, ceil_mode, count_include_pad, divisor_override, x.dtype)
     out = _apply_map(x, P, out_hw)
     return make(np.ascontiguousarray(out), AvgPool2DBackward0, (input,), (input,),
-                (P, (h, w), (k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override)))
+                (P, (h, w), (k, s, p, bool(ceil_mode), bool(count_include_pad), divisor_override),
+                 _given_stride(stride)))
 
 
 @facts(fn="adaptive_avg_pool2d")
@@ -231,7 +239,7 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 # -- pad ---------------------------------------------------------------------------------------------------------
-@facts(fn="constant_pad_nd", saved={"pad": lambda n: n._info[0]})
+@facts(fn="constant_pad_nd", saved={"pad": lambda n: tuple(v % 2**64 for v in n._info[0])})
 class ConstantPadNdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
