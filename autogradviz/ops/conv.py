@@ -7,7 +7,6 @@ summed over the batch, ``grad_bias`` = ``g`` summed over the batch and the posit
 same formulas run on Tensors (the windows gathered by indexing, added back by a scatter), so they are recorded.
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make
@@ -30,13 +29,6 @@ def _out_size(size, k, s, p, d):
     return (size + 2 * p - d * (k - 1) - 1) // s + 1
 
 
-def _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow):
-    """A read-only view (N, C, KH, KW, OH, OW) of every window of the padded input ``xp``."""
-    n, c = xp.shape[:2]
-    s0, s1, s2, s3 = xp.strides
-    return as_strided(xp, (n, c, kh, kw, oh, ow), (s0, s1, s2 * dh, s3 * dw, s2 * sh, s3 * sw), writeable=False)
-
-
 def _window_index(kh, kw, sh, sw, dh, dw, oh, ow):
     """Index arrays (KH, KW, OH, OW) of each window element's row and column in the padded input."""
     i = (np.arange(kh) * dh)[:, None, None, None] + (np.arange(oh) * sh)[None, None, :, None]
@@ -53,29 +45,49 @@ def _pad2(x, ph, pw):
     return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
 
 
-def _cols(xp, geo, tensor_mode):
-    """The im2col matrix (N, C*KH*KW, OH*OW) of the padded input ``xp``."""
+def _cols(xp, geo, tensor_mode=True):
+    """The im2col matrix (N, C*KH*KW, OH*OW) of the padded input Tensor ``xp``, gathered by indexing (recorded:
+    create_graph)."""
     kh, kw, sh, sw, dh, dw, oh, ow = geo
     n, c = xp.shape[:2]
-    if tensor_mode:
-        i, j = _window_index(kh, kw, sh, sw, dh, dw, oh, ow)
-        return getitem(xp, (slice(None), slice(None), i, j)).reshape(n, c * kh * kw, oh * ow)
-    return _windows(xp, kh, kw, sh, sw, dh, dw, oh, ow).reshape(n, c * kh * kw, oh * ow)
+    i, j = _window_index(kh, kw, sh, sw, dh, dw, oh, ow)
+    return getitem(xp, (slice(None), slice(None), i, j)).reshape(n, c * kh * kw, oh * ow)
 
 
-def _col2im(gcols, xp_shape, geo, tensor_mode):
-    """Add each column's grad back into its window: the grad of the padded input."""
+def _cols_np(xp, geo):
+    """The im2col matrix of the padded input ``xp`` as one (C*KH*KW, N*OH*OW) array, so that the convolution is a
+    single matrix product. [slice copies] filled window position by window position (KH*KW strided copies whose
+    inner rows are contiguous): a copy of the 6-d ``as_strided`` view costs about ten times as much."""
     kh, kw, sh, sw, dh, dw, oh, ow = geo
-    n, c = xp_shape[:2]
-    g6 = gcols.reshape(n, c, kh, kw, oh, ow)
-    if tensor_mode:
-        i, j = _window_index(kh, kw, sh, sw, dh, dw, oh, ow)
-        return _scatter_back(g6, tuple(xp_shape), (slice(None), slice(None), i, j), accumulate=True)
-    out = np.zeros(xp_shape, dtype=gcols.dtype)
+    n, c = xp.shape[:2]
+    cols = np.empty((c, kh, kw, n, oh, ow), dtype=xp.dtype)
+    xt = xp.transpose(1, 0, 2, 3)
     for a in range(kh):
         for b in range(kw):
-            out[:, :, a * dh:a * dh + sh * (oh - 1) + 1:sh, b * dw:b * dw + sw * (ow - 1) + 1:sw] += g6[:, :, a, b]
-    return out
+            cols[:, a, b] = xt[:, :, a * dh:a * dh + sh * (oh - 1) + 1:sh, b * dw:b * dw + sw * (ow - 1) + 1:sw]
+    return cols.reshape(c * kh * kw, n * oh * ow)
+
+
+def _col2im_np(gcols, xp_shape, geo):
+    """``_cols_np`` backwards: each column's grad (C*KH*KW, N*OH*OW) added back into its window of the padded
+    input."""
+    kh, kw, sh, sw, dh, dw, oh, ow = geo
+    n, c = xp_shape[:2]
+    g6 = gcols.reshape(c, kh, kw, n, oh, ow)
+    out = np.zeros((c, n) + tuple(xp_shape[2:]), dtype=gcols.dtype)
+    for a in range(kh):
+        for b in range(kw):
+            out[:, :, a * dh:a * dh + sh * (oh - 1) + 1:sh, b * dw:b * dw + sw * (ow - 1) + 1:sw] += g6[:, a, b]
+    return out.transpose(1, 0, 2, 3)
+
+
+def _col2im(gcols, xp_shape, geo, tensor_mode=True):
+    """``_cols`` backwards, on Tensors: each column's grad added back into its window (a recorded scatter)."""
+    kh, kw, sh, sw, dh, dw, oh, ow = geo
+    n, c = xp_shape[:2]
+    i, j = _window_index(kh, kw, sh, sw, dh, dw, oh, ow)
+    return _scatter_back(gcols.reshape(n, c, kh, kw, oh, ow), tuple(xp_shape), (slice(None), slice(None), i, j),
+                         accumulate=True)
 
 
 def _tp(x):
@@ -121,18 +133,28 @@ class ConvolutionBackward0(BackwardNode):
         og = o // groups
         geo = (kh, kw, sh, sw, dh, dw, oh, ow)
         xp = _pad2(x, ph, pw)
-        g3 = g.reshape(n, o, oh * ow)
-        gx_parts, gw_parts = [], []
         need_x, need_w = nf[0][0] is not None, nf[1][0] is not None
-        for k in range(groups):
+        gx_parts, gw_parts = [], []
+        if not tm:
+            # [one product] the grads as single matrix products over the whole batch: g2 is (O, N*OH*OW)
+            g3 = g.reshape(n, o, oh * ow)
+            g2 = np.ascontiguousarray(g3.transpose(1, 0, 2)).reshape(o, n * oh * ow)
+            for k in range(groups):
+                gk = g2[k * og:(k + 1) * og]
+                if need_w:
+                    ck = _cols_np(xp[:, k * cg:(k + 1) * cg], geo)
+                    gw_parts.append((gk @ ck.T).reshape(og, cg, kh, kw))
+                if need_x:
+                    wk = w[k * og:(k + 1) * og].reshape(og, cg * kh * kw)
+                    gx_parts.append(_col2im_np(wk.T @ gk, (n, cg) + tuple(xp.shape[2:]), geo))
+        else:
+            g3 = g.reshape(n, o, oh * ow)
+        for k in range(groups if tm else 0):
             wk = w[k * og:(k + 1) * og].reshape(og, cg * kh * kw)
             gk = g3[:, k * og:(k + 1) * og]
             if need_w:
                 ck = _cols(xp[:, k * cg:(k + 1) * cg], geo, tm)
-                if tm:
-                    gw_parts.append((gk @ _tp(ck)).sum(0).reshape(og, cg, kh, kw))
-                else:
-                    gw_parts.append(np.tensordot(gk, ck, axes=([0, 2], [0, 2])).reshape(og, cg, kh, kw))
+                gw_parts.append((gk @ _tp(ck)).sum(0).reshape(og, cg, kh, kw))
             if need_x:
                 gcols = _tp(wk) @ gk
                 pshape = (n, cg) + tuple(xp.shape[2:])
@@ -153,7 +175,7 @@ class ConvolutionBackward0(BackwardNode):
             if not tm:
                 gw = np.ascontiguousarray(gw)
         if len(nf) > 2 and nf[2][0] is not None:
-            gb = g3.sum([0, 2]) if tm else g3.sum(axis=(0, 2))
+            gb = g3.sum([0, 2]) if tm else g2.sum(axis=1)
         return gx, gw, gb
 
 
@@ -231,11 +253,12 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
     og = o // groups
     outs = []
     for k in range(groups):
-        cols = _cols(xp[:, k * cg:(k + 1) * cg], geo, False)
-        outs.append(np.matmul(w4[k * og:(k + 1) * og].reshape(og, cg * kh * kw), cols))
-    out = outs[0] if groups == 1 else np.concatenate(outs, 1)
+        cols = _cols_np(xp[:, k * cg:(k + 1) * cg], geo)
+        outs.append(w4[k * og:(k + 1) * og].reshape(og, cg * kh * kw) @ cols)
+    out = outs[0] if groups == 1 else np.concatenate(outs, 0)  # (O, N*OH*OW)
     if bias is not None:
-        out += bias._data[None, :, None]
+        out += bias._data[:, None]
+    out = np.ascontiguousarray(out.reshape(o, n, oh * ow).transpose(1, 0, 2))
     out = out.reshape((n, o) + ((ow,) if nd == 1 else (oh, ow)))
     info = ((s2, p2, d2, groups), (stride, padding, dilation, groups),
             (0,) if bias is None else (o,), nd == 1)

@@ -7,7 +7,6 @@ each row holding 1/divisor over its window); their backward is the transposed pr
 each window's first maximum, as PyTorch does, and its backward adds the grads at those indices.
 """
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from .._tensor import Tensor, _wrap
 from ..autograd.node import BackwardNode, facts, make
@@ -100,22 +99,35 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
                            "is too small")
     need_h = (oh - 1) * s[0] + d[0] * (k[0] - 1) + 1
     need_w = (ow - 1) * s[1] + d[1] * (k[1] - 1) + 1
-    fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    xp = np.full((n, c, max(need_h, h + p[0]), max(need_w, w + p[1])), fill, dtype=x.dtype)
-    xp[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x4
-    st = xp.strides
-    win = as_strided(xp, (n, c, oh, ow, k[0], k[1]), (st[0], st[1], st[2] * s[0], st[3] * s[1], st[2] * d[0],
-                                                      st[3] * d[1]), writeable=False).reshape(n, c, oh, ow, -1)
-    a = win.argmax(-1)
-    if x.dtype.kind == "f":  # a nan wins, as in PyTorch (its first one)
-        nan = np.isnan(win)
-        if nan.any():
-            a = np.where(nan.any(-1), nan.argmax(-1), a)
-    vals = np.take_along_axis(win, a[..., None], -1)[..., 0]
-    ki, kj = np.divmod(a, k[1])
+    if p == (0, 0) and need_h <= h and need_w <= w:
+        xp = x4  # no padding needed: the windows read the input itself
+    else:
+        fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        xp = np.full((n, c, max(need_h, h + p[0]), max(need_w, w + p[1])), fill, dtype=x.dtype)
+        xp[:, :, p[0]:p[0] + h, p[1]:p[1] + w] = x4
+    has_nan = x.dtype.kind == "f" and bool(np.isnan(x.max())) if x.size else False
+    # [window by window] the running maximum over the KH*KW strided slices of the padded input, a later element
+    # replacing the best only when strictly greater (or the first nan): PyTorch's first maximum. A copy of the
+    # windows laid out for argmax costs several times as much.
+    best = None
+    arg = None
+    for a in range(k[0]):
+        for b in range(k[1]):
+            sl = xp[:, :, a * d[0]:a * d[0] + s[0] * (oh - 1) + 1:s[0], b * d[1]:b * d[1] + s[1] * (ow - 1) + 1:s[1]]
+            if best is None:
+                best = sl.copy()
+                arg = np.zeros(best.shape, dtype=np.int8 if k[0] * k[1] < 128 else np.int64)
+                continue
+            better = sl > best
+            if has_nan:
+                better |= np.isnan(sl) & ~np.isnan(best)
+            np.copyto(best, sl, where=better)
+            np.copyto(arg, a * k[1] + b, where=better, casting="unsafe")
+    vals = best
+    ki, kj = np.divmod(arg.astype(np.int64), k[1])
     rows = np.arange(oh)[:, None] * s[0] - p[0] + ki * d[0]
     cols = np.arange(ow)[None, :] * s[1] - p[1] + kj * d[1]
-    indices = (rows * w + cols).astype(np.int64)
+    indices = rows * w + cols
     if x.ndim == 3:
         vals, indices = vals[0], indices[0]
     ind_t = _wrap(indices)
