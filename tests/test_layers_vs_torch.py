@@ -108,6 +108,20 @@ def c_sd_mask_and_causal(T, dt):
     q = mk(T, dt, 1, 2, 4, 8); k = mk(T, dt, 1, 2, 4, 8, seed=1); v = mk(T, dt, 1, 2, 4, 8, seed=2)
     m = T.tensor(np.random.default_rng(4).uniform(-1, 1, (4, 4)), dtype=dt)
     return T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True), [q, k, v]
+def c_sd_causal_rect(T, dt):
+    q = mk(T, dt, 1, 2, 3, 4); k = mk(T, dt, 1, 2, 5, 4, seed=1); v = mk(T, dt, 1, 2, 5, 4, seed=2)
+    return T.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), [q, k, v]
+def c_sd_mask_grad(T, dt):
+    q = mk(T, dt, 1, 2, 3, 4); k = mk(T, dt, 1, 2, 3, 4, seed=1); v = mk(T, dt, 1, 2, 3, 4, seed=2)
+    m = mk(T, dt, 3, 3, seed=3)
+    return T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m), [q, k, v, m]
+def c_sd_v_dim(T, dt):
+    q = mk(T, dt, 1, 2, 3, 4); k = mk(T, dt, 1, 2, 5, 4, seed=1); v = mk(T, dt, 1, 2, 5, 6, seed=2)
+    return T.nn.functional.scaled_dot_product_attention(q, k, v), [q, k, v]
+def c_sd_mask4d(T, dt):
+    q = mk(T, dt, 2, 2, 3, 4); k = mk(T, dt, 2, 2, 3, 4, seed=1); v = mk(T, dt, 2, 2, 3, 4, seed=2)
+    m = T.tensor(np.random.default_rng(5).uniform(-1, 1, (2, 1, 3, 3)), dtype=dt)
+    return T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m), [q, k, v]
 def c_sdd(T, dt):
     q = mk(T, dt, 2, 2, 4, 8); k = mk(T, dt, 2, 2, 4, 8, seed=1); v = mk(T, dt, 2, 2, 4, 8, seed=2)
     return T.nn.functional.scaled_dot_product_attention(q, k, v, dropout_p=0.3, is_causal=True), [q, k, v]

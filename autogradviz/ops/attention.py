@@ -100,8 +100,10 @@ class ScaledDotProductFlashAttentionForCpuBackward0(BackwardNode):
         return gq, gk, gv
 
 
-def _flash_ok(q, k, v, dropout_p):
+def _flash_ok(q, k, v, dropout_p, attn_mask):
     if dropout_p > 0 or q.ndim != 4 or k.ndim != 4 or v.ndim != 4:
+        return False
+    if attn_mask is not None and attn_mask.requires_grad:  # the fused kernel gives no grad to a mask
         return False
     if q.shape[:2] != k.shape[:2] or q.shape[:2] != v.shape[:2]:
         return False
@@ -120,7 +122,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                            f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
     L, S = q.shape[-2], k.shape[-2]
     sf = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    if _flash_ok(q, k, v, dropout_p):
+    if _flash_ok(q, k, v, dropout_p, attn_mask):
         given = _float_mask(attn_mask, q.dtype, L, S, False)
         causal = _float_mask(None, q.dtype, L, S, True) if is_causal else None
         z = (q @ k.swapaxes(-1, -2)) * q.dtype.type(sf)
