@@ -415,3 +415,32 @@ def test_clip_grad_and_vectors_as_pytorchs(kind):
     assert a[3] == t[3]
     for x, y in zip(a[4], t[4]):
         assert_values(x, y)
+
+
+def _hooks_two_in_two_out(T):
+    T.manual_seed(1)
+    log = []
+
+    class Two(T.nn.Module):
+        def forward(self, a, b, scale):
+            return a * b * scale, (a - b).exp()
+
+    m = Two()
+    m.register_full_backward_pre_hook(lambda mod, gout: log.append(("pre", [None if g is None else
+                                                                             round(float(g.sum()), 4) for g in gout])))
+
+    def post(mod, gin, gout):
+        log.append(("post", [None if g is None else round(float(g.sum()), 4) for g in gin]))
+        return tuple(None if g is None else g * 10 for g in gin)
+    m.register_full_backward_hook(post)
+    a = T.randn(3, requires_grad=True)
+    b = T.randn(3)
+    y, z = m(a, b, 2.0)
+    log.append((y.grad_fn.name(), z.grad_fn.name(), y.grad_fn.next_functions[0][0].name()))
+    (y.sum() + (z * 3).sum()).backward()
+    log.append(("a.grad", [round(v, 4) for v in a.grad.tolist()]))
+    return log
+
+
+def test_backward_hooks_with_several_inputs_and_outputs():
+    assert _hooks_two_in_two_out(A) == _hooks_two_in_two_out(torch)
