@@ -156,8 +156,10 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
     if (x.ndim == 2 and weight is None and x.dtype.kind == "f" and t.dtype == np.int64 and t.ndim == 1
             and 0 < t.shape[0] == x.shape[0]):
         c = x.shape[1]
-        lo, hi = t.min(), t.max()
-        if lo >= 0 and hi < c and not (lo <= ignore_index <= hi and (t == ignore_index).any()):
+        # every target a class (as unsigned numbers, negative targets are out of range too: one comparison), and
+        # ignore_index, if it is a class, not among them
+        if (np.less(t.view(np.uint64), c).all()
+                and not (0 <= ignore_index < c and (t == ignore_index).any())):
             n = t.shape[0]
             rows = np.arange(n)
             dt = x.dtype.type
