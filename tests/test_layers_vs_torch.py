@@ -444,3 +444,14 @@ def _hooks_two_in_two_out(T):
 
 def test_backward_hooks_with_several_inputs_and_outputs():
     assert _hooks_two_in_two_out(A) == _hooks_two_in_two_out(torch)
+
+
+@pytest.mark.parametrize("args", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+                                  dict(kernel_size=(2, 3), stride=1, dilation=(2, 1))])
+def test_max_pool_indices_as_pytorchs_with_ties_and_nan(args):
+    x = np.round(np.random.default_rng(2).standard_normal((2, 2, 7, 6)), 0)  # many ties
+    x[0, 1, 2, 3] = np.nan
+    t = torch.nn.functional.max_pool2d(torch.tensor(x, dtype=torch.float32), return_indices=True, **args)
+    a = A.nn.functional.max_pool2d(A.tensor(x, dtype=A.float32), return_indices=True, **args)
+    np.testing.assert_array_equal(a[1].numpy(), t[1].numpy())
+    np.testing.assert_array_equal(a[0].numpy(), t[0].numpy())

@@ -124,10 +124,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
             np.copyto(best, sl, where=better)
             np.copyto(arg, a * k[1] + b, where=better, casting="unsafe")
     vals = best
-    ki, kj = np.divmod(arg.astype(np.int64), k[1])
-    rows = np.arange(oh)[:, None] * s[0] - p[0] + ki * d[0]
-    cols = np.arange(ow)[None, :] * s[1] - p[1] + kj * d[1]
-    indices = rows * w + cols
+    # each window's first element's flat index in the input plane, plus the offset of the window position won
+    base = (np.arange(oh)[:, None] * s[0] - p[0]) * w + (np.arange(ow)[None, :] * s[1] - p[1])
+    offs = ((np.arange(k[0]) * d[0])[:, None] * w + (np.arange(k[1]) * d[1])[None, :]).reshape(-1)
+    indices = offs.take(arg) + base
     if x.ndim == 3:
         vals, indices = vals[0], indices[0]
     ind_t = _wrap(indices)
