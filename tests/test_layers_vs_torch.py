@@ -4,7 +4,6 @@ AvgPool2d, AdaptiveAvgPool2d, F.pad, F.scaled_dot_product_attention; module back
 Each case checks, in float32 and float64: the values and grads (the comparison policy), the graph (node names and
 edges, ``tests/test_vs_torch.graph``), the ``_saved_<name>`` attributes (names, and values for non-tensors, shapes
 for tensors), and in float64 gradcheck and gradgradcheck (the second derivative through create_graph)."""
-import math
 import warnings
 
 import numpy as np
@@ -103,7 +102,8 @@ def c_sdc(T, dt):
     return T.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), [q, k, v]
 def c_sdm(T, dt):
     q = mk(T, dt, 2, 2, 4, 8); k = mk(T, dt, 2, 2, 4, 8, seed=1); v = mk(T, dt, 2, 2, 4, 8, seed=2)
-    return T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=T.ones(4, 4, dtype=T.bool).tril(), scale=0.3), [q, k, v]
+    m = T.ones(4, 4, dtype=T.bool).tril()
+    return T.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=m, scale=0.3), [q, k, v]
 def c_sd_mask_and_causal(T, dt):
     q = mk(T, dt, 1, 2, 4, 8); k = mk(T, dt, 1, 2, 4, 8, seed=1); v = mk(T, dt, 1, 2, 4, 8, seed=2)
     m = T.tensor(np.random.default_rng(4).uniform(-1, 1, (4, 4)), dtype=dt)

@@ -1,7 +1,6 @@
 """embedding: rows of a weight table picked by integer indices (``EmbeddingBackward0``)."""
 import numpy as np
 
-from .._tensor import _wrap
 from ..autograd.node import BackwardNode, facts, make
 from ._core import _const, _t
 from .index import _scatter_back

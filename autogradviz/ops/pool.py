@@ -11,7 +11,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd.node import BackwardNode, facts, make
 from ._core import _const, _dtname, _t
-from .index import _scatter_back, getitem
+from .index import _scatter_back
 
 
 def _pair(v, name="kernel_size"):
