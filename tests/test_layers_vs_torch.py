@@ -455,3 +455,27 @@ def test_max_pool_indices_as_pytorchs_with_ties_and_nan(args):
     a = A.nn.functional.max_pool2d(A.tensor(x, dtype=A.float32), return_indices=True, **args)
     np.testing.assert_array_equal(a[1].numpy(), t[1].numpy())
     np.testing.assert_array_equal(a[0].numpy(), t[0].numpy())
+
+
+def _drawing(T, after):
+    from autogradviz import viz
+    T.manual_seed(0)
+    nn = T.nn
+    net = nn.Sequential(nn.Conv2d(1, 2, 3, bias=False), nn.BatchNorm2d(2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                        nn.Linear(8, 3))
+    emb, ln = nn.Embedding(5, 4), nn.LayerNorm(4)
+    h = ln(emb(T.tensor([[1, 2], [3, 4]])))
+    # after backward the grads are printed in the drawing: attention's (PyTorch's flash kernel sums in blocks) would
+    # differ in a last bit, so it is drawn before backward only
+    a = T.nn.functional.scaled_dot_product_attention(h[None], h[None], h[None], is_causal=True) if not after else h
+    p = T.nn.functional.avg_pool2d(T.nn.functional.pad(T.randn(1, 1, 4, 4, requires_grad=True), (1, 1)), 2)
+    # squares: a plain sum after a normalisation has a zero gradient, whose rounding noise would be drawn
+    loss = (net(T.randn(2, 1, 6, 6)) ** 2).sum() + (a ** 2).sum() + (p ** 2).sum()
+    if after:
+        loss.backward()
+    return viz.draw_backward(loss).source
+
+
+@pytest.mark.parametrize("after", [False, True])
+def test_the_layers_draw_the_same_picture_as_pytorchs(after):
+    assert _drawing(A, after) == _drawing(torch, after)
