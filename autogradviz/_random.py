@@ -321,7 +321,7 @@ def _unit_float(g, n, t):
 
 
 def _numel(shape):
-    return int(np.prod(shape, dtype=np.int64)) if len(shape) else 1
+    return math.prod(shape)  # shapes hold Python ints here
 
 
 def uniform(shape, npdtype=np.float32, low=0.0, high=1.0, generator=None):
@@ -574,6 +574,19 @@ _INT_LIMITS = {"int8": "signed char", "int16": "short int", "int32": "int", "int
                "float64": "double"}
 
 
+_LIMITS = {}
+
+
+def _limits(d):
+    """The bounds ``random_(from, to)`` checks for dtype ``d`` (cached: np.iinfo costs more than the draw)."""
+    lim = _LIMITS.get(d)
+    if lim is None:
+        lim = _LIMITS[d] = (0, 1) if d.kind == "b" else \
+            ((int(np.iinfo(d).min), int(np.iinfo(d).max)) if d.kind in "iu" else
+             (-float(np.finfo(d).max), float(np.finfo(d).max)))
+    return lim
+
+
 def randint(low, high, shape, npdtype=np.int64, generator=None):
     """``torch.randint(low, high, shape, dtype)`` (``random_(low, high)``): an ndarray of ``npdtype``."""
     low, high = int(low), int(high)
@@ -582,9 +595,7 @@ def randint(low, high, shape, npdtype=np.int64, generator=None):
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     d = np.dtype(npdtype)
-    lo_lim, hi_lim = (0, 1) if d.kind == "b" else \
-        ((int(np.iinfo(d).min), int(np.iinfo(d).max)) if d.kind in "iu" else
-         (-float(np.finfo(d).max), float(np.finfo(d).max)))
+    lo_lim, hi_lim = _limits(d)
     for which, v in (("from", low), ("to - 1", high - 1)):
         if not lo_lim <= v <= hi_lim:
             raise RuntimeError(f"{which} is out of bounds for {_INT_LIMITS.get(d.name, d.name)}")

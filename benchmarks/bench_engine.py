@@ -9,6 +9,11 @@ Workloads
             tanh    nn.Sequential(Linear, Tanh, Linear, Tanh, Linear), nn.CrossEntropyLoss, optim.SGD
   traced  the small graph with a trace recorder attached (viz.trace), against the engine alone
   chain   backward through chains of 25,000 and 50,000 multiplications (linear time means ratio ~2)
+  lenet   one SGD step of LeNet-5 (conv 5x5, relu, max pool, twice; three nn.Linear), batch 64 of 28x28 images
+  embmlp  one step of the embedding MLP of the next course: a 27x10 table ``C[X]``, a context of 3, 200 tanh units,
+          batch 32 drawn with randint, cross_entropy, the update by hand
+  gpt     one AdamW step of a two-layer GPT (n_embd 32, 4 heads, block 8, batch 8, vocab 65, dropout 0.2):
+          embeddings, LayerNorm, causal attention by hand (tril mask, softmax, dropout), GELU MLP
 
 Prints medians over repeats and the ratios the issues set targets for. Run:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_engine.py [--quick]
@@ -326,6 +331,120 @@ def mlp_tanh_ce_numpy():
     return step
 
 
+def lenet(T):
+    T.manual_seed(0)
+    nn = T.nn
+    net = nn.Sequential(nn.Conv2d(1, 6, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(6, 16, 5), nn.ReLU(),
+                        nn.MaxPool2d(2), nn.Flatten(), nn.Linear(256, 120), nn.ReLU(), nn.Linear(120, 84), nn.ReLU(),
+                        nn.Linear(84, 10))
+    x = T.randn(64, 1, 28, 28)
+    y = T.randint(0, 10, (64,))
+    opt = T.optim.SGD(net.parameters(), lr=0.01, momentum=0.9)
+
+    def step():
+        loss = T.nn.functional.cross_entropy(net(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def emb_mlp(T):
+    T.manual_seed(0)
+    X = T.randint(0, 27, (2000, 3))
+    Y = T.randint(0, 27, (2000,))
+    C = T.randn((27, 10), requires_grad=True)
+    W1 = (T.randn((30, 200)) * 0.2).requires_grad_()
+    b1 = (T.randn(200) * 0.01).requires_grad_()
+    W2 = (T.randn((200, 27)) * 0.01).requires_grad_()
+    b2 = T.zeros(27, requires_grad=True)
+    params = [C, W1, b1, W2, b2]
+    F = T.nn.functional
+
+    def step():
+        ix = T.randint(0, X.shape[0], (32,))
+        emb = C[X[ix]]
+        h = T.tanh(emb.view(-1, 30) @ W1 + b1)
+        loss = F.cross_entropy(h @ W2 + b2, Y[ix])
+        for p in params:
+            p.grad = None
+        loss.backward()
+        for p in params:
+            p.data += -0.1 * p.grad
+        return loss
+    return step
+
+
+def gpt(T, n_embd=32, n_head=4, block=8, n_layer=2, vocab=65, batch=8, dropout=0.2):
+    nn, F = T.nn, T.nn.functional
+
+    class Head(nn.Module):
+        def __init__(self, hs):
+            super().__init__()
+            self.key = nn.Linear(n_embd, hs, bias=False)
+            self.query = nn.Linear(n_embd, hs, bias=False)
+            self.value = nn.Linear(n_embd, hs, bias=False)
+            self.register_buffer("tril", T.tril(T.ones(block, block)))
+            self.dropout = nn.Dropout(dropout)
+
+        def forward(self, x):
+            B, L, E = x.shape
+            k, q = self.key(x), self.query(x)
+            w = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
+            w = w.masked_fill(self.tril[:L, :L] == 0, float("-inf"))
+            w = self.dropout(F.softmax(w, dim=-1))
+            return w @ self.value(x)
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.heads = nn.ModuleList([Head(n_embd // n_head) for _ in range(n_head)])
+            self.proj = nn.Linear(n_embd, n_embd)
+            self.drop = nn.Dropout(dropout)
+            self.ffwd = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(), nn.Linear(4 * n_embd, n_embd),
+                                      nn.Dropout(dropout))
+            self.ln1 = nn.LayerNorm(n_embd)
+            self.ln2 = nn.LayerNorm(n_embd)
+
+        def forward(self, x):
+            h = self.ln1(x)
+            x = x + self.drop(self.proj(T.cat([hd(h) for hd in self.heads], dim=-1)))
+            return x + self.ffwd(self.ln2(x))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tok = nn.Embedding(vocab, n_embd)
+            self.pos = nn.Embedding(block, n_embd)
+            self.blocks = nn.Sequential(*[Block() for _ in range(n_layer)])
+            self.ln_f = nn.LayerNorm(n_embd)
+            self.head = nn.Linear(n_embd, vocab)
+
+        def forward(self, idx, targets):
+            B, L = idx.shape
+            x = self.tok(idx) + self.pos(T.arange(L))
+            logits = self.head(self.ln_f(self.blocks(x)))
+            return F.cross_entropy(logits.view(B * L, vocab), targets.view(B * L))
+
+    T.manual_seed(0)
+    model = GPT()
+    data = T.randint(0, vocab, (1000,))
+    opt = T.optim.AdamW(model.parameters(), lr=1e-3)
+
+    def step():
+        ix = T.randint(0, len(data) - block, (batch,))
+        ix = ix.tolist()  # (0-d tensors as slice bounds are issue 25's other half)
+        xb = T.stack([data[i:i + block] for i in ix])
+        yb = T.stack([data[i + 1:i + block + 1] for i in ix])
+        loss = model(xb, yb)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 def chain(n):
     x = agv.tensor(1.0, requires_grad=True)
 
@@ -343,8 +462,8 @@ def chain(n):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="fewer repeats (for a smoke test)")
-    ap.add_argument("--only", default="small,recorder,mlp,raw,tanh,chain",
-                    help="comma-separated rows to run (small, recorder, mlp, raw, tanh, chain)")
+    ap.add_argument("--only", default="small,recorder,mlp,raw,tanh,lenet,embmlp,gpt,chain",
+                    help="comma-separated rows to run (small, recorder, mlp, raw, tanh, lenet, embmlp, gpt, chain)")
     ap.add_argument("--repeat", type=int, default=None, help="repeats per row (default 9, --quick 3)")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                     help="wall: time.perf_counter; cpu: time.process_time, the CPU time of this process (on a machine "
@@ -424,6 +543,17 @@ def main(argv=None):
         print(f"   ratio autogradviz/numpy = {m_agv / m_np:.3f}   (issue 16 target <= 1.05)   "
               f"autogradviz/torch = {m_agv / m_torch:.2f}")
         against(r, "ms", 1e3, "7.2f")
+
+    # the next course's models (issue 25): against PyTorch only (the base commit may not have their layers)
+    for key, title, lib, number, target in (
+            ("lenet", "LeNet-5 SGD step, batch 64 of 28x28", lenet, 5, 2.0),
+            ("embmlp", "embedding MLP step (27x10 table, context 3, 200 tanh, batch 32)", emb_mlp, 50, 1.0),
+            ("gpt", "two-layer GPT AdamW step (n_embd 32, block 8, batch 8)", gpt, 10, 1.5)):
+        if key not in only or not torch:
+            continue
+        r = compare({"agv": lib(agv), "torch": lib(torch)}, 2 if args.quick else number, rep * 2)
+        print(f"{title}   autogradviz {r['agv'] * 1e3:7.3f} ms   torch {r['torch'] * 1e3:7.3f} ms")
+        print(f"   ratio autogradviz/torch = {r['agv'] / r['torch']:.3f}   (issue 25 target <= {target})")
 
     if "chain" not in only:
         return

@@ -22,6 +22,7 @@ torch = pytest.importorskip("torch")
 import autogradviz as A  # noqa: E402
 from autogradviz.autograd.node import SavedOutput  # noqa: E402
 import test_more_ops as M  # noqa: E402
+import test_layers_vs_torch as L  # noqa: E402
 import test_node as N  # noqa: E402
 import test_vs_torch as V  # noqa: E402
 
@@ -112,6 +113,17 @@ def _sweep():
                     sum(o.sum() for o in outs).backward()
                 got[T] = outs
             _compare(f"more:{name}:{after}", got[torch], got[A], diffs)
+    for name in sorted(L.CASES):  # the layers (issue 25)
+        for after in (False, True):
+            got = {}
+            for T in (torch, A):
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    outs, _, tot = L._run(T, L.CASES[name], T.float32)
+                if after:
+                    tot.backward()
+                got[T] = list(outs)
+            _compare(f"layers:{name}:{after}", got[torch], got[A], diffs)
     for name in N.SAVED_CASES:
         for after in (False, True):
             got = {}

@@ -252,13 +252,17 @@ class Function(metaclass=_FunctionMeta):
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                           "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=2)
         fixed = []
+        non_diff_ids = {id(t) for t in ctx._non_diff}
         for o in outs:
             if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
                 pass  # an input changed in place (ctx.mark_dirty): the output is the input object itself
             elif isinstance(o, Tensor) and id(o) in input_ids:
-                # an input returned as-is: the output is a new tensor sharing its memory
+                # an input returned as-is: the output is a new tensor sharing its memory (and, when the input was
+                # marked non-differentiable, so is the output)
                 alias = _wrap(o._data)
                 alias._vc = o._vc
+                if id(o) in non_diff_ids:
+                    ctx._non_diff = tuple(ctx._non_diff) + (alias,)
                 o = alias
             fixed.append(o)
         outs = tuple(fixed)

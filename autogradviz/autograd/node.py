@@ -177,7 +177,7 @@ class Node:
         super().__init_subclass__(**kwargs)
         _add_saved_attributes(cls, cls.__dict__.get("_saved_names", ()))
 
-    def _saved_item(self, name, view=False):
+    def _saved_item(self, name, view=False):  # not `_saved_value`: PyTorch's sdpa node has a saved `value`
         """One saved item: what the node keeps under ``name`` (``_keeps``), else its saved tensor (None if that slot
         saved nothing, ``RELEASED`` once freed). A tensor the node keeps besides its slots is freed with them, as in
         PyTorch (every tensor a PyTorch node holds is a saved variable); sizes, dims and scalars stay readable.

@@ -13,13 +13,28 @@ from ..ops.arith import mul
 from ..ops.counting import one_hot  # noqa: F401
 from ..ops.shape import flatten as _flatten
 from ..ops.linalg import linear  # noqa: F401
+from ..ops.attention import scaled_dot_product_attention  # noqa: F401
+from ..ops.conv import conv1d, conv2d  # noqa: F401
+from ..ops.embedding import embedding  # noqa: F401
+from ..ops.norm import batch_norm as _batch_norm, layer_norm  # noqa: F401
+from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d as _max_pool2d, pad  # noqa: F401
 from ..ops.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
                         cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity", "binary_cross_entropy",
            "binary_cross_entropy_with_logits", "smooth_l1_loss", "huber_loss", "elu", "gelu", "hardtanh", "relu6",
-           "silu", "softplus", "softsign", "one_hot"]
+           "silu", "softplus", "softsign", "one_hot", "embedding", "layer_norm", "batch_norm", "conv1d", "conv2d", "max_pool2d",
+           "avg_pool2d", "adaptive_avg_pool2d", "pad", "scaled_dot_product_attention"]
+
+
+# -- the layers (issue 25): their ops and nodes live in ops/norm.py, conv.py, pool.py, embedding.py, attention.py
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
+    return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    return _max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
 
 
 # -- dropout, flatten ----------------------------------------------------------------------------------------

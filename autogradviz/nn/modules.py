@@ -55,6 +55,8 @@ class Module:
         sa(self, "_modules", {})
         sa(self, "_forward_hooks", OrderedDict())
         sa(self, "_forward_pre_hooks", OrderedDict())
+        sa(self, "_backward_hooks", OrderedDict())
+        sa(self, "_backward_pre_hooks", OrderedDict())
 
     # -- forward --------------------------------------------------------------------------------------------
     def forward(self, *input):
@@ -67,6 +69,13 @@ class Module:
                 r = hook(self, args)
                 if r is not None:
                     args = r if isinstance(r, tuple) else (r,)
+        bw = self.__dict__.get("_backward_hooks")
+        bw_pre = self.__dict__.get("_backward_pre_hooks")
+        bw_hook = None
+        if bw or bw_pre:  # as PyTorch: the inputs and the outputs pass through BackwardHookFunction
+            from ._backward_hook import BackwardHook
+            bw_hook = BackwardHook(self, list(bw.values()) if bw else [], list(bw_pre.values()) if bw_pre else [])
+            args = bw_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         post = self.__dict__.get("_forward_hooks")
         if post:
@@ -74,6 +83,8 @@ class Module:
                 r = hook(self, args, result)
                 if r is not None:
                     result = r
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
 
     def register_forward_hook(self, hook):
@@ -86,6 +97,24 @@ class Module:
         """``hook(module, args)`` runs before ``forward``; a non-None return replaces the arguments."""
         handle = RemovableHandle(self._forward_pre_hooks)
         self._forward_pre_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the grads of the module's inputs are computed; a
+        non-None return replaces grad_input."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the grads of the module's outputs are computed; a non-None return
+        replaces grad_output."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
         return handle
 
     # -- registration ---------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ here (as PyTorch attaches its C functions). A new op, even one written in a less
 """
 from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401
 from . import counting, pointwise, sampling, sort, structure  # noqa: F401
+from . import attention, conv, embedding, norm, pool  # noqa: F401  (the layers: issue 25)
 from ._core import exports
 from ._methods import FUNCTIONS, METHODS, attach
 

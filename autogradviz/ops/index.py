@@ -295,6 +295,16 @@ def _check_advanced(shape, advanced):
 
 
 def getitem(a, key):
+    if type(key) is Tensor and key._data.dtype.kind == "i" and key._data.ndim and a._data.ndim:
+        # [one index tensor] ``C[X]``, ``X[ix]``: the commonest advanced index, straight to numpy's gather (the
+        # same node and info as the general path below; an index out of range takes that path for its message)
+        kd = key._data
+        try:
+            r = a._data[kd]
+        except IndexError:
+            pass
+        else:
+            return make(r, IndexBackward0, (a,), (None,), (a._data.shape, (kd,)))
     # PyTorch's order: first the basic part (ints, slices, None, ...), one Select/Slice/Unsqueeze node per
     # indexed dimension; then, if any, the tensor/list indices as one IndexBackward0 on the result. A lone slice
     # (``x[:]``) always makes a SliceBackward0; inside a tuple a full slice makes no node.

@@ -156,10 +156,23 @@ def _nll_core(input, target, weight, ignore_index, reduction, cls):
     if (x.ndim == 2 and weight is None and x.dtype.kind == "f" and t.dtype == np.int64 and t.ndim == 1
             and 0 < t.shape[0] == x.shape[0]):
         c = x.shape[1]
-        lo, hi = t.min(), t.max()
-        if lo >= 0 and hi < c and not (lo <= ignore_index <= hi and (t == ignore_index).any()):
-            rows = np.arange(t.shape[0])
-            wt = np.ones(t.shape[0], dtype=x.dtype)
+        # every target a class (as unsigned numbers, negative targets are out of range too: one comparison), and
+        # ignore_index, if it is a class, not among them
+        if (np.less(t.view(np.uint64), c).all()
+                and not (0 <= ignore_index < c and (t == ignore_index).any())):
+            n = t.shape[0]
+            rows = np.arange(n)
+            dt = x.dtype.type
+            if reduction == "mean":
+                # [mean inline] every weight is 1, so the total is n: -x picked (x * 1 is x), the coefficients
+                # -1 / n placed directly (the same single rounding as dividing the placed -1 by the total)
+                total = dt(n)
+                coef = np.zeros_like(x)
+                coef[rows, t] = dt(-1) / total
+                data = np.asarray((-x[rows, t]).sum(dtype=x.dtype) / total).astype(x.dtype)
+                return make(data, cls, (input,), (input, target, None, _wrap(np.asarray(total))),
+                            (coef, reduction, 1, ignore_index, np.asarray(total), True))
+            wt = np.ones(n, dtype=x.dtype)
             losses = -(x[rows, t] * wt)
             coef = np.zeros_like(x)
             coef[rows, t] = -wt
