@@ -14,7 +14,6 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
-from . import _core
 from ._aliases import numpy_names
 from ._core import INPLACE, TENSOR, TORCH, exports, report_inplace
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
@@ -27,6 +26,9 @@ from .linalg import matmul, rmatmul
 from .shape import T, reshape, view
 from .unary import abs, acos, asin, atan, clamp, exp, log, neg, sqrt, to, trunc
 from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401,E402  (declarations)
+
+ATTACHED = False
+"""``attach()`` has run: ``_core.exports`` then puts a new declaration in place at once (``_put_in_place``)."""
 
 
 @exports("torch", "Tensor")
@@ -224,9 +226,10 @@ FUNCTIONS.update(ALIASES)
 def attach():
     """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property. From now on
     a new ``@exports`` declaration is put in place as it is made (``_put_in_place``)."""
+    global ATTACHED
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    _core._LATE[0] = _put_in_place
+    ATTACHED = True
     Tensor.T = property(T)
     Tensor.is_cuda = property(lambda a: False)
     Tensor.mT = property(lambda a: a.transpose(-2, -1))  # real tensors: the conjugate is the tensor itself

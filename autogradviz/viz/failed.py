@@ -86,10 +86,3 @@ def add_failed(m, trace, names=None, model=None, frame=None):
 def _cut(s):
     s = " ".join(str(s).split())
     return s if len(s) <= MAX_ERROR else s[:MAX_ERROR - 1] + "…"
-
-
-from .graph import ADD_FAILED  # noqa: E402  (the slots this module fills)
-from .trace import FAILED_FROM_TRACEBACK  # noqa: E402
-
-FAILED_FROM_TRACEBACK[0] = failed_from_traceback
-ADD_FAILED[0] = add_failed

@@ -59,7 +59,6 @@ DEFAULT_SHOW_VALUES = 6
 # ---------------------------------------------------------------------------------------------------------------
 # model
 # ---------------------------------------------------------------------------------------------------------------
-ADD_FAILED = [None]  # viz/failed.py's add_failed, filled when it is imported (so the model does not import it)
 
 
 class VNode:
@@ -1359,7 +1358,8 @@ def _with_source(builder):
             tr = trace if trace is not None else next((o for o in objs if _is_trace(o)), None)
             if builder.__name__ == "forward_graph" and tr is not None and getattr(tr, "failed", None):
                 fr = kw.get("frame")
-                ADD_FAILED[0](m, tr, kw.get("names"), kw.get("model"),
+                from .failed import add_failed  # found at call time: failed.py is built on this module
+                add_failed(m, tr, kw.get("names"), kw.get("model"),
                            fr if fr is not None else (user_frame(2) if kw.get("auto_names", True) else None))
         m.source = src
         return m

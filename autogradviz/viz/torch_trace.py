@@ -586,8 +586,3 @@ def record_backward_call(rec, func, args, kwargs):
                                inputs=inputs if "grad_outputs" in names else None)
     rec.backwards.append(run)
     return result
-
-
-from .trace import TORCH_MODE  # noqa: E402
-
-TORCH_MODE[0] = mode_for  # the recorder enters this mode when torch is loaded (it imports nothing of torch's)
