@@ -130,6 +130,14 @@ def _violations():
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript) and isinstance(
                     node.func.slice, ast.Constant) and isinstance(node.func.slice.value, int):
                 found.append((rel, node.lineno, "call through NAME[i](...)"))
+            # setattr(module, ...) on an imported module or on sys.modules[...]: an assignment all the same
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+                    and node.args and not exempt):
+                obj = node.args[0]
+                if (isinstance(obj, ast.Name) and obj.id in binds and _is_module(binds[obj.id])) or (
+                        isinstance(obj, ast.Subscript) and isinstance(obj.value, ast.Attribute)
+                        and obj.value.attr == "modules"):
+                    found.append((rel, node.lineno, "setattr on another module"))
             targets = []
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -157,7 +165,8 @@ def test_the_scan_catches_each_kind_of_slot(tmp_path):
         "autogradviz.low": ("autogradviz/low.py", ast.parse("SLOT = [None]\nclass _H:\n    __slots__ = ('fn',)\n"
                                                              "H = _H()\ndef f():\n    return SLOT[0](1)\n")),
         "autogradviz.high": ("autogradviz/high.py", ast.parse(
-            "from . import low\nfrom .low import H\nlow.SLOT[0] = print\nH.fn = print\nlow.OTHER = 1\n")),
+            "import sys\nfrom . import low\nfrom .low import H\nlow.SLOT[0] = print\nH.fn = print\nlow.OTHER = 1\n"
+            "setattr(low, 'X', 1)\nsetattr(sys.modules['autogradviz.low'], 'Y', 2)\n")),
     }
     saved = dict(MODULES)
     MODULES.update(fake)
@@ -171,7 +180,8 @@ def test_the_scan_catches_each_kind_of_slot(tmp_path):
         for m in fake:
             SLOTS.pop(m, None)
     assert kinds == ["assigns autogradviz.low.OTHER, another module's global", "call through NAME[i](...)",
-                     "fills autogradviz.low.H, a slot", "fills autogradviz.low.SLOT, a slot"]
+                     "fills autogradviz.low.H, a slot", "fills autogradviz.low.SLOT, a slot",
+                     "setattr on another module", "setattr on another module"]
 
 
 def test_tensor_backward_names_the_engine():

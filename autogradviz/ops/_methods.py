@@ -6,7 +6,6 @@ its forward function, in its catalogue file (``ops/_core.exports``). Listed by h
 op's own name: the operators (``__add__``, ...), aliases (``multiply``, ``clip``, ``x.float()``, ...), the in-place
 variants (``add_``, ``x += y``), and Tensor's constructors (``new_zeros``, ...).
 """
-import sys
 
 import numpy as np
 
@@ -245,6 +244,5 @@ def _put_in_place(where, name, fn):
         setattr(Tensor, name, numpy_names(fn))
     if "torch" in where:
         FUNCTIONS[name] = fn
-        ops = __name__.rsplit(".", 1)[0]
-        setattr(sys.modules[ops], name, fn)
-        setattr(sys.modules[ops.rsplit(".", 1)[0]], name, numpy_names(fn))
+        import autogradviz  # the namespaces are the packages' own: autogradviz/__init__.py writes them
+        autogradviz._declare_late(name, fn)

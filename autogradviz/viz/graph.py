@@ -45,7 +45,8 @@ from .names import Names, user_frame
 from .sources import source_for
 
 # The graph source: every fact about nodes and tensors is asked from it (viz/sources/), never read from their
-# fields here. Today only autogradviz's own; real PyTorch will be a second one, picked by source_for(roots).
+# fields here: autogradviz's own or real PyTorch's, picked by source_for(roots) in backward_graph/forward_graph and
+# passed down to every helper as its ``source`` argument (the GraphModel keeps it as ``model.source``).
 
 __all__ = ["GraphModel", "VNode", "VEdge", "backward_graph", "forward_graph", "format_value", "op_name",
            "DEFAULT_MAX_NODES", "DEFAULT_COLLAPSE", "DEFAULT_SHOW_VALUES"]
@@ -803,7 +804,8 @@ def _backward_vnode(source, k, nm, show_saved, show_values, ran, root_ids=frozen
             if nr in known:
                 continue
             grad, gs = _grad_info(source, t, show_values, ran)
-            v.outputs.append(OutInfo(nr, nm.label(t), _shape(t, source), format_value(t, show_values, source), grad, gs))
+            v.outputs.append(OutInfo(nr, nm.label(t), _shape(t, source), format_value(t, show_values, source), grad,
+                                     gs))
             if gs == "kept" and "kept" not in state:
                 state.append("kept")
         v.outputs.sort(key=lambda o: o.nr)
@@ -1144,8 +1146,8 @@ def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=N
         if version is not None:
             label = version_label(label, version)
         data = held[0] if held is not None and held[0] is not None else t
-        return VEdge(src, dst, "tensor", label=label, shape=_shape(t, source), value=format_value(data, show_values, source),
-                     role=role)
+        return VEdge(src, dst, "tensor", label=label, shape=_shape(t, source),
+                     value=format_value(data, show_values, source), role=role)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
 
