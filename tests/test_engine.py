@@ -1,6 +1,6 @@
 """The backward engine: long chains (no recursion, linear time) and the observer interface.
 
-The observer (``autogradviz.autograd.engine.set_observer``) receives one call per engine step:
+An observer (added with ``autogradviz.autograd.engine.OBSERVERS.add``) receives one call per engine step:
 backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled), hook(...),
 retain(node, tensor, grad), capture(node, output_nr, index, grad), node_begin(node, grads),
 accumulate(node, tensor, grad), node_end(node, grads_out, filled), release(node), backward_end().

@@ -406,6 +406,16 @@ def test_recorder_and_a_composite_call_in_every_order(order):
     assert _nobody_listens() and _hooks.call_depth() == 0
 
 
+class _Nested(A.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w):
+        return A.nn.functional.linear(x, w).sum()
+
+    @staticmethod
+    def backward(ctx, g):
+        return None, None
+
+
 def test_composite_calls_nest_and_record_one_op_per_user_call():
     x = A.randn(3, 4, requires_grad=True)
     w = A.randn(2, 4, requires_grad=True)
@@ -414,8 +424,14 @@ def test_composite_calls_nest_and_record_one_op_per_user_call():
         loss = A.nn.functional.mse_loss(A.nn.functional.linear(x, w), t)
         loss.backward()
     assert [op.name for op in tr.ops] == ["MmBackward0", "MseLossBackward0"]
+    assert [op.composite for op in tr.ops] == ["linear", "mse_loss"]
     assert [p.name for p in tr.ops[0].parts] == ["TBackward0", "MmBackward0"]
-    assert tr.ops[0].inputs == (x, w)
+    assert [p.name for p in tr.ops[1].parts] == ["MseLossBackward0"]
+    assert tr.ops[0].inputs == (x, w) and tr.ops[1].inputs == (tr.ops[0].output, t)
+    with viz.trace() as tr:                       # a composite call inside another: a part of the outer one
+        _Nested.apply(x, w)
+    assert [(op.name, op.composite) for op in tr.ops] == [("_NestedBackward", "_NestedBackward")]
+    assert [(p.name, p.composite) for p in tr.ops[0].parts] == [("MmBackward0", "linear"), ("SumBackward0", None)]
     assert _hooks.call_depth() == 0 and _nobody_listens()
 
 

@@ -163,10 +163,11 @@ class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
 
-    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts")
+    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
+                 "composite")
 
     def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
-                 parts=()):
+                 parts=(), composite=None):
         self.index = index
         self.name = name
         self.inputs = inputs      # tuple of Tensor or None (a Python scalar operand)
@@ -178,8 +179,10 @@ class ForwardOp:
         self.version = version
         self.before = before      # an in-place call: numpy copies of the written tensor's data before and after it
         self.after = after
-        # a composite call (F.linear, a loss, F.dropout, Function.apply): the ops it ran, as ForwardOps (index: the
-        # position in the call); () for an op that is not a composite call
+        # a composite call (F.linear, a loss, F.dropout, Function.apply): the call's name (``linear``, ``mse_loss``,
+        # ``dropout``, ``<Function>Backward``) and the ops it ran, as ForwardOps (index: the position in the call);
+        # None and () for an op that is not a composite call
+        self.composite = composite
         self.parts = tuple(ForwardOp(i, *p) for i, p in enumerate(parts)) if parts else ()
 
     @property
@@ -473,17 +476,19 @@ class Recorder:
         if not self._open:      # it began before this recorder started: its ops are recorded as they came
             return
         parts = self._open.pop()
+        call = (tuple(parts), name)
         if inputs is None:      # it raised: the ops it ran stand as they are
             recs = parts
         elif records is not None:
-            recs = [tuple(r) + (None, None, None, None, parts) for r in records]
+            recs = [tuple(r) + (None, None, None, None) + call for r in records]
         elif not parts:
             recs = []
         elif len(parts) == 1 or all(p[3] is not None and p[3] is parts[0][3] for p in parts):
-            recs = parts        # one op (or the outputs of one node): the record is the op's own
+            # one op (or the outputs of one node): the record is the op's own
+            recs = [p + (None,) * (8 - len(p)) + call for p in parts]
         else:                   # the last op's name, output and node; the call's own tensor arguments
             last = parts[-1]
-            recs = [(last[0], inputs, last[2], last[3], None, None, None, None, parts)]
+            recs = [(last[0], inputs, last[2], last[3], None, None, None, None) + call]
         if self._open:
             self._open[-1].extend(recs)
             return
