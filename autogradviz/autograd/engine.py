@@ -810,4 +810,3 @@ def _run_posthooks(hooks, outs, buf, create_graph):
         if r is not None:
             outs = [_from_tensor(g, create_graph) for g in r]
     return outs
-

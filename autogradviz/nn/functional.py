@@ -59,7 +59,6 @@ def identity(input):
     return input
 
 
-
 # -- composite calls: linear and the losses --------------------------------------------------------------------
 def _tensor_args(sig, args, kwargs):
     """The tensor arguments of a call, in the order of its parameters (lists, tuples, dicts flattened): what

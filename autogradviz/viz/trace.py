@@ -158,7 +158,6 @@ def _ref(g):
     return np.asarray(g)
 
 
-
 class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
@@ -424,8 +423,9 @@ class Recorder:
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
-        if self._open:       # inside a composite call: one of its parts
-            self._open[-1].append((name, inputs, out, node))
+        if self._open:       # inside a composite call: one of its parts (none from a backward pass)
+            if not self._in_backward:
+                self._open[-1].append((name, inputs, out, node))
             return
         # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frames of
         # the subscriber list (_hooks) and of the one that reported the op (make, make2) are skipped: make is only
@@ -502,9 +502,11 @@ class Recorder:
         a = args[0]
         node = a.grad_fn if a.grad_fn is not before else None
         inputs = inplace_inputs(call, args, kwargs, Tensor)
-        if self._open:       # inside a composite call: one of its parts
-            version = 0 if a.is_inference() else a._vc[0]
-            self._open[-1].append((inplace_name(call, node), inputs, a, node, call, version, old, a._data.copy()))
+        if self._open:       # inside a composite call: one of its parts (none from a backward pass)
+            if not self._in_backward:
+                version = 0 if a.is_inference() else a._vc[0]
+                self._open[-1].append((inplace_name(call, node), inputs, a, node, call, version, old,
+                                       a._data.copy()))
             return
         call_f = _entry_frame(_getframe(2))   # below the subscriber list's frame (_hooks)
         if call_f is not None and call_f.f_back is not None and call_f.f_back.f_code.co_filename == _INIT_FILE:
