@@ -244,5 +244,5 @@ def _put_in_place(where, name, fn):
         setattr(Tensor, name, numpy_names(fn))
     if "torch" in where:
         FUNCTIONS[name] = fn
-        import autogradviz  # the namespaces are the packages' own: autogradviz/__init__.py writes them
-        autogradviz._declare_late(name, fn)
+        from .. import _declare_late  # the namespaces are the packages' own: autogradviz/__init__.py writes them
+        _declare_late(name, fn)
