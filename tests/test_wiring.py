@@ -300,6 +300,9 @@ def test_two_recorders_in_every_order(order):
         else:
             recs[owner].stop()
             active.discard(owner)
+        # each active recorder holds one subscription to each list, a stopped one none
+        assert len(_hooks.FWD) == len(_hooks.CALLS) == len(engine.OBSERVERS) == len(active)
+        assert all(bool(r._handles) == (o in active) for o, r in recs.items())
         x.add(float(k))            # one op after each event, told apart by its constant
         for o in active:
             expect[o].append(k)
@@ -568,13 +571,14 @@ def test_recorder_records_only_its_own_thread(fast_switching):
 def test_drawing_torch_and_autogradviz_graphs_in_two_threads(fast_switching):
     torch = pytest.importorskip("torch")
 
-    def draw(lib):
+    def draw(lib, lang="en"):
         a = lib.tensor([1.0, 2.0], requires_grad=True)
         b = lib.tensor([3.0, 4.0], requires_grad=True)
         loss = (a * b).exp().sum()
-        return viz.draw_backward(loss, names={"a": a, "b": b, "loss": loss}, lang="en").source
-    alone = (draw(A), draw(torch))
-    assert "SumBackward0" in alone[0] and "SumBackward0" in alone[1]
+        return viz.draw_backward(loss, names={"a": a, "b": b, "loss": loss}, lang=lang).source
+    alone = (draw(A), draw(torch, "zh"))
+    assert "SumBackward0" in alone[0] and "SumBackward0" in alone[1] and alone[0] != alone[1]
     for _ in range(10):
         assert tuple(_in_threads([lambda: [draw(A) for _ in range(5)],
-                                  lambda: [draw(torch) for _ in range(5)]])) == ([alone[0]] * 5, [alone[1]] * 5)
+                                  lambda: [draw(torch, "zh") for _ in range(5)]])) == ([alone[0]] * 5,
+                                                                                      [alone[1]] * 5)
