@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 
 from . import _dtype, _random
-from . import _tensor as _tensor_module
+from ._hooks import FWD
 from ._tensor import Tensor, _wrap
 
 
@@ -280,16 +280,12 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
     return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
 
 
-_FWD = [None]   # autograd.node.FWD, put here by autograd/node.py when it is imported (this module is imported before
-#                 autograd, and imports nothing from it: the engine's slot mechanism)
-
-
 def _report_like(name, t, out):
     """``zeros_like(x)`` and its kin build no node, but a trace records them, as PyTorch's does (named as its
     TorchFunctionMode names them: ``ZerosLikeBackward0``)."""
-    obs = _FWD[0]
-    if obs is not None and obs.fn is not None:
-        obs.fn(name, (t,), out, None)
+    fn = FWD.fn
+    if fn is not None:
+        fn(name, (t,), out, None)
     return out
 
 
@@ -316,9 +312,6 @@ def full_like(t, fill_value, dtype=None, requires_grad=False):
                                                      else t.dtype, requires_grad=requires_grad))
 
 
-_ALIAS = [None]  # ops/shape.py's alias(t): Tensor(t) of a tensor returns an alias of it
-
-
 def legacy_tensor(cls, *args, **kwargs):
     """``torch.Tensor(*sizes)`` (uninitialised) or ``torch.Tensor(sequence)`` (a copy), in the default dtype
     (float32 unless ``set_default_dtype`` changed it), as PyTorch."""
@@ -328,8 +321,9 @@ def legacy_tensor(cls, *args, **kwargs):
         arr = np.empty((0,), dtype=_dtype.get_default_dtype().np)
     elif len(args) == 1 and isinstance(args[0], Tensor) and cls is Tensor:
         # an alias of the tensor (a view, AliasBackward0 when it has a history), as PyTorch's; the op lives in the
-        # catalogue, which fills this slot at import (creation sits below ops: no import upwards)
-        return _ALIAS[0](args[0])
+        # catalogue, found at call time (creation sits below ops: no import upwards at load)
+        from .ops.shape import alias
+        return alias(args[0])
     elif len(args) == 1 and isinstance(args[0], Tensor):
         arr = args[0]._data
     elif len(args) == 1 and isinstance(args[0], np.ndarray):
@@ -402,4 +396,3 @@ ShortTensor = _legacy_type("ShortTensor", _dtype.int16)
 CharTensor = _legacy_type("CharTensor", _dtype.int8)
 ByteTensor = _legacy_type("ByteTensor", _dtype.uint8)
 BoolTensor = _legacy_type("BoolTensor", _dtype.bool_)
-_tensor_module._LEGACY[0] = legacy_tensor

@@ -3,11 +3,13 @@
 Operators and math methods are attached by ``autogradviz.ops`` (as PyTorch attaches its C functions), so this
 module stays at the bottom of the import graph.
 """
+import threading
 import warnings
 import weakref
 
 import numpy as np
 
+import autogradviz  # Tensor.backward calls autogradviz.autograd.backward and .engine.run_backward (at call time)
 from . import _dtype, _storage
 from ._hooks import RemovableHandle
 
@@ -58,16 +60,34 @@ class Size(tuple):
         return (_make_size, (tuple(self),))
 
 
-class _GradState:
-    """Grad mode and inference mode: ``autograd.grad_mode.STATE`` (kept here so that ``_wrap`` can read it)."""
-    __slots__ = ("enabled", "inference", "grad_flag", "inference_seen")
+class _GradState(threading.local):
+    """Grad mode and inference mode of the calling thread: ``autograd.grad_mode.STATE`` (kept here so that ``_wrap``
+    can read it). Thread-local as in PyTorch: every thread starts with grad mode on and outside inference mode, and
+    a backward pass switches grad mode off only in the thread that runs it."""
+
+    def __init__(self):
+        self.enabled = True           # ops record a graph (False under no_grad and inference_mode)
+        self.inference = False        # inside inference_mode(True)
+        self.grad_flag = True         # what is_grad_enabled() reports inside inference_mode
 
 
 GRAD_STATE = _GradState()
-GRAD_STATE.enabled = True           # ops record a graph (False under no_grad and inference_mode)
-GRAD_STATE.inference = False        # inside inference_mode(True)
-GRAD_STATE.grad_flag = True         # what is_grad_enabled() reports inside inference_mode
-GRAD_STATE.inference_seen = False   # an inference tensor may exist: ops check what they save
+
+
+class _InferenceSeen:
+    """Process-wide (a tensor goes from thread to thread): ``inference_mode`` was entered at least once, so an
+    inference tensor may exist and ops check what they save. Also spares reading the thread-local ``inference`` flag
+    while it is False. Set only by ``note_inference_mode()``."""
+    __slots__ = ("any",)
+
+
+INFERENCE_SEEN = _InferenceSeen()
+INFERENCE_SEEN.any = False
+
+
+def note_inference_mode():
+    """Called by ``inference_mode(True)`` when entered."""
+    INFERENCE_SEEN.any = True
 
 
 class InferenceVersion(list):
@@ -77,7 +97,7 @@ class InferenceVersion(list):
     __slots__ = ()
 
     def __setitem__(self, i, v):
-        if not GRAD_STATE.inference:
+        if not (INFERENCE_SEEN.any and GRAD_STATE.inference):
             raise RuntimeError(INFERENCE_INPLACE_MSG)
 
 
@@ -117,7 +137,7 @@ def _wrap(data, requires_grad=False, grad_fn=None):
     t._grad = None
     t._output_nr = 0
     t._retains_grad = False
-    t._vc = [0] if not GRAD_STATE.inference else InferenceVersion((0,))
+    t._vc = [0] if not (INFERENCE_SEEN.any and GRAD_STATE.inference) else InferenceVersion((0,))
     t._base = None
     t._hooks = None
     t._acc = None
@@ -133,7 +153,8 @@ class Tensor:
 
     def __new__(cls, *args, **kwargs):
         # the legacy constructor: Tensor(*sizes) is uninitialised float32, Tensor(sequence) copies data
-        return _LEGACY[0](cls, *args, **kwargs)
+        from ._creation import legacy_tensor  # resolved at call time: creation sits above this module
+        return legacy_tensor(cls, *args, **kwargs)
 
     # -- core attributes ----------------------------------------------------------------------------------
     @property
@@ -363,9 +384,9 @@ class Tensor:
         if inputs is None and gradient is None:
             if retain_graph is None:
                 retain_graph = create_graph
-            _ENGINE[0]((self,), (None,), retain_graph, create_graph)
+            autogradviz.autograd.engine.run_backward((self,), (None,), retain_graph, create_graph)
             return
-        _ENGINE[1](self, gradient, retain_graph, create_graph, inputs=inputs)
+        autogradviz.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
         if not self._requires_grad:
@@ -494,11 +515,6 @@ def zero_grads(params, set_to_none=True):
                 else:
                     g.requires_grad_(False)
                 g.zero_()
-
-
-# Slots filled by the modules above this one when they are imported, so that this module imports none of them:
-_ENGINE = [None, None]  # [0]: autograd.engine.run_backward; [1]: autograd.backward (set by autograd/__init__)
-_LEGACY = [None]        # _creation.legacy_tensor: the legacy constructor Tensor(2, 3), Tensor([1, 2])
 
 
 def _rebuild(data, requires_grad):

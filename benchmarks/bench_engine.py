@@ -75,7 +75,8 @@ BASE = []  # [the other commit's autogradviz] with --against
 
 
 def _load_base(checkout):
-    """Import ``checkout``/autogradviz as a second package, ``autogradviz_base`` (its imports are all relative)."""
+    """Import ``checkout``/autogradviz as a second package, ``autogradviz_base`` (its imports are relative, but for
+    ``import autogradviz`` lines, which are made to import the copy)."""
     import shutil
     import tempfile
     src = os.path.join(os.path.abspath(checkout), "autogradviz")
@@ -85,6 +86,20 @@ def _load_base(checkout):
     tmp = tempfile.mkdtemp(prefix="agv-base-")
     atexit.register(shutil.rmtree, tmp, True)
     shutil.copytree(src, os.path.join(tmp, "autogradviz_base"), ignore=shutil.ignore_patterns("__pycache__"))
+    # a module that names its own package (``_tensor.py``'s ``import autogradviz``, as torch/_tensor.py's
+    # ``import torch``) must name the copy
+    import re
+    for root, _, files in os.walk(os.path.join(tmp, "autogradviz_base")):
+        for f in files:
+            if f.endswith(".py"):
+                path = os.path.join(root, f)
+                with open(path, encoding="utf-8") as fh:
+                    text = fh.read()
+                new = re.sub(r"^(\s*)import autogradviz(?=\s*(#|$))", r"\1import autogradviz_base as autogradviz", text,
+                             flags=re.M)
+                if new != text:
+                    with open(path, "w", encoding="utf-8") as fh:
+                        fh.write(new)
     sys.path.insert(0, tmp)
     import importlib
     base = importlib.import_module("autogradviz_base")

@@ -1,6 +1,6 @@
 """The backward engine: long chains (no recursion, linear time) and the observer interface.
 
-The observer (``autogradviz.autograd.engine.set_observer``) receives one call per engine step:
+An observer (added with ``autogradviz.autograd.engine.OBSERVERS.add``) receives one call per engine step:
 backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled), hook(...),
 retain(node, tensor, grad), capture(node, output_nr, index, grad), node_begin(node, grads),
 accumulate(node, tensor, grad), node_end(node, grads_out, filled), release(node), backward_end().
@@ -172,11 +172,11 @@ class Recorder:
 @pytest.fixture
 def recorder():
     rec = Recorder()
-    prev = engine.set_observer(rec)
+    handle = engine.OBSERVERS.add(rec)
     try:
         yield rec
     finally:
-        engine.set_observer(prev)
+        handle.remove()
 
 
 def test_observer_event_sequence(recorder):
@@ -281,18 +281,14 @@ def test_observer_begin_end_pairs_do_not_interleave(recorder):
 
 def test_no_observer_means_no_calls():
     calls = Recorder()
-    prev = engine.set_observer(calls)
-    assert engine.set_observer(None) is calls  # set_observer returns the previous one
-    try:
-        x = A.tensor([1.0, 2.0], requires_grad=True)
-        y = x * 2
-        y.retain_grad()
-        (y.exp()).sum().backward()
-        A.autograd.grad((x * x).sum(), x)
-        assert calls.events == []
-        assert engine.get_observer() is None
-    finally:
-        engine.set_observer(prev)
+    engine.OBSERVERS.add(calls).remove()  # a handle removes exactly its observer
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    (y.exp()).sum().backward()
+    A.autograd.grad((x * x).sum(), x)
+    assert calls.events == []
+    assert engine.OBSERVERS.current() is None and engine.OBSERVERS.fn is None
 
 
 def test_observer_failure_still_ends_backward_and_restores_grad_mode():
@@ -301,13 +297,10 @@ def test_observer_failure_still_ends_backward_and_restores_grad_mode():
             raise ValueError("observer failed")
 
     rec = Failing()
-    prev = engine.set_observer(rec)
-    try:
+    with engine.OBSERVERS.add(rec):
         x = A.tensor([1.0, 2.0], requires_grad=True)
         with pytest.raises(ValueError, match="observer failed"):
             (x * 2).sum().backward()
-    finally:
-        engine.set_observer(prev)
     assert rec.events[-1] == ("backward_end",)
     assert A.is_grad_enabled()
 
@@ -316,8 +309,6 @@ def test_observer_failure_still_ends_backward_and_restores_grad_mode():
 # Both run every program of the parity tests (test_vs_torch.CASES) and every property test (test_properties): the
 # same results, printed text and warnings without an observer, and the same event stream (node names, grads bit for
 # bit, order) with one.
-import autogradviz.autograd as _autograd  # noqa: E402
-from autogradviz import _tensor  # noqa: E402
 
 import test_properties as _props  # noqa: E402
 import test_vs_torch as _vs  # noqa: E402
@@ -383,24 +374,28 @@ class _EventLog:
 def _with_engine(run, fn, observe):
     """Call ``fn()`` with ``run`` as the engine (Tensor.backward and autograd.backward/grad), optionally observed."""
     log = _EventLog() if observe else None
-    prev_engine, prev_ag = _tensor._ENGINE[0], _autograd.run_backward
-    _tensor._ENGINE[0] = _autograd.run_backward = run
-    prev_obs = engine.set_observer(log)
+    prev_engine = engine.run_backward
+    engine.run_backward = run  # Tensor.backward and autograd.backward/grad call engine.run_backward by name
+    handle = engine.OBSERVERS.add(log) if observe else None
     try:
         out = fn()
     finally:
-        engine.set_observer(prev_obs)
-        _tensor._ENGINE[0], _autograd.run_backward = prev_engine, prev_ag
+        if handle is not None:
+            handle.remove()
+        engine.run_backward = prev_engine
     return out, (log.ev if observe else None)
+
+
+_FAST_ENGINE = engine.run_backward
 
 
 def _general_loop(*args, **kwargs):
     """run_backward with its [plain pass] switched off: every backward goes through the general loop."""
-    engine._PLAIN[0] = False
+    engine.PLAIN_PASS = False
     try:
-        return engine.run_backward(*args, **kwargs)
+        return _FAST_ENGINE(*args, **kwargs)
     finally:
-        engine._PLAIN[0] = True
+        engine.PLAIN_PASS = True
 
 
 def _both_engines(fn):
@@ -493,11 +488,8 @@ def test_capture_events_of_autograd_grad():
     x = A.tensor([1.0, 2.0], requires_grad=True)
     w = A.tensor([3.0, 4.0], requires_grad=True)
     y = x * w
-    prev = engine.set_observer(log)
-    try:
+    with engine.OBSERVERS.add(log):
         gx, gy = A.autograd.grad(y.sum(), [x, y])
-    finally:
-        engine.set_observer(prev)
     assert log.ev[0][-3:-1] == (2, False)  # two inputs, accumulate_grad False
     caps = [e for e in log.ev if e[0] == "capture"]
     assert [(e[1], e[3]) for e in caps] == [("MulBackward0", 1), ("torch::autograd::AccumulateGrad", 0)]

@@ -288,9 +288,9 @@ def test_small_sums_inline_same_as_plain(dtype):
 def _accumulating_program(engine_fn):
     """The seeds' graph and a tensor-weight graph, backward three times into existing grads (float32 and float64),
     with a hook on one leaf (the plain path) beside the plain leaves (the inline path)."""
-    from autogradviz import _tensor
-    prev = _tensor._ENGINE[0]
-    _tensor._ENGINE[0] = engine_fn
+    from autogradviz.autograd import engine
+    prev = engine.run_backward
+    engine.run_backward = engine_fn  # what Tensor.backward calls, by name
     try:
         out = []
         for dt in (agv.float32, agv.float64):
@@ -309,7 +309,7 @@ def _accumulating_program(engine_fn):
             out.append([(t.grad._data.copy(), t.grad._version) for t in (w1, w2, w3, v)] + [len(seen)])
         return out
     finally:
-        _tensor._ENGINE[0] = prev
+        engine.run_backward = prev
 
 
 def test_inline_accumulate_same_as_reference_engine():

@@ -102,15 +102,15 @@ def test_steps_match_the_engine_event_stream():
     loss, ws, _ = seed(agv, retain=True)
     ws[0].grad = agv.tensor(10.0)  # a running total that is added to in place: each step must hold a copy
     plain = Events()
-    prev = engine.set_observer(plain)
+    handle = engine.OBSERVERS.add(plain)
     try:
-        with viz.trace() as tr:  # the recorder passes every event on to the observer it found (plain)
+        with viz.trace() as tr:  # both hear every event of this thread
             loss.backward(retain_graph=True)
             first_total = ws[0].grad._data.copy()
             loss.backward()
     finally:
-        engine.set_observer(prev)
-    assert engine.get_observer() is prev
+        handle.remove()
+    assert engine.OBSERVERS.current() is None
     runs = tr.backwards
     assert len(runs) == 2 and all(r.finished for r in runs)
     cut = [i for i, e in enumerate(plain.ev) if e[0] == "begin_run"][1]

@@ -1,8 +1,6 @@
 """``autogradviz.autograd``: backward, grad, Function, Variable, grad modes, gradcheck (as torch.autograd)."""
-from .. import _tensor
 from .._tensor import Tensor
-from . import graph
-from .engine import run_backward
+from . import engine, graph
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
@@ -39,7 +37,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         for t in inputs:
             if isinstance(t, Tensor) and not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
+    engine.run_backward(tensors, grads, retain_graph, create_graph, inputs=inputs, accumulate_grad=True)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
@@ -57,15 +55,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         retain_graph = create_graph
     if allow_unused is None:
         allow_unused = materialize_grads
-    res = run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused,
+    res = engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused,
                        accumulate_grad=False)
     if materialize_grads:
         from .._creation import zeros_like
         res = tuple(zeros_like(i) if r is None else r for r, i in zip(res, inputs))
     return res
 
-
-_tensor._ENGINE[1] = backward
 
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from . import functional  # noqa: E402

@@ -22,10 +22,12 @@ themselves recorded and can be differentiated again).
 
 The engine reaches ops only through Tensor methods (``+``, ``.to``, ``.copy_``): it imports nothing from ``ops``.
 
-Observer
---------
-One observer slot (``set_observer``); None by default, and then nothing at all is spent on events. An observer
-gets these calls, in the order things happen:
+Observers
+---------
+``OBSERVERS`` is a list of subscribers (``_hooks.Subscribers``): ``handle = OBSERVERS.add(obs)`` attaches an
+observer object for the calling thread and ``handle.remove()`` detaches exactly that one. A pass reads the calling
+thread's observers once when it begins (none: one check, and nothing at all is spent on events; several: each gets
+every event, in the order they were added). An observer gets these calls, in the order things happen:
 
 ``backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad, filled)``
     a pass starts: its roots, their grads, its settings; ``inputs`` is None or the tensors of
@@ -58,25 +60,20 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import _tensor
+from .._hooks import Subscribers
 from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
 from .graph import RELEASED, AccumulateGrad, accumulator
 
-__all__ = ["run_backward", "run_backward_reference", "set_observer", "get_observer"]
+__all__ = ["run_backward", "run_backward_reference", "OBSERVERS"]
 
-_OBS = [None]
-
-
-def set_observer(obs):
-    """Attach ``obs`` (or None) to the engine; returns the previous observer."""
-    prev = _OBS[0]
-    _OBS[0] = obs
-    return prev
+OBSERVERS = Subscribers("engine observers")
+"""The engine's observers (see the module docstring): ``OBSERVERS.add(obs)`` returns a ``RemovableHandle``."""
 
 
-def get_observer():
-    return _OBS[0]
+def _observer():
+    """The calling thread's observer for one pass: None, the one attached, or a fan-out to several."""
+    return OBSERVERS.current() if OBSERVERS.fn is not None else None
 
 
 _getrefcount = sys.getrefcount
@@ -323,7 +320,7 @@ def _grad_result(captured, inputs, allow_unused, create_graph):
 def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                            accumulate_grad=True):
     """The backward algorithm written to be read: the same grads, order and observer events as ``run_backward``."""
-    obs = _OBS[0] or _SILENT                                    # whoever watches (a viz.trace() recorder) or no one
+    obs = (watcher := _observer()) or _SILENT                   # whoever watches (a viz.trace() recorder) or no one
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]  # (node, output_nr) that each root's grad enters
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
     _warn_cycle(create_graph, accumulate_grad)
@@ -358,9 +355,9 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
             node = heapq.heappop(ready)[2]
             grads = pending.pop(node, None) or [None] * node._nout  # popped: the buffer is empty from now on
             if type(node) is AccumulateGrad:  # a leaf: hooks, then its grad goes into .grad
-                _accumulate(node, grads, create_graph, _OBS[0], captures, captured, accumulate_grad)
+                _accumulate(node, grads, create_graph, watcher, captures, captured, accumulate_grad)
                 continue
-            grads = _pre(node, node._x, grads, create_graph, _OBS[0], captures, captured, accumulate_grad, inputs)
+            grads = _pre(node, node._x, grads, create_graph, watcher, captures, captured, accumulate_grad, inputs)
             edges, outs = node.next_functions, [None] * len(node.next_functions)
             if any(g is not None for g in grads) and (wanted is None or any(n in wanted for n, _ in edges)):
                 g = grads[0] if node._nout == 1 else node._fill_missing(grads, create_graph)
@@ -410,10 +407,10 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
     grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there.
     ``run_backward_reference`` is the same algorithm without the speed tricks marked ``[name]`` here."""
-    obs = _OBS[0]
+    obs = None if OBSERVERS.fn is None else OBSERVERS.current()
     node = outputs[0].grad_fn if len(outputs) == 1 else None
     if node is not None:  # [one root] loss.backward(): no per-root checks
-        if obs is None and inputs is None and not create_graph and node._nout == 1 and _PLAIN[0]:
+        if obs is None and inputs is None and not create_graph and node._nout == 1 and PLAIN_PASS:
             return _run_plain(node, make_root_grads(outputs, grad_outputs, False)[0], not retain_graph)
         roots = [(node, outputs[0]._output_nr)]
     else:
@@ -597,7 +594,7 @@ def _reachable(deps, order):
     order.sort(key=_SEQ, reverse=True)
 
 
-_PLAIN = [True]  # tests switch [plain pass] off to compare it with the general loop
+PLAIN_PASS = True  # tests switch [plain pass] off (monkeypatch) to compare it with the general loop
 
 
 def _run_plain(root, g0, release):
@@ -813,6 +810,3 @@ def _run_posthooks(hooks, outs, buf, create_graph):
         if r is not None:
             outs = [_from_tensor(g, create_graph) for g in r]
     return outs
-
-
-_tensor._ENGINE[0] = run_backward

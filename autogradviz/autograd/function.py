@@ -7,7 +7,8 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
-from .node import (FWD, HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput, _inplace_msg, _next_seq, _Packed,
+from .._hooks import CALLS, composite
+from .node import (HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput, _inplace_msg, _next_seq, _Packed,
                    _as_tensor, _pack, _saved_tensor, edge as _edge, saved_output, sum_to, viz_saved)
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
@@ -231,81 +232,83 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        ctx = cls._backward_cls()
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        is_diff = _GM.enabled and any(ctx.needs_input_grad)
-        prev = _GM.enabled
-        _GM.enabled = False
-        fwd = FWD.fn
-        FWD.fn = None   # a trace records the Function as one op, the one call PyTorch's TorchFunctionMode sees
-        try:
-            outputs = cls.forward(ctx, *args, **kwargs)
-        finally:
-            _GM.enabled = prev
-            FWD.fn = fwd
-        single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        input_ids = {id(a) for a in args if isinstance(a, Tensor)}
-        dirty_ids = {id(t) for t in ctx._dirty} if ctx._dirty else ()
-        if dirty_ids and not dirty_ids <= input_ids:
-            import warnings
-            warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
-                          "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=2)
-        fixed = []
-        non_diff_ids = {id(t) for t in ctx._non_diff}
-        for o in outs:
-            if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
-                pass  # an input changed in place (ctx.mark_dirty): the output is the input object itself
-            elif isinstance(o, Tensor) and id(o) in input_ids:
-                # an input returned as-is: the output is a new tensor sharing its memory (and, when the input was
-                # marked non-differentiable, so is the output)
-                alias = _wrap(o._data)
-                alias._vc = o._vc
-                if id(o) in non_diff_ids:
-                    ctx._non_diff = tuple(ctx._non_diff) + (alias,)
-                o = alias
-            fixed.append(o)
-        outs = tuple(fixed)
-        if is_diff:
-            ctx.next_functions = tuple(_edge(a) for a in args if isinstance(a, Tensor))
-            ctx._in_meta = tuple((isinstance(a, Tensor), a._data.shape if isinstance(a, Tensor) else ())
-                                 for a in args)
-            ctx._nout = len(outs)
-            ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
-                                  for o in outs)
-            non_diff = {id(t) for t in ctx._non_diff}
-            for i, o in enumerate(outs):
-                if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
-                    if id(o) in dirty_ids:
-                        _set_dirty_history(ctx, o, i, len(outs), args)
-                        continue
-                    o.grad_fn = ctx
-                    o._output_nr = i
-                    o._requires_grad = True
-            # an output saved by its own node is kept without its grad_fn (no reference cycle), as built-in ops do
-            ctx._saved = tuple((None, 0) if t is None else (saved_output(t), t._vc[0]) if t.grad_fn is ctx
-                               else (t, t._vc[0]) for t in ctx._to_save)
-            if not ctx._saved:
-                ctx._saved = NOTHING_SAVED  # freed by backward all the same: saved_tensors then raises, as PyTorch's
-            if HOOKS.stack:
-                pack_hook, unpack_hook = HOOKS.stack[-1]
-                for i, (t, _) in enumerate(ctx._saved):
-                    if t is not None:
-                        _pack(ctx, i, t, pack_hook, unpack_hook)
-        else:
-            ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
-        ctx._to_save = ()
-        if FWD.fn is not None:
-            for o in outs:
-                if isinstance(o, Tensor):
-                    FWD.fn(cls.__name__ + "Backward", tuple(a if isinstance(a, Tensor) else None for a in args), o,
-                           ctx if is_diff else None)
-        return outs[0] if single else outs
+        if CALLS.fn is None:
+            return _apply(cls, args, kwargs, None)
+        # a composite call: a trace records the Function as one op (the one call PyTorch's TorchFunctionMode sees),
+        # the ops its forward ran as that op's parts
+        with composite(cls.__name__ + "Backward") as call:
+            return _apply(cls, args, kwargs, call)
 
 
-# ops/inplace.py's (_before, _after, refresh_views), put here when it is imported: autograd imports nothing from the
-# op catalogue (the engine's slot mechanism, as _tensor._ENGINE)
-INPLACE = (None, None, None)
+def _apply(cls, args, kwargs, call):
+    """``Function.apply``; ``call``: the composite call's events (``_hooks.composite``), or None."""
+    ctx = cls._backward_cls()
+    ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+    is_diff = _GM.enabled and any(ctx.needs_input_grad)
+    prev = _GM.enabled
+    _GM.enabled = False
+    try:
+        outputs = cls.forward(ctx, *args, **kwargs)
+    finally:
+        _GM.enabled = prev
+    single = not isinstance(outputs, tuple)
+    outs = (outputs,) if single else outputs
+    input_ids = {id(a) for a in args if isinstance(a, Tensor)}
+    dirty_ids = {id(t) for t in ctx._dirty} if ctx._dirty else ()
+    if dirty_ids and not dirty_ids <= input_ids:
+        import warnings
+        warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
+                      "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=3)
+    fixed = []
+    non_diff_ids = {id(t) for t in ctx._non_diff}
+    for o in outs:
+        if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
+            pass  # an input changed in place (ctx.mark_dirty): the output is the input object itself
+        elif isinstance(o, Tensor) and id(o) in input_ids:
+            # an input returned as-is: the output is a new tensor sharing its memory (and, when the input was
+            # marked non-differentiable, so is the output)
+            alias = _wrap(o._data)
+            alias._vc = o._vc
+            if id(o) in non_diff_ids:
+                ctx._non_diff = tuple(ctx._non_diff) + (alias,)
+            o = alias
+        fixed.append(o)
+    outs = tuple(fixed)
+    if is_diff:
+        ctx.next_functions = tuple(_edge(a) for a in args if isinstance(a, Tensor))
+        ctx._in_meta = tuple((isinstance(a, Tensor), a._data.shape if isinstance(a, Tensor) else ())
+                             for a in args)
+        ctx._nout = len(outs)
+        ctx._out_meta = tuple((o._data.shape, o._data.dtype) if isinstance(o, Tensor) else ((), np.float32)
+                              for o in outs)
+        non_diff = {id(t) for t in ctx._non_diff}
+        for i, o in enumerate(outs):
+            if isinstance(o, Tensor) and id(o) not in non_diff and o._data.dtype.kind == "f":
+                if id(o) in dirty_ids:
+                    _set_dirty_history(ctx, o, i, len(outs), args)
+                    continue
+                o.grad_fn = ctx
+                o._output_nr = i
+                o._requires_grad = True
+        # an output saved by its own node is kept without its grad_fn (no reference cycle), as built-in ops do
+        ctx._saved = tuple((None, 0) if t is None else (saved_output(t), t._vc[0]) if t.grad_fn is ctx
+                           else (t, t._vc[0]) for t in ctx._to_save)
+        if not ctx._saved:
+            ctx._saved = NOTHING_SAVED  # freed by backward all the same: saved_tensors then raises, as PyTorch's
+        if HOOKS.stack:
+            pack_hook, unpack_hook = HOOKS.stack[-1]
+            for i, (t, _) in enumerate(ctx._saved):
+                if t is not None:
+                    _pack(ctx, i, t, pack_hook, unpack_hook)
+    else:
+        ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
+    ctx._to_save = ()
+    if call is not None:
+        inputs = tuple(a if isinstance(a, Tensor) else None for a in args)
+        call.records = [(cls.__name__ + "Backward", inputs, o, ctx if is_diff else None)
+                        for o in outs if isinstance(o, Tensor)]
+        call.inputs = inputs
+    return outs[0] if single else outs
 
 
 def _set_dirty_history(ctx, o, i, n_out, args):
@@ -321,7 +324,8 @@ def _set_dirty_history(ctx, o, i, n_out, args):
             "Tensor (potentially splitting it into two Functions: one doing the inplace that returns a single Tensor "
             "and a second one that does the other operations). You can ask on the forum "
             "https://discuss.pytorch.org/ if you need help to do this change.")
-    _before, _after, refresh_views = INPLACE
+    # the in-place machinery of the op catalogue, resolved at call time (autograd imports nothing from ops at load)
+    from ..ops.inplace import _after, _before, refresh_views
     before = _before(o)
     if before[2] and next(a for a in args if isinstance(a, Tensor)) is not o:
         raise NotImplementedError("autogradviz: a custom Function can change a view in place only when the view "

@@ -15,11 +15,6 @@ from . import grad_mode as _gm
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
 
-# torch.stack, put here by ops/shape.py when it is imported: autograd imports nothing from the op catalogue (the
-# engine's slot mechanism, as _tensor._ENGINE)
-STACK = [None]
-
-
 # -- argument handling --------------------------------------------------------------------------------------------
 def _tuple_of_tensors(x, what, fn):
     """(was it a tuple, the tuple); refuses anything that is not a Tensor or a tuple of Tensors."""
@@ -216,7 +211,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
                                       "isonly implemented for `vectorize=True`.")
         raise NotImplementedError("autogradviz has no forward-mode AD: use strategy=\"reverse-mode\"")
     zeros_like = _creation.zeros_like
-    stack = STACK[0]
+    from ..ops.shape import stack  # resolved at call time: autograd imports nothing from the op catalogue at load
     with _gm.enable_grad():
         in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)

@@ -1,4 +1,8 @@
-"""Grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode, as in torch.autograd.grad_mode."""
+"""Grad mode: no_grad, enable_grad, set_grad_enabled, inference_mode, as in torch.autograd.grad_mode.
+
+Both modes are thread-local, as in PyTorch (``STATE`` is a ``threading.local``): a ``no_grad`` block, an
+``inference_mode`` block and a running backward pass change only the calling thread's mode, and a new thread starts
+with grad mode on."""
 import functools
 
 __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -6,6 +10,7 @@ __all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_g
 
 
 from .._tensor import GRAD_STATE as STATE
+from .._tensor import note_inference_mode
 
 
 def is_grad_enabled():
@@ -121,7 +126,7 @@ class inference_mode(_DecoratorContextManager):
             STATE.grad_flag = False
             STATE.enabled = False
             STATE.inference = True
-            STATE.inference_seen = True
+            note_inference_mode()
         else:
             STATE.inference = False
             STATE.enabled = True

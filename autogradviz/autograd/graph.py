@@ -17,18 +17,19 @@ __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "saved_tensors_hooks", "
 def _push(pack_hook, unpack_hook):
     if HOOKS.disabled is not None:
         raise RuntimeError(HOOKS.disabled)
-    HOOKS.stack.append((pack_hook, unpack_hook))
-    if not HOOKS.installed:
-        # the pack hooks run from the forward-op observer slot: nothing at all is added to an op without hooks
-        HOOKS.prev_fwd, FWD.fn, HOOKS.installed = FWD.fn, pack_new_node, True
+    hooks = HOOKS  # the calling thread's
+    hooks.stack.append((pack_hook, unpack_hook))
+    if hooks.handle is None:
+        # the pack hooks run as a forward-op subscriber of this thread: nothing at all is added to an op without hooks
+        hooks.handle = FWD.add(pack_new_node)
 
 
 def _pop():
-    HOOKS.stack.pop()
-    if not HOOKS.stack and HOOKS.installed:
-        if FWD.fn is pack_new_node:
-            FWD.fn = HOOKS.prev_fwd
-        HOOKS.prev_fwd, HOOKS.installed = None, False
+    hooks = HOOKS
+    hooks.stack.pop()
+    if not hooks.stack and hooks.handle is not None:
+        handle, hooks.handle = hooks.handle, None
+        handle.remove()
 
 
 class saved_tensors_hooks:

@@ -13,13 +13,14 @@ the edge that decides, or None (always saved).
 """
 import itertools
 import re
+import threading
 import weakref
 
 import numpy as np
 
-from .. import _creation
-from .._hooks import RemovableHandle
+from .._hooks import FWD, RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
+from .._tensor import INFERENCE_SEEN as _SEEN
 from .._tensor import InferenceVersion, Tensor, _new
 from .grad_mode import STATE as _GM
 
@@ -456,15 +457,17 @@ def _pack(node, i, t, pack_hook, unpack_hook):
     return p
 
 
-class _HookState:
-    __slots__ = ("stack", "disabled", "prev_fwd", "installed")
+class _HookState(threading.local):
+    """The calling thread's ``saved_tensors_hooks`` (thread-local, as PyTorch's: a pack hook entered in one thread
+    does not run for another thread's ops)."""
+
+    def __init__(self):
+        self.stack = []         # (pack_hook, unpack_hook) of the saved_tensors_hooks contexts, innermost last
+        self.disabled = None    # disable_saved_tensors_hooks' error message while it is active
+        self.handle = None      # pack_new_node's FWD subscription while the stack is not empty
 
 
 HOOKS = _HookState()
-HOOKS.stack = []        # (pack_hook, unpack_hook) of the saved_tensors_hooks contexts, innermost last
-HOOKS.disabled = None   # disable_saved_tensors_hooks' error message while it is active
-HOOKS.prev_fwd = None
-HOOKS.installed = False
 
 
 def _pack_order(node):
@@ -473,8 +476,8 @@ def _pack_order(node):
 
 
 def pack_new_node(op, inputs, out, node):
-    """``FWD.fn`` while a saved_tensors_hooks context is active: the innermost pack hook runs on every tensor the
-    new node saved, in PyTorch's order (no node, nothing saved: no call). Then the previous observer, if any."""
+    """A ``FWD`` subscriber while a saved_tensors_hooks context is active in its thread: the innermost pack hook runs
+    on every tensor the new node saved, in PyTorch's order (no node, nothing saved: no call)."""
     if node is not None and HOOKS.stack and node._saved and node._saved is not RELEASED:
         pack_hook, unpack_hook = HOOKS.stack[-1]
         for i in _pack_order(node):
@@ -482,8 +485,6 @@ def pack_new_node(op, inputs, out, node):
                 t = node._saved[i][0]
                 if t is not None and type(t) is not _Packed:
                     _pack(node, i, t, pack_hook, unpack_hook)
-    if HOOKS.prev_fwd is not None:
-        HOOKS.prev_fwd(op, inputs, out, node)
 
 
 _PYBIND_SIG = ("register_hooks(): incompatible function arguments. The following argument types are supported:\n"
@@ -731,14 +732,7 @@ class _Out:
 OUT = _Out()
 
 
-class _FwdObs:
-    """Where a forward-op observer (a trace recorder) attaches; None costs one attribute read per op."""
-    __slots__ = ("fn",)
-
-
-FWD = _FwdObs()
-FWD.fn = None
-_creation._FWD[0] = FWD  # the slot through which zeros_like and its kin report to a trace
+# FWD (``_hooks.py``): the forward-op subscribers; ``FWD.fn`` is None while nobody listens (one check per op)
 
 _NONE_EDGE = (None, 0)
 _NONE_SAVED = (None, 0)
@@ -802,10 +796,10 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
     node = None
     if _GM.enabled and any(t is not None and t._requires_grad for t in inputs):
         edges = tuple(_NONE_EDGE if t is None else edge(t) for t in inputs)
-        if saved and _GM.inference_seen:
+        if saved and _SEEN.any:
             check_saved(saved)
         node = _new_node(cls, edges, _save(cls, saved, edges, out) if saved else (), info)
-    elif _GM.inference:
+    elif _SEEN.any and _GM.inference:
         out._vc = InferenceVersion((0,))
     out.grad_fn = node
     out._requires_grad = node is not None
@@ -855,7 +849,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                     edges = tuple(_NONE_EDGE if t is None else edge(t) for t in inputs)
                     break
         if edges is not None:
-            if saved and _GM.inference_seen:
+            if saved and _SEEN.any:
                 check_saved(saved)
             node = _new(cls)
             node._seq = _next_seq()
@@ -884,7 +878,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
-    if _GM.inference:
+    if _SEEN.any and _GM.inference:
         out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
@@ -920,7 +914,7 @@ def make2(data, cls, a, b, saved=(), info=None):
             node.next_functions = (e, e1)
             if saved:
                 s, s1 = saved
-                if _GM.inference_seen:
+                if _SEEN.any:
                     check_saved(saved)
                 rule = cls._saved_if
                 if rule is not None:  # _save's rule, for two inputs
@@ -940,7 +934,7 @@ def make2(data, cls, a, b, saved=(), info=None):
             return out
     out.grad_fn = None
     out._requires_grad = False
-    if _GM.inference:
+    if _SEEN.any and _GM.inference:
         out._vc = InferenceVersion((0,))
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
@@ -976,7 +970,7 @@ def view_of(base, data, cls, info=None, op=None):
             vc[1:] = [r for r in vc[1:] if r() is not None]
     elif base._requires_grad:
         out._requires_grad = True  # PyTorch's no_grad view: requires grad, but no history and no accumulator
-        out._acc = NO_GRAD_VIEW if not _GM.inference else INFERENCE_VIEW
+        out._acc = NO_GRAD_VIEW if not (_SEEN.any and _GM.inference) else INFERENCE_VIEW
     return out
 
 

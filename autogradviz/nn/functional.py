@@ -2,24 +2,31 @@
 
 Everything here composes ops of the catalogue (``autogradviz/ops``), which builds the same backward nodes PyTorch
 builds (``AddmmBackward0``, ``SoftmaxBackward0``, ``NllLossBackward0``, ...); no node is defined here.
+
+``linear``, the losses and ``dropout`` are composite calls (one call PyTorch's ``TorchFunctionMode`` sees, several
+ops here): while anyone listens to ``_hooks.CALLS`` (a trace recorder) they send call-begin and call-end events
+around their ops; otherwise they cost one check.
 """
+import functools
+import inspect
+
 import numpy as np
 
-from .._tensor import _wrap
-from ..autograd.node import FWD
+from .._hooks import CALLS, composite
+from .._tensor import Tensor, _wrap
+from ..ops import linalg as _linalg
+from ..ops import loss as _loss
 from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
                               silu, softmax, softmin, softplus, softsign, tanh)
 from ..ops.arith import mul
 from ..ops.counting import one_hot  # noqa: F401
 from ..ops.shape import flatten as _flatten
-from ..ops.linalg import linear  # noqa: F401
 from ..ops.attention import scaled_dot_product_attention  # noqa: F401
 from ..ops.conv import conv1d, conv2d  # noqa: F401
 from ..ops.embedding import embedding  # noqa: F401
 from ..ops.norm import batch_norm as _batch_norm, layer_norm  # noqa: F401
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d as _max_pool2d, pad  # noqa: F401
-from ..ops.loss import (_legacy_reduction, binary_cross_entropy, binary_cross_entropy_with_logits,  # noqa: F401
-                        cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss, smooth_l1_loss)
+from ..ops.loss import _legacy_reduction  # noqa: F401
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",
            "l1_loss", "nll_loss", "cross_entropy", "dropout", "flatten", "identity", "binary_cross_entropy",
@@ -50,17 +57,13 @@ def dropout(input, p=0.5, training=True, inplace=False):
     noise = _wrap((keep * scale).astype(d.dtype))
     if inplace:
         return input.mul_(noise)
-    fwd = FWD.fn
-    if fwd is None:
+    if CALLS.fn is None:
         return mul(input, noise)
     # a trace records the call as PyTorch's TorchFunctionMode reports it: the mask is made inside the call, so
     # the op's second operand is drawn as a constant (where `p` stands), not as a tensor the user made
-    FWD.fn = None
-    try:
+    with composite("dropout", (input,)) as call:
         out = mul(input, noise)
-    finally:
-        FWD.fn = fwd
-    fwd("MulBackward0", (input, None), out, out.grad_fn)
+        call.records = [("MulBackward0", (input, None), out, out.grad_fn)]
     return out
 
 
@@ -71,3 +74,46 @@ def flatten(input, start_dim=0, end_dim=-1):
 def identity(input):
     return input
 
+
+# -- composite calls: linear and the losses --------------------------------------------------------------------
+def _tensor_args(sig, args, kwargs):
+    """The tensor arguments of a call, in the order of its parameters (lists, tuples, dicts flattened): what
+    PyTorch's TorchFunctionMode is given for the same call."""
+    try:
+        values = list(sig.bind(*args, **kwargs).arguments.values())
+    except TypeError:       # the call itself raises it: any order will do
+        values = list(args) + list(kwargs.values())
+    out, work = [], values[::-1]
+    while work:
+        a = work.pop()
+        if isinstance(a, Tensor):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            work.extend(reversed(a))
+        elif isinstance(a, dict):
+            work.extend(reversed(list(a.values())))
+    return tuple(out)
+
+
+def _composite(fn):
+    """``fn`` of the catalogue as a composite call (see the module docstring)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if CALLS.fn is None:
+            return fn(*args, **kwargs)
+        with composite(fn.__name__, _tensor_args(sig, args, kwargs)):
+            return fn(*args, **kwargs)
+    return call
+
+
+linear = _composite(_linalg.linear)
+mse_loss = _composite(_loss.mse_loss)
+l1_loss = _composite(_loss.l1_loss)
+nll_loss = _composite(_loss.nll_loss)
+cross_entropy = _composite(_loss.cross_entropy)
+binary_cross_entropy = _composite(_loss.binary_cross_entropy)
+binary_cross_entropy_with_logits = _composite(_loss.binary_cross_entropy_with_logits)
+smooth_l1_loss = _composite(_loss.smooth_l1_loss)
+huber_loss = _composite(_loss.huber_loss)

@@ -6,23 +6,19 @@ The kernel that builds an op's output and node (``make``, ``view_of``, ``OUT``, 
 
 ``exports`` is how an op says what it is called in public: ``torch.<name>``, ``Tensor.<name>``, or both.
 """
+import sys
+
 import numpy as np
 
 from .. import _dtype
+from .._hooks import INPLACE  # noqa: F401  (re-exported)
 from .._tensor import _wrap, Tensor
 from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401  (re-exported)
 
-
-class _InplaceObs:
-    """Where a trace recorder hears of in-place calls (``y.add_(1)``, ``y[0] = 5``, ``y += 1``); None costs one
-    attribute read per in-place call. The reporter calls ``fn(call, args, kwargs, grad_fn_before, data_before)`` after
-    the write: ``call`` is the name PyTorch's ``TorchFunctionMode`` would report, ``args[0]`` the tensor written,
-    ``data_before`` a copy of its data before the write (taken only while a recorder listens)."""
-    __slots__ = ("fn",)
-
-
-INPLACE = _InplaceObs()
-INPLACE.fn = None
+# INPLACE (``_hooks.py``): where a trace recorder hears of in-place calls (``y.add_(1)``, ``y[0] = 5``, ``y += 1``);
+# None costs one attribute read per in-place call. The reporter calls ``fn(call, args, kwargs, grad_fn_before,
+# data_before)`` after the write: ``call`` is the name PyTorch's ``TorchFunctionMode`` would report, ``args[0]`` the
+# tensor written, ``data_before`` a copy of its data before the write (taken only while a recorder listens).
 
 
 def nograd_result(out, name, inputs):
@@ -46,7 +42,6 @@ TORCH = {}
 TENSOR = {}
 """``Tensor.<name>``: each method the catalogue declared with ``@exports(..., "Tensor")``, by name."""
 _TABLES = {"torch": TORCH, "Tensor": TENSOR}
-_LATE = [None]  # filled by ``_methods.attach()``: puts a declaration made after import (a lesson's op) in place
 
 
 def exports(*where, name=None):
@@ -68,8 +63,11 @@ def exports(*where, name=None):
             if old is not None and old is not fn:
                 raise ValueError(f"{w}.{n} is already declared (by {old.__module__}.{old.__qualname__})")
             _TABLES[w][n] = fn
-        if _LATE[0] is not None:
-            _LATE[0](where, n, fn)
+        # a declaration made after import (a lesson's op): ``_methods`` (which imports this module, so it is found
+        # at call time) puts it in place once its ``attach()`` has run
+        methods = sys.modules.get(__package__ + "._methods")
+        if methods is not None and methods.ATTACHED:
+            methods._put_in_place(where, n, fn)
         return fn
     return declare_public
 

@@ -1,5 +1,7 @@
 """Floating-point evaluation as PyTorch's CPU kernels do it, for the op catalogue: transcendental functions
 rounded from a wider precision, pow by the exponents ATen special-cases, tanh_backward's fused 1 - y*y."""
+import threading
+
 import numpy as np
 
 __all__ = ["np_exp", "np_tanh", "np_sin", "np_cos", "np_log", "f32_via_f64", "pow_scalar_np", "one_minus_square"]
@@ -135,7 +137,7 @@ def one_minus_square_reference(r):
 
 
 _CHUNK = 1 << 15
-_SCRATCH = []
+_SCRATCH = threading.local()  # each thread's float64 chunk buffer (threads training their own models share none)
 
 
 def one_minus_square(r, g=None):
@@ -175,9 +177,9 @@ def one_minus_square_exact(r, g=None):
     src = r.reshape(-1)
     dst = out.reshape(-1)
     gs = None if g is None else g.reshape(-1)
-    if not _SCRATCH:
-        _SCRATCH.append(np.empty(_CHUNK, np.float64))
-    buf = _SCRATCH[0]
+    buf = getattr(_SCRATCH, "buf", None)
+    if buf is None:
+        buf = _SCRATCH.buf = np.empty(_CHUNK, np.float64)
     n = src.shape[0]
     for i in range(0, n, _CHUNK):
         j = min(n, i + _CHUNK)

@@ -6,7 +6,6 @@ its forward function, in its catalogue file (``ops/_core.exports``). Listed by h
 op's own name: the operators (``__add__``, ...), aliases (``multiply``, ``clip``, ``x.float()``, ...), the in-place
 variants (``add_``, ``x += y``), and Tensor's constructors (``new_zeros``, ...).
 """
-import sys
 
 import numpy as np
 
@@ -14,7 +13,6 @@ from .. import _dtype
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
-from . import _core
 from ._aliases import numpy_names
 from ._core import INPLACE, TENSOR, TORCH, exports, report_inplace
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
@@ -27,6 +25,9 @@ from .linalg import matmul, rmatmul
 from .shape import T, reshape, view
 from .unary import abs, acos, asin, atan, clamp, exp, log, neg, sqrt, to, trunc
 from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401,E402  (declarations)
+
+ATTACHED = False
+"""``attach()`` has run: ``_core.exports`` then puts a new declaration in place at once (``_put_in_place``)."""
 
 
 @exports("torch", "Tensor")
@@ -217,9 +218,10 @@ FUNCTIONS.update(ALIASES)
 def attach():
     """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property. From now on
     a new ``@exports`` declaration is put in place as it is made (``_put_in_place``)."""
+    global ATTACHED
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    _core._LATE[0] = _put_in_place
+    ATTACHED = True
     Tensor.T = property(T)
     Tensor.is_cuda = property(lambda a: False)
     Tensor.mT = property(lambda a: a.transpose(-2, -1))  # real tensors: the conjugate is the tensor itself
@@ -235,6 +237,5 @@ def _put_in_place(where, name, fn):
         setattr(Tensor, name, numpy_names(fn))
     if "torch" in where:
         FUNCTIONS[name] = fn
-        ops = __name__.rsplit(".", 1)[0]
-        setattr(sys.modules[ops], name, fn)
-        setattr(sys.modules[ops.rsplit(".", 1)[0]], name, numpy_names(fn))
+        from .. import _declare_late  # the namespaces are the packages' own: autogradviz/__init__.py writes them
+        _declare_late(name, fn)

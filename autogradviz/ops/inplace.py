@@ -6,7 +6,6 @@ that requires grad it is an error.
 import numpy as np
 
 from .._tensor import _wrap, Tensor
-from ..autograd import function as _function
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
                              sum_to)
@@ -569,7 +568,3 @@ class _SetIndexPut(CopySlices):
 
 
 _SetIndexPut.__name__ = _SetIndexPut.__qualname__ = "IndexPutBackward0"
-
-
-# the slot a custom Function's mark_dirty reaches this machinery through (autograd imports nothing from ops)
-_function.INPLACE = (_before, _after, refresh_views)

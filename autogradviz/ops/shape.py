@@ -2,9 +2,7 @@
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
 import numpy as np
 
-from .. import _creation
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd import functional as _functional
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t, exports
 
@@ -309,9 +307,6 @@ def alias(a):
     return view_of(a, a._data[...], AliasBackward0)
 
 
-_creation._ALIAS[0] = alias
-
-
 # -- shape and index ops ----------------------------------------------------------------------------------------
 @facts(fn="repeat", saved={"repeats": lambda n: tuple(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class RepeatBackward0(BackwardNode):
@@ -587,6 +582,3 @@ def stack(tensors, dim=0):
         raise RuntimeError(f"stack expects each tensor to be equal size, but got [{', '.join(map(str, tensors[0]._data.shape))}] "
                            f"at entry 0 and [{', '.join(map(str, tensors[1]._data.shape))}] at entry 1")
     return make(np.stack([t._data for t in tensors], axis=d), StackBackward0, tuple(tensors), (), (d, len(tensors)))
-
-
-_functional.STACK[0] = stack  # the slot autograd.functional's jacobian reaches stack through

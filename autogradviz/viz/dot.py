@@ -604,7 +604,7 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
     for r in _graph._flatten_roots(roots):
         if r is None:
             continue
-        if not (_graph._is_trace(r) or _graph.SRC.owns(r) or _is_torch_obj(r)):
+        if not (_graph._is_trace(r) or _graph.source_for().owns(r) or _is_torch_obj(r)):
             raise _args.bad_type(fn, "roots", "roots", r)
         real.append(r)
     if not real and trace is None and not empty_ok:

@@ -54,12 +54,13 @@ def add_failed(m, trace, names=None, model=None, frame=None):
         return m
     nm = Names(names=names, model=model, frame=frame, auto=frame is not None)
     from .graph import _tensor_role, format_value
+    source = m.source
     m.notes = [n for n in m.notes if n[0] != "note.empty"]
     for fop in trace.failed:
         v = VNode("op", "failed", fop.op)
         v.sub = f"{fop.error_type}: {_cut(fop.error)}"
         v.outputs = []
-        v.shape = tuple(_shape(t) for t in fop.inputs if t is not None)
+        v.shape = tuple(_shape(t, source) for t in fop.inputs if t is not None)
         m._add(v)
         for t in fop.inputs:
             if t is None:
@@ -71,14 +72,14 @@ def add_failed(m, trace, names=None, model=None, frame=None):
             if src is not None and m.node(src).kind == "sink":   # drawn from the op that made it
                 src = next((e.src for e in m.edges if e.dst == src), src)
             if src is None:
-                s = VNode("source", _tensor_role(t, nm), nm.label(t), ref=t)
+                s = VNode("source", _tensor_role(source, t, nm), nm.label(t), ref=t)
                 s.name = s.title
-                s.shape = _shape(t)
+                s.shape = _shape(t, source)
                 m._add(s)
                 m._map(t, s.id)
                 src = s.id
-            m.edges.append(VEdge(src, v.id, "tensor", label=nm.label(t), shape=_shape(t),
-                                 value=format_value(t, 6), role=_tensor_role(t, nm)))
+            m.edges.append(VEdge(src, v.id, "tensor", label=nm.label(t), shape=_shape(t, source),
+                                 value=format_value(t, 6, source), role=_tensor_role(source, t, nm)))
         m.notes.append(("note.failed", {"op": fop.op, "error": fop.error_type}))
     return m
 
@@ -86,10 +87,3 @@ def add_failed(m, trace, names=None, model=None, frame=None):
 def _cut(s):
     s = " ".join(str(s).split())
     return s if len(s) <= MAX_ERROR else s[:MAX_ERROR - 1] + "…"
-
-
-from .graph import ADD_FAILED  # noqa: E402  (the slots this module fills)
-from .trace import FAILED_FROM_TRACEBACK  # noqa: E402
-
-FAILED_FROM_TRACEBACK[0] = failed_from_traceback
-ADD_FAILED[0] = add_failed

@@ -45,8 +45,8 @@ from .names import Names, user_frame
 from .sources import source_for
 
 # The graph source: every fact about nodes and tensors is asked from it (viz/sources/), never read from their
-# fields here. Today only autogradviz's own; real PyTorch will be a second one, picked by source_for(roots).
-SRC = source_for()
+# fields here: autogradviz's own or real PyTorch's, picked by source_for(roots) in backward_graph/forward_graph and
+# passed down to every helper as its ``source`` argument (the GraphModel keeps it as ``model.source``).
 
 __all__ = ["GraphModel", "VNode", "VEdge", "backward_graph", "forward_graph", "format_value", "op_name",
            "DEFAULT_MAX_NODES", "DEFAULT_COLLAPSE", "DEFAULT_SHOW_VALUES"]
@@ -59,7 +59,6 @@ DEFAULT_SHOW_VALUES = 6
 # ---------------------------------------------------------------------------------------------------------------
 # model
 # ---------------------------------------------------------------------------------------------------------------
-ADD_FAILED = [None]  # viz/failed.py's add_failed, filled when it is imported (so the model does not import it)
 
 
 class VNode:
@@ -125,7 +124,7 @@ class VEdge:
 
 
 class GraphModel:
-    def __init__(self, kind):
+    def __init__(self, kind, source=None):
         self.kind = kind            # "forward" | "backward"
         self.nodes = []
         self.edges = []
@@ -136,7 +135,7 @@ class GraphModel:
         self._by_id = {}
         self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
         self.cluster_kinds = {}     # module path -> its class name, for the group labels ("layer1 (Linear)")
-        self.source = SRC           # the graph source its facts came from
+        self.source = source if source is not None else source_for()  # the graph source its facts came from
         self.runs = []              # backward: the recorded passes (trace.BackwardRun) that ran one of its nodes
         self.ran = False            # backward: a pass ran through it, as a fact (a recorded run, freed tensors)
 
@@ -203,14 +202,15 @@ _ROLE_ORDER = ("output", "op", "op_nograd", "failed", "fn", "leaf", "param", "ac
 # ---------------------------------------------------------------------------------------------------------------
 # small helpers
 # ---------------------------------------------------------------------------------------------------------------
-def _np(x):
-    return SRC.array(x)
+def _np(x, source=None):
+    return (source if source is not None else source_for((x,))).array(x)
 
 
-def format_value(x, limit=DEFAULT_SHOW_VALUES):
+def format_value(x, limit=DEFAULT_SHOW_VALUES, source=None):
     """Values as ``print`` shows them, without ``tensor(...)``: ``28.``, ``[[2., 2.], [2., 2.]]`` (rows on
-    separate lines). None when ``x`` is None or has more than ``limit`` elements (``limit`` falsy: never)."""
-    arr = _np(x)
+    separate lines). None when ``x`` is None or has more than ``limit`` elements (``limit`` falsy: never).
+    ``source``: the graph source that knows ``x`` (default: the one ``source_for`` finds)."""
+    arr = _np(x, source)
     if arr is None or not limit or arr.size > limit:
         return None
     from .._printing import format_tensor
@@ -229,9 +229,9 @@ def format_value(x, limit=DEFAULT_SHOW_VALUES):
     return "\n".join(ln for ln in lines if ln)
 
 
-def _dtype_name(x):
+def _dtype_name(x, source=None):
     """A tensor's dtype as PyTorch prints it (``int64``, ``float64``), or None for the default float32."""
-    arr = _np(x)
+    arr = _np(x, source)
     if arr is None or arr.dtype == "float32":
         return None
     from .. import _dtype
@@ -239,23 +239,23 @@ def _dtype_name(x):
     return dt.name if dt is not None else str(arr.dtype)
 
 
-def _shape(x):
-    arr = _np(x)
+def _shape(x, source=None):
+    arr = _np(x, source)
     return None if arr is None else tuple(int(d) for d in arr.shape)
 
 
-def op_name(node_or_name):
+def op_name(node_or_name, source=None):
     """The forward op behind a node: ``MulBackward0`` -> ``mul``; a custom ``MultiplyAddBackward`` -> ``MultiplyAdd``."""
     if isinstance(node_or_name, str):
         from .sources.autogradviz import _op_name
         return _op_name(node_or_name, False)
-    return SRC.op(node_or_name)["name"]
+    return (source if source is not None else source_for((node_or_name,))).op(node_or_name)["name"]
 
 
-def _node_title(node):
-    if SRC.is_leaf_node(node):
+def _node_title(source, node):
+    if source.is_leaf_node(node):
         return "AccumulateGrad"
-    return SRC.name(node)
+    return source.name(node)
 
 
 def _flatten_roots(roots):
@@ -277,7 +277,7 @@ def _is_trace(x):
     return hasattr(x, "ops") and hasattr(x, "backwards")
 
 
-def split_roots(roots, trace=None):
+def split_roots(source, roots, trace=None):
     """Separate a trace passed positionally from the roots; check the types."""
     rs = []
     for r in _flatten_roots(roots):
@@ -287,7 +287,7 @@ def split_roots(roots, trace=None):
             continue
         if r is None:
             continue
-        if not SRC.owns(r):
+        if not source.owns(r):
             from .i18n import t
             raise TypeError(t("error.bad_root", type=type(r).__name__))
         rs.append(r)
@@ -300,14 +300,14 @@ def _make_names(names, model, frame, auto):
     return Names(names=names, model=model, frame=frame, auto=auto)
 
 
-def _saved_pairs(node):
+def _saved_pairs(source, node):
     """``[(slot name, Tensor)]`` of a node's saved tensors that are still there (None entries skipped)."""
-    return SRC.saved_items(node)
+    return source.saved_items(node)
 
 
-def _freed_slots(node):
+def _freed_slots(source, node):
     """The names of the tensors a node had saved, once they are freed."""
-    return SRC.freed_names(node)
+    return source.freed_names(node)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -541,49 +541,49 @@ class _RootKey:
         self.i = i
 
 
-def _root_child(t):
-    fn = SRC.grad_fn(t)
+def _root_child(source, t):
+    fn = source.grad_fn(t)
     if fn is not None:
         return fn
-    return SRC.leaf_node(t)
+    return source.leaf_node(t)
 
 
-def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
-                   max_nodes=DEFAULT_MAX_NODES, collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True,
-                   frame=None, split_shared="auto"):
+def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
+                    max_nodes=DEFAULT_MAX_NODES, collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True,
+                    frame=None, split_shared="auto", source):
     """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel."""
-    roots, trace = split_roots(roots, trace)
+    roots, trace = split_roots(source, roots, trace)
     if not roots and trace is not None:
         roots = _trace_roots(trace)
     nm = _make_names(names, model, frame, auto_names)
-    m = GraphModel("backward")
+    m = GraphModel("backward", source)
     m.show_saved = show_saved
 
     keys = []
     rootkeys = []
     for i, r in enumerate(roots):
-        if SRC.is_tensor(r):
+        if source.is_tensor(r):
             rk = _RootKey(r, i)
             rootkeys.append(rk)
             keys.append(rk)
         else:
             keys.append(r)
-    nm.add_known(r for r in roots if SRC.is_tensor(r))
+    nm.add_known(r for r in roots if source.is_tensor(r))
 
     def children(k):
         if isinstance(k, _RootKey):
-            c = _root_child(k.tensor)
+            c = _root_child(source, k.tensor)
             return [c] if c is not None else []
-        return [n for n, _ in SRC.edges(k) if n is not None]
+        return [n for n, _ in source.edges(k) if n is not None]
 
     def chain_name(k):
-        if SRC.is_node(k) and not SRC.is_leaf_node(k):
-            return SRC.name(k)
+        if source.is_node(k) and not source.is_leaf_node(k):
+            return source.name(k)
         return None
 
     def extra(k):
-        if SRC.is_node(k):
-            return sum(1 for c, _ in SRC.edges(k) if c is None)
+        if source.is_node(k):
+            return sum(1 for c, _ in source.edges(k) if c is None)
         return 0
     order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes, extra)
 
@@ -591,15 +591,15 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     if show_saved:
         saved_known = []
         for k in order:
-            if SRC.is_node(k):
-                saved_known.extend(t for _, t in _saved_pairs(k))
+            if source.is_node(k):
+                saved_known.extend(t for _, t in _saved_pairs(source, k))
         nm.add_known(saved_known)
 
     # has a backward pass run through this graph? Only facts count: the trace's record (a trace passed, or the one
     # recording now) and freed saved tensors (only a backward without retain_graph frees them). A leaf's .grad
     # proves nothing: it may come from another graph.
-    freed_nodes = sum(1 for k in order if SRC.is_node(k) and SRC.freed(k))
-    runs = _runs_through(trace if trace is not None else _active_trace(), order)
+    freed_nodes = sum(1 for k in order if source.is_node(k) and source.freed(k))
+    runs = _runs_through(source, trace if trace is not None else _active_trace(), order)
     ran = bool(freed_nodes or runs)
     retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
     m.runs, m.ran = runs, ran
@@ -608,27 +608,27 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     cluster = {}
     if group:
         def leaf_module(k):
-            if SRC.is_node(k) and SRC.is_leaf_node(k):
-                return nm.module_of(SRC.variable(k))
+            if source.is_node(k) and source.is_leaf_node(k):
+                return nm.module_of(source.variable(k))
             return None
 
         def is_op(k):
-            return SRC.is_node(k) and not SRC.is_leaf_node(k)
+            return source.is_node(k) and not source.is_leaf_node(k)
 
         def inputs_of(k):
-            if SRC.is_node(k):
+            if source.is_node(k):
                 return [c for c in succ(k)]
             return []
 
         def has_neutral(k):
-            return SRC.is_node(k) and any(c is None for c, _ in SRC.edges(k))
+            return source.is_node(k) and any(c is None for c, _ in source.edges(k))
         cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], inputs_of, leaf_module, is_op,
                                    has_neutral)
 
     vid = {}
     root_ids = {id(rk.tensor) for rk in rootkeys}
     for k in order:
-        v = _backward_vnode(k, nm, show_saved, show_values, ran, root_ids)
+        v = _backward_vnode(source, k, nm, show_saved, show_values, ran, root_ids)
         if not isinstance(k, (_RootKey, _Seg)):
             v.cluster = cluster.get(k)
         m._add(v)
@@ -639,8 +639,8 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             pass
         else:
             m._map(k, v.id)
-            if SRC.is_leaf_node(k):
-                m._map(SRC.variable(k), v.id)
+            if source.is_leaf_node(k):
+                m._map(source.variable(k), v.id)
             else:
                 for _, t, _ in nm.outputs_of(k):
                     m._map(t, v.id)
@@ -665,7 +665,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
     for k in order:
         src = vid[k]
         if isinstance(k, _RootKey):
-            c = _root_child(k.tensor)
+            c = _root_child(source, k.tensor)
             if c is not None:
                 m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id), "grad_fn"))
             continue
@@ -673,7 +673,7 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
             m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
             continue
         cl = cluster.get(k)
-        for i, (c, nr) in enumerate(SRC.edges(k)):
+        for i, (c, nr) in enumerate(source.edges(k)):
             if c is None:
                 nv = VNode("none", "none", "None")
                 nv.cluster = cl
@@ -697,10 +697,10 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
         m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
     if freed_nodes:
         m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
-    elif retained and _any_saved(order):
+    elif retained and _any_saved(source, order):
         m.notes.append(("note.retained", {}))
     for rk in rootkeys:
-        if _root_child(rk.tensor) is None:
+        if _root_child(source, rk.tensor) is None:
             m.notes.append(("note.no_graph", {"name": nm.label(rk.tensor)}))
     if not m.nodes:
         m.notes.append(("note.empty", {}))
@@ -709,25 +709,24 @@ def backward_graph(*roots, names=None, model=None, show_saved=True, show_values=
 
 
 def _active_trace():
-    """The recorder attached to the engine right now (``with viz.trace():``), or None."""
-    from ..autograd.engine import get_observer
+    """The calling thread's recorder attached right now (``with viz.trace():``; the innermost), or None."""
+    from ..autograd.engine import OBSERVERS
     from .trace import Recorder
-    obs = get_observer()
-    return obs if isinstance(obs, Recorder) else None
+    return next((o for o in reversed(OBSERVERS.mine()) if isinstance(o, Recorder)), None)
 
 
-def _runs_through(trace, order):
+def _runs_through(source, trace, order):
     """The backward passes ``trace`` recorded that ran an op node of this graph, in order. Leaves' AccumulateGrad
     nodes are shared by every graph that uses the leaf, so running one says nothing about this graph."""
     if trace is None or not trace.backwards:
         return []
-    nodes = {k for k in order if SRC.is_node(k) and not SRC.is_leaf_node(k)}
+    nodes = {k for k in order if source.is_node(k) and not source.is_leaf_node(k)}
     return [run for run in trace.backwards if any(n in nodes for n in run.nodes)]
 
 
-def _any_saved(order):
+def _any_saved(source, order):
     for k in order:
-        if SRC.is_node(k) and not SRC.is_leaf_node(k) and _saved_pairs(k):
+        if source.is_node(k) and not source.is_leaf_node(k) and _saved_pairs(source, k):
             return True
     return False
 
@@ -742,31 +741,31 @@ def _target(c, vid, hidden_of, more_id):
     return more_id
 
 
-def _grad_info(t, show_values, ran):
+def _grad_info(source, t, show_values, ran):
     """(formatted grad, state) of a tensor's .grad, as the backward graph shows it."""
-    g = SRC.grad(t)
-    if SRC.is_leaf(t):
+    g = source.grad(t)
+    if source.is_leaf(t):
         if g is not None:
-            return format_value(g, show_values), "kept"
+            return format_value(g, show_values, source), "kept"
         return None, "none"
-    if SRC.retains_grad(t):
+    if source.retains_grad(t):
         if g is not None:
-            return format_value(g, show_values), "kept"
+            return format_value(g, show_values, source), "kept"
         return None, "will_keep"
     if ran:
         return None, "not_kept"
     return None, None
 
 
-def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
+def _backward_vnode(source, k, nm, show_saved, show_values, ran, root_ids=frozenset()):
     if isinstance(k, _RootKey):
         t = k.tensor
         v = VNode("root", "output", nm.label(t), ref=t)
         v.name = v.title
-        v.shape = _shape(t)
-        v.value = format_value(t, show_values)
-        if not SRC.is_leaf(t) and (SRC.retains_grad(t) or SRC.grad(t) is not None):
-            v.grad, v.grad_state = _grad_info(t, show_values, ran)
+        v.shape = _shape(t, source)
+        v.value = format_value(t, show_values, source)
+        if not source.is_leaf(t) and (source.retains_grad(t) or source.grad(t) is not None):
+            v.grad, v.grad_state = _grad_info(source, t, show_values, ran)
             if v.grad_state == "kept":
                 v.state = ("kept",)
         return v
@@ -774,58 +773,59 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
         v = VNode("collapsed", "collapsed", k.name)
         v.count = len(k.hidden)
         return v
-    if SRC.is_leaf_node(k):
-        t = SRC.variable(k)
+    if source.is_leaf_node(k):
+        t = source.variable(k)
         param = nm.is_param(t)
         v = VNode("acc", "acc_param" if param else "acc", "AccumulateGrad", ref=k)
         v.name = nm.label(t)
-        v.shape = _shape(t)
-        v.value = format_value(t, show_values)
-        v.grad, v.grad_state = _grad_info(t, show_values, ran)
+        v.shape = _shape(t, source)
+        v.value = format_value(t, show_values, source)
+        v.grad, v.grad_state = _grad_info(source, t, show_values, ran)
         if v.grad_state == "kept":
             v.state = ("kept",)
         return v
-    v = VNode("fn", "fn", _node_title(k), ref=k)
+    v = VNode("fn", "fn", _node_title(source, k), ref=k)
     state = []
     for nr, t, name in nm.outputs_of(k):
-        if name is None and not SRC.retains_grad(t):
+        if name is None and not source.retains_grad(t):
             continue
         label = name if name is not None else nm.label(t)
-        grad, gs = _grad_info(t, show_values, ran)
+        grad, gs = _grad_info(source, t, show_values, ran)
         if gs == "not_kept" and id(t) in root_ids:
             gs = None  # the root's own box says enough
-        v.outputs.append(OutInfo(nr, label, _shape(t), format_value(t, show_values), grad, gs))
+        v.outputs.append(OutInfo(nr, label, _shape(t, source), format_value(t, show_values, source), grad, gs))
         if gs == "kept" and "kept" not in state:
             state.append("kept")
     # retained tensors that no name reached (retain_grad() on an unnamed tensor)
-    retained = SRC.retained(k)
+    retained = source.retained(k)
     if retained:
         known = {o.nr for o in v.outputs}
         for nr, t in retained:
             if nr in known:
                 continue
-            grad, gs = _grad_info(t, show_values, ran)
-            v.outputs.append(OutInfo(nr, nm.label(t), _shape(t), format_value(t, show_values), grad, gs))
+            grad, gs = _grad_info(source, t, show_values, ran)
+            v.outputs.append(OutInfo(nr, nm.label(t), _shape(t, source), format_value(t, show_values, source), grad,
+                                     gs))
             if gs == "kept" and "kept" not in state:
                 state.append("kept")
         v.outputs.sort(key=lambda o: o.nr)
     if show_saved:
-        if SRC.freed(k):
+        if source.freed(k):
             v.saved_state = "freed"
-            v.saved_freed = _freed_slots(k)
+            v.saved_freed = _freed_slots(source, k)
             state.append("freed")
         else:
-            pairs = _saved_pairs(k)
+            pairs = _saved_pairs(source, k)
             for slot, t in pairs:
                 label = nm.name(t)
-                if label is None and SRC.grad_fn(t) is k:
-                    o = [o for o in v.outputs if o.nr == SRC.output_nr(t)]
+                if label is None and source.grad_fn(t) is k:
+                    o = [o for o in v.outputs if o.nr == source.output_nr(t)]
                     label = o[0].name if o else None
-                v.saved.append((slot, label, _shape(t), format_value(t, show_values)))
-                v.saved_dtypes.append(_dtype_name(t))
+                v.saved.append((slot, label, _shape(t, source), format_value(t, show_values, source)))
+                v.saved_dtypes.append(_dtype_name(t, source))
             if pairs:
                 v.saved_state = "kept"
-    elif SRC.freed(k):
+    elif source.freed(k):
         state.append("freed")
     v.state = tuple(state)
     return v
@@ -834,10 +834,10 @@ def _backward_vnode(k, nm, show_saved, show_values, ran, root_ids=frozenset()):
 # ---------------------------------------------------------------------------------------------------------------
 # forward
 # ---------------------------------------------------------------------------------------------------------------
-def _tensor_role(t, nm):
-    if not SRC.is_leaf(t):
+def _tensor_role(source, t, nm):
+    if not source.is_leaf(t):
         return "intermediate"
-    if SRC.requires_grad(t):
+    if source.requires_grad(t):
         return "param" if nm.is_param(t) else "leaf"
     return "input"
 
@@ -906,20 +906,20 @@ def _trace_roots(trace):
     return out
 
 
-def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
-                  collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
-                  split_shared="auto"):
+def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
+                   collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
+                   split_shared="auto", source):
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
     on tensors that need no grad) or else reconstructed from the grad_fn graph."""
-    roots, trace = split_roots(roots, trace)
+    roots, trace = split_roots(source, roots, trace)
     nm = _make_names(names, model, frame, auto_names)
-    root_tensors = [r for r in roots if SRC.is_tensor(r)]
+    root_tensors = [r for r in roots if source.is_tensor(r)]
     if trace is not None:
         if not root_tensors:
-            root_tensors = [t for t in _trace_roots(trace) if SRC.is_tensor(t)]
-        sinks, ops_by_out = _ops_from_trace(trace, root_tensors)
+            root_tensors = [t for t in _trace_roots(trace) if source.is_tensor(t)]
+        sinks, ops_by_out = _ops_from_trace(source, trace, root_tensors)
     else:
-        sinks, ops_by_out = _ops_from_nodes(roots, nm)
+        sinks, ops_by_out = _ops_from_nodes(source, roots, nm)
     nm.add_known(root_tensors)
 
     # keys: _SinkKey, _OpV, _SrcKey, _ScalarKey ; children point towards inputs
@@ -982,7 +982,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     cluster = {}
     if group:
         def leaf_module(k):
-            if isinstance(k, _SrcKey) and k.tensor is not None and SRC.is_leaf(k.tensor):
+            if isinstance(k, _SrcKey) and k.tensor is not None and source.is_leaf(k.tensor):
                 return nm.module_of(k.tensor)
             return None
 
@@ -992,12 +992,12 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
         def inputs_of(k):
             if isinstance(k, _OpV):
                 return [c for c in succ(k) if not isinstance(c, _ScalarKey) and
-                        not (isinstance(c, _SrcKey) and (c.tensor is None or not SRC.requires_grad(c.tensor)))]
+                        not (isinstance(c, _SrcKey) and (c.tensor is None or not source.requires_grad(c.tensor)))]
             return []
 
         def has_neutral(k):
             return isinstance(k, _OpV) and any(
-                it[0] in ("scalar", "none") or (it[0] == "t" and not SRC.requires_grad(it[1])) for it in k.inputs)
+                it[0] in ("scalar", "none") or (it[0] == "t" and not source.requires_grad(it[1])) for it in k.inputs)
         cluster = _assign_clusters([k for k in order if not isinstance(k, _SinkKey)], inputs_of, leaf_module, is_op,
                                    has_neutral)
 
@@ -1032,10 +1032,10 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     for k in order:
         place(k)
 
-    m = GraphModel("forward")
+    m = GraphModel("forward", source)
     vid = {}
     for k in placed:
-        v = _forward_vnode(k, nm, show_values)
+        v = _forward_vnode(source, k, nm, show_values)
         if not isinstance(k, (_SinkKey, _Seg)):
             v.cluster = cluster.get(k)
         if isinstance(k, _ScalarKey):
@@ -1053,8 +1053,8 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
                     m._map(t, v.id)
         elif isinstance(k, _SrcKey) and k.tensor is not None:
             m._map(k.tensor, v.id)
-            if SRC.is_leaf(k.tensor):
-                acc = SRC.leaf_node(k.tensor, create=False)
+            if source.is_leaf(k.tensor):
+                acc = source.leaf_node(k.tensor, create=False)
                 if acc is not None:
                     m._map(acc, v.id)
         elif isinstance(k, _SinkKey):
@@ -1084,7 +1084,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
             c = succ(k)[0]
             src = _target(c, vid, hidden_of, more_id)
             p = ops_by_out(t)
-            m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="output",
+            m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="output",
                                         version=p[0].version if p is not None else None,
                                         held=[p[0].after] if p is not None else None))
             continue
@@ -1110,17 +1110,17 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
                 continue
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
-                e = _tensor_edge(src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
+                e = _tensor_edge(source, src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
                                  key=(it[1], it[2]), version=it[1].version, held=it[4] if len(it) > 4 else None)
                 m.edges.append(e)
             elif it[0] == "t":
                 t = it[1]
-                m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role=_tensor_role(t, nm),
+                m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role=_tensor_role(source, t, nm),
                                             held=it[2] if len(it) > 2 else None))
             else:  # a None in next_functions
                 t = it[2] if len(it) > 2 else None
                 if t is not None:
-                    m.edges.append(_tensor_edge(src, dst, t, nm, show_values, role="input"))
+                    m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="input"))
                 else:
                     m.edges.append(VEdge(src, dst, "tensor", role="input"))
     _split_shared(m, split_shared)
@@ -1138,7 +1138,7 @@ def forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUE
     return m
 
 
-def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None, held=None):
+def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=None, held=None):
     """A tensor edge; ``version``: the version an in-place op left (shown in the label), ``held``: [the tensor's
     data at the version the edge carries] for a tensor written in place later (None inside: its data now)."""
     if t is not None:
@@ -1146,16 +1146,16 @@ def _tensor_edge(src, dst, t, nm, show_values, role, key=None, version=None, hel
         if version is not None:
             label = version_label(label, version)
         data = held[0] if held is not None and held[0] is not None else t
-        return VEdge(src, dst, "tensor", label=label, shape=_shape(t), value=format_value(data, show_values),
-                     role=role)
+        return VEdge(src, dst, "tensor", label=label, shape=_shape(t, source),
+                     value=format_value(data, show_values, source), role=role)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
 
 
-def _forward_vnode(k, nm, show_values):
+def _forward_vnode(source, k, nm, show_values):
     if isinstance(k, _OpV):
         v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
-        v.sub = SRC.name(k.node) if k.node is not None and not SRC.is_leaf_node(k.node) else None
+        v.sub = source.name(k.node) if k.node is not None and not source.is_leaf_node(k.node) else None
         return v
     if isinstance(k, _Seg):
         v = VNode("collapsed", "collapsed", k.name)
@@ -1167,19 +1167,19 @@ def _forward_vnode(k, nm, show_values):
         t = k.tensor
         v = VNode("sink", "output", nm.label(t), ref=t)
         v.name = v.title
-        v.shape = _shape(t)
+        v.shape = _shape(t, source)
         return v
     t = k.tensor
     if t is None:
         v = VNode("source", "input", "")
         return v
-    role = _tensor_role(t, nm)
+    role = _tensor_role(source, t, nm)
     v = VNode("source", role, nm.label(t), ref=t)
     v.name = v.title
-    v.shape = _shape(t)
-    if SRC.is_leaf(t) and SRC.requires_grad(t) and SRC.grad(t) is not None:
+    v.shape = _shape(t, source)
+    if source.is_leaf(t) and source.requires_grad(t) and source.grad(t) is not None:
         # the forward graph shows a leaf's .grad only once one is kept
-        v.grad, v.grad_state = _grad_info(t, show_values, False)
+        v.grad, v.grad_state = _grad_info(source, t, show_values, False)
         v.state = ("kept",)
     return v
 
@@ -1196,7 +1196,7 @@ def version_label(label, version):
     return f"{label} (v{version})" if version else label
 
 
-def _ops_from_trace(trace, root_tensors):
+def _ops_from_trace(source, trace, root_tensors):
     """Op vertices from a trace. Returns (sink keys, producer lookup tensor -> (op, nr))."""
     ops = []
     prod = {}
@@ -1212,7 +1212,7 @@ def _ops_from_trace(trace, root_tensors):
                 getattr(fop, "version", None) is None:
             op = last
         else:
-            name = op_name(node) if node is not None else op_name(fop.name)
+            name = op_name(node, source) if node is not None else op_name(fop.name)
             if node is None and hasattr(fop, "name") and fop.name.endswith("Backward") and not \
                     fop.name.endswith("Backward0"):
                 name = fop.name[:-len("Backward")]
@@ -1259,40 +1259,40 @@ def _ops_from_trace(trace, root_tensors):
     return sinks, ops_by_out
 
 
-def _none_input(node, i):
+def _none_input(source, node, i):
     """Guess which tensor a None in ``node.next_functions[i]`` stands for, from its saved tensors (``self`` is input
     0, ``other`` input 1, as PyTorch names them). None when it can't be known."""
-    saved = SRC.saved_items(node)
+    saved = source.saved_items(node)
     if not saved:
         return None
-    if not SRC.named_saved(node):
+    if not source.named_saved(node):
         # a custom Function: the one saved tensor that needs no grad and has this input's shape, if unique
-        meta = SRC.input_meta(node)
+        meta = source.input_meta(node)
         if i >= len(meta) or not meta[i][0]:
             return None
         shape = tuple(meta[i][1])
         cands = []
         for _, t in saved:
-            if not SRC.requires_grad(t) and tuple(SRC.array(t).shape) == shape and all(t is not c for c in cands):
+            if not source.requires_grad(t) and tuple(source.array(t).shape) == shape and all(t is not c for c in cands):
                 cands.append(t)
         return cands[0] if len(cands) == 1 else None
     want = {0: "self", 1: "other"}.get(i)
-    t = SRC.saved_slot(node, want) if want is not None else None
-    if t is None or SRC.requires_grad(t):
+    t = source.saved_slot(node, want) if want is not None else None
+    if t is None or source.requires_grad(t):
         return None
     return t
 
 
-def _ops_from_nodes(roots, nm):
+def _ops_from_nodes(source, roots, nm):
     """Op vertices reconstructed from the grad_fn graph (ops that record no grad_fn are invisible here)."""
     verts = {}
     # iterative walk, creating vertices
     start = []
     for r in roots:
-        if SRC.is_tensor(r):
-            if SRC.grad_fn(r) is not None:
-                start.append(SRC.grad_fn(r))
-        elif not SRC.is_leaf_node(r):
+        if source.is_tensor(r):
+            if source.grad_fn(r) is not None:
+                start.append(source.grad_fn(r))
+        elif not source.is_leaf_node(r):
             start.append(r)
     stack = list(reversed(start))
     nodes = []
@@ -1303,25 +1303,25 @@ def _ops_from_nodes(roots, nm):
             continue
         seen.add(id(n))
         nodes.append(n)
-        for c, _ in reversed(SRC.edges(n)):
-            if c is not None and not SRC.is_leaf_node(c) and id(c) not in seen:
+        for c, _ in reversed(source.edges(n)):
+            if c is not None and not source.is_leaf_node(c) and id(c) not in seen:
                 stack.append(c)
     # saved tensors name intermediate edges when no variable does
     extra = []
     for n in nodes:
-        extra.extend(t for _, t in _saved_pairs(n))
+        extra.extend(t for _, t in _saved_pairs(source, n))
     nm.add_known(extra)
     for n in nodes:
-        verts[id(n)] = _OpV(op_name(n), n, None, SRC.sequence(n), True)
+        verts[id(n)] = _OpV(op_name(n, source), n, None, source.sequence(n), True)
     for n in nodes:
         v = verts[id(n)]
         inputs = []
-        for i, (c, nr) in enumerate(SRC.edges(n)):
+        for i, (c, nr) in enumerate(source.edges(n)):
             if c is None:
-                t = _none_input(n, i)
+                t = _none_input(source, n, i)
                 inputs.append(("none", i, t) if t is not None else ("none", i))
-            elif SRC.is_leaf_node(c):
-                inputs.append(("t", SRC.variable(c)))
+            elif source.is_leaf_node(c):
+                inputs.append(("t", source.variable(c)))
             else:
                 o = nm.output(c, nr)
                 inputs.append(("op", verts[id(c)], nr, o[0] if o is not None else None))
@@ -1329,49 +1329,48 @@ def _ops_from_nodes(roots, nm):
         v.outputs = [(nr, t) for nr, t, _ in nm.outputs_of(n)]
 
     def ops_by_out(t):
-        fn = SRC.grad_fn(t)
+        fn = source.grad_fn(t)
         if fn is None:
             return None
         v = verts.get(id(fn))
         if v is None or v.node is not fn:
             return None
-        return v, SRC.output_nr(t)
+        return v, source.output_nr(t)
 
     sinks = []
     for i, r in enumerate(roots):
-        if SRC.is_tensor(r):
+        if source.is_tensor(r):
             sinks.append(_SinkKey(r, i))
-        elif not SRC.is_leaf_node(r) and id(r) in verts:
+        elif not source.is_leaf_node(r) and id(r) in verts:
             sinks.append(verts[id(r)])
     return sinks, ops_by_out
 
 
-# -- the source in use: the builders ask the one that knows their roots (real PyTorch: viz/sources/torch.py) -------
-def _with_source(builder):
-    import functools
-    from . import sources as _sources
-
-    @functools.wraps(builder)
-    def build(*roots, trace=None, **kw):
-        objs = _flatten_roots(roots) + ([trace] if trace is not None else [])
-        with _sources.using(_sources.source_for(objs, builder.__name__)) as src:
-            m = builder(*roots, trace=trace, **kw)
-            tr = trace if trace is not None else next((o for o in objs if _is_trace(o)), None)
-            if builder.__name__ == "forward_graph" and tr is not None and getattr(tr, "failed", None):
-                fr = kw.get("frame")
-                ADD_FAILED[0](m, tr, kw.get("names"), kw.get("model"),
-                           fr if fr is not None else (user_frame(2) if kw.get("auto_names", True) else None))
-        m.source = src
-        return m
-    return build
+# -- the graph source: the builders ask the one that knows their roots (real PyTorch: viz/sources/torch.py) -------
+def _build(builder, roots, trace, kw):
+    """Run ``builder`` with the source that knows ``roots`` and ``trace``, passed down as its ``source`` argument
+    (nothing global: two threads may draw graphs of the two libraries at once)."""
+    objs = _flatten_roots(roots) + ([trace] if trace is not None else [])
+    source = source_for(objs, "forward_graph" if builder is _forward_graph else "backward_graph")
+    m = builder(*roots, trace=trace, source=source, **kw)
+    tr = trace if trace is not None else next((o for o in objs if _is_trace(o)), None)
+    if builder is _forward_graph and tr is not None and getattr(tr, "failed", None):
+        from .failed import add_failed  # found at call time: failed.py is built on this module
+        fr = kw.get("frame")
+        add_failed(m, tr, kw.get("names"), kw.get("model"),
+                   fr if fr is not None else (user_frame(2) if kw.get("auto_names", True) else None))
+    return m
 
 
-def _register():
-    import sys
-    from . import sources as _sources
-    _sources.register(sys.modules[__name__])
+def backward_graph(*roots, trace=None, **kw):
+    """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel.
+    Keywords: those of ``_backward_graph`` (names, model, show_saved, show_values, max_nodes, collapse, group,
+    auto_names, frame, split_shared)."""
+    return _build(_backward_graph, roots, trace, kw)
 
 
-_register()
-backward_graph = _with_source(backward_graph)
-forward_graph = _with_source(forward_graph)
+def forward_graph(*roots, trace=None, **kw):
+    """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
+    on tensors that need no grad) or else reconstructed from the grad_fn graph. Keywords: those of
+    ``_forward_graph``."""
+    return _build(_forward_graph, roots, trace, kw)

@@ -20,7 +20,7 @@ import sys
 from .._tensor import Tensor
 from .sources import source_for
 
-SRC = source_for()  # facts about tensors come from the graph source (viz/sources)
+_AUTOGRADVIZ = source_for()  # autogradviz's own graph source (a tensor's facts come from the source that knows it)
 
 
 def _is_tensor(v):
@@ -34,12 +34,12 @@ def _is_tensor(v):
 def _src(t):
     """The graph source that knows tensor ``t`` (autogradviz's, or real PyTorch's)."""
     if isinstance(t, Tensor):
-        return SRC
+        return _AUTOGRADVIZ
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(t, torch.Tensor):
         from .sources import torch_source
         return torch_source()
-    return SRC
+    return _AUTOGRADVIZ
 
 
 def _torch_nn(attr):

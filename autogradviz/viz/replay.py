@@ -202,7 +202,7 @@ class GraphFacts:
                 if f is not None and src.is_leaf_node(f):
                     leaf_like(src.variable(f))
                 elif f is None:
-                    t = _none_input(ni.node, k)
+                    t = _none_input(src, ni.node, k)
                     if t is not None:
                         leaf_like(t)
             for t in saved_ts:

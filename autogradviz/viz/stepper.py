@@ -726,9 +726,7 @@ class BackwardStepper(_StepperBase):
         # backward will free
         structure = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
                                    max_nodes=None, collapse=0)
-        from . import sources as _sources
-        with _sources.using(_sources.source_for(roots)):   # graph.py's helpers ask the same source
-            facts = GraphFacts(roots, Names(names=names, frame=frame), structure)
+        facts = GraphFacts(roots, Names(names=names, frame=frame), structure)  # its source: the one of roots
         # the drawing's model, before backward frees anything, with the panel's names (same ids: the same walk)
         drawing = None
         if self._wants_graphviz(structure):

@@ -13,6 +13,7 @@ hooks: grads out), ``register_post_accumulate_grad_hook`` on the leaves, tensor 
 PyTorch's real execution order; every handle is removed afterwards. Whether a node's saved tensors were freed is
 read from the node itself after it ran (reading a freed one raises).
 """
+import functools
 import sys
 
 import numpy as np
@@ -264,14 +265,13 @@ def _make_mode_class():
     return TorchOps
 
 
-_MODE = []
+_mode_class = functools.lru_cache(maxsize=None)(_make_mode_class)  # the class is made once, on first use
 
 
 def mode_for(recorder):
     """A TorchFunctionMode that records into ``recorder``."""
-    if not _MODE:
-        _MODE.append(_make_mode_class())
-    return _MODE[0](recorder)
+    mode = _mode_class()
+    return mode(recorder)
 
 
 # =============================================================================================================
@@ -586,8 +586,3 @@ def record_backward_call(rec, func, args, kwargs):
                                inputs=inputs if "grad_outputs" in names else None)
     rec.backwards.append(run)
     return result
-
-
-from .trace import TORCH_MODE  # noqa: E402
-
-TORCH_MODE[0] = mode_for  # the recorder enters this mode when torch is loaded (it imports nothing of torch's)

@@ -6,8 +6,11 @@
     tr.ops            # ForwardOp records, in execution order (also ops on tensors that need no grad)
     tr.backwards[0]   # a BackwardRun: its .steps are one Step per executed node, in the engine's real order
 
-The engine knows nothing about this module: the Recorder attaches to the engine's observer slot
-(``autograd.engine.set_observer``) and to the ops' forward hook (``ops._core.FWD``) and detaches on exit.
+The engine knows nothing about this module: the Recorder subscribes to the engine's observers
+(``autograd.engine.OBSERVERS``), to the forward ops, the in-place calls and the composite calls (``_hooks.FWD``,
+``INPLACE``, ``CALLS``), keeps the handles and removes exactly those on exit. A recorder hears only the thread that
+started it; several recorders (nested or not, started and stopped in any order) each hear every event of their
+thread.
 The engine never changes a grad array in place once it has passed it on, so a step keeps references to the
 grads it saw; only a leaf's running ``.grad`` total (which the engine accumulates in place) is copied.
 
@@ -20,18 +23,20 @@ One record per call, as PyTorch's ``TorchFunctionMode`` sees it: a call the user
 (``t`` then ``addmm``). The ops of one call are found by the frame they come from: the outermost frame of
 autogradviz's op layer (``_INTERNAL``: the tensor methods, the ops, ``nn.functional``) below the caller's code.
 A call that made several nodes becomes one record: the last op's name, output and node, and the call's own tensor
-arguments as inputs (what a ``TorchFunctionMode`` reports). Ops that run inside a backward pass (``create_graph``)
-are not the user's calls and are not recorded, as with PyTorch.
+arguments as inputs (what a ``TorchFunctionMode`` reports). A composite call (``F.dropout``, ``F.linear``, the
+losses, ``Function.apply``) says so itself with call-begin and call-end events: its inner ops become the record's
+``parts``. Ops that run inside a backward pass (``create_graph``) are not the user's calls and are not recorded,
+as with PyTorch.
 """
 import os
 import sys
 
 import numpy as np
 
+from .. import _hooks
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
-from ..ops import _core
 from ._args import _is_bool, bad_type
 
 ndarray = np.ndarray
@@ -153,19 +158,15 @@ def _ref(g):
     return np.asarray(g)
 
 
-# The recorder imports none of the modules built on it; they fill these slots when they are imported (viz/__init__
-# imports both): viz/torch_trace.py's mode_for (real torch ops) and viz/failed.py's failed_from_traceback.
-TORCH_MODE = [None]
-FAILED_FROM_TRACEBACK = [None]
-
-
 class ForwardOp:
     """One forward op: ``name`` is the node class it creates (e.g. ``MulBackward0``), even when no grad is needed
     (then ``node`` is None)."""
 
-    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after")
+    __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
+                 "composite")
 
-    def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None):
+    def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
+                 parts=(), composite=None):
         self.index = index
         self.name = name
         self.inputs = inputs      # tuple of Tensor or None (a Python scalar operand)
@@ -177,6 +178,11 @@ class ForwardOp:
         self.version = version
         self.before = before      # an in-place call: numpy copies of the written tensor's data before and after it
         self.after = after
+        # a composite call (F.linear, a loss, F.dropout, Function.apply): the call's name (``linear``, ``mse_loss``,
+        # ``dropout``, ``<Function>Backward``) and the ops it ran, as ForwardOps (index: the position in the call);
+        # None and () for an op that is not a composite call
+        self.composite = composite
+        self.parts = tuple(ForwardOp(i, *p) for i, p in enumerate(parts)) if parts else ()
 
     @property
     def inplace(self):
@@ -326,8 +332,9 @@ class BackwardRun:
 
 
 class Recorder:
-    """Records forward ops and backward steps. Use as a context manager (``with viz.trace() as tr:``) or call
-    ``start()``/``stop()``. Recorders nest: an inner one passes events on to the outer one."""
+    """Records forward ops and backward steps of the thread that starts it. Use as a context manager
+    (``with viz.trace() as tr:``) or call ``start()``/``stop()``. Recorders nest, and may be started and stopped in
+    any order: each one holds the handles of its own subscriptions and removes exactly those."""
 
     def __init__(self, forward=True):
         if not _is_bool(forward):
@@ -336,9 +343,8 @@ class Recorder:
         self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
         self._forward = forward
-        self._prev_obs = None
-        self._prev_fwd = None
-        self._prev_inplace = None
+        self._handles = []    # the RemovableHandles of this recorder's subscriptions while it is active
+        self._open = []       # the composite calls open now (call-begin heard, no call-end yet): their parts so far
         self._cur = None
         self._log = None      # the current run's log.append
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
@@ -353,26 +359,27 @@ class Recorder:
     def start(self):
         if self._active:
             return self
-        self._prev_obs = _engine.set_observer(self)
+        handles = self._handles
+        handles.append(_engine.OBSERVERS.add(self))
         if self._forward:
-            self._prev_fwd = _core.FWD.fn
-            _core.FWD.fn = self._on_op
-            self._prev_inplace = _core.INPLACE.fn
-            _core.INPLACE.fn = self._on_inplace
+            handles.append(_hooks.FWD.add(self._on_op))
+            handles.append(_hooks.INPLACE.add(self._on_inplace))
+            handles.append(_hooks.CALLS.add(self._on_call))
         self._active = True
         if sys.modules.get("torch") is not None:
-            self._torch_mode = TORCH_MODE[0](self).__enter__()
+            from . import torch_trace  # real PyTorch's ops: found at call time (it is built on this module)
+            self._torch_mode = torch_trace.mode_for(self).__enter__()
         return self
 
     def stop(self):
         if not self._active:
             return self
-        _engine.set_observer(self._prev_obs)
-        if self._forward:
-            _core.FWD.fn = self._prev_fwd
-            _core.INPLACE.fn = self._prev_inplace
+        handles, self._handles = self._handles, []
+        for h in handles:
+            h.remove()
         self._active = False
         self._call = None
+        self._open = []
         if self._torch_mode is not None:
             mode, self._torch_mode = self._torch_mode, None
             mode.__exit__(None, None, None)
@@ -395,7 +402,8 @@ class Recorder:
         self.stop()
         if exc[1] is not None and self._forward:
             # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
-            f = FAILED_FROM_TRACEBACK[0](self, exc[1], exc[2])
+            from .failed import failed_from_traceback  # found at call time (it is built on this module)
+            f = failed_from_traceback(self, exc[1], exc[2])
             if f is not None and not any(x.error == f.error for x in self.failed):
                 self.failed.append(f)
         return False
@@ -417,10 +425,14 @@ class Recorder:
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
-        # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frame that
-        # reported the op (make, make2, Function.apply) is skipped: make is only ever called by the op layer, and
-        # Function.apply's caller decides for it
-        f = _getframe(2)
+        if self._open:       # inside a composite call: one of its parts (none from a backward pass)
+            if not self._in_backward:
+                self._open[-1].append((name, inputs, out, node))
+            return
+        # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frames of
+        # the subscriber list (_hooks) and of the one that reported the op (make, make2) are skipped: make is only
+        # ever called by the op layer
+        f = _getframe(3)
         call = None
         internal = _INTERNAL
         try:
@@ -428,11 +440,11 @@ class Recorder:
                 call = f
                 f = f.f_back
         except KeyError:     # a file not seen before: classify the files on the way, then the same walk
-            call = _entry_frame(_getframe(2))
+            call = _entry_frame(_getframe(3))
         except AttributeError:   # the bottom of the stack
             pass
         if call is None or call is not self._call:
-            if self._prev_fwd is None and not self._in_backward:   # the common case, written out
+            if not self._in_backward:   # the common case, written out
                 self._call = call
                 log = self._oplog
                 self._call_start = len(log)
@@ -456,13 +468,35 @@ class Recorder:
                 if len(self._ops) > start:
                     del self._ops[start:]
                 log.append((name, _call_inputs(call), out, node))
-        prev = self._prev_fwd
-        if prev is not None:
-            rec = getattr(prev, "__self__", None)
-            if type(rec) is Recorder:
-                rec._add_op(call, name, inputs, out, node)
-            else:
-                prev(name, inputs, out, node)
+
+    def _on_call(self, kind, name, depth, inputs, records):
+        """A composite call began or ended (``_hooks.CALLS``): between the two its ops are its parts; at the end it
+        becomes one record (or the records it names: one per output of a Function), with those parts."""
+        if kind == "begin":
+            self._open.append([])
+            return
+        if not self._open:      # it began before this recorder started: its ops are recorded as they came
+            return
+        parts = self._open.pop()
+        call = (tuple(parts), name)
+        if inputs is None:      # it raised: the ops it ran stand as they are
+            recs = parts
+        elif records is not None:
+            recs = [tuple(r) + (None, None, None, None) + call for r in records]
+        elif not parts:
+            recs = []
+        elif len(parts) == 1 or all(p[3] is not None and p[3] is parts[0][3] for p in parts):
+            # one op (or the outputs of one node): the record is the op's own
+            recs = [p + (None,) * (8 - len(p)) + call for p in parts]
+        else:                   # the last op's name, output and node; the call's own tensor arguments
+            last = parts[-1]
+            recs = [(last[0], inputs, last[2], last[3], None, None, None, None) + call]
+        if self._open:
+            self._open[-1].extend(recs)
+            return
+        if not self._in_backward:
+            self._call = None
+            self._oplog.extend(recs)
 
     def _on_inplace(self, call, args, kwargs, before, old):
         """An in-place call of autogradviz's op layer has written ``args[0]``: one record for the call (it replaces
@@ -470,7 +504,13 @@ class Recorder:
         a = args[0]
         node = a.grad_fn if a.grad_fn is not before else None
         inputs = inplace_inputs(call, args, kwargs, Tensor)
-        call_f = _entry_frame(_getframe(1))
+        if self._open:       # inside a composite call: one of its parts (none from a backward pass)
+            if not self._in_backward:
+                version = 0 if a.is_inference() else a._vc[0]
+                self._open[-1].append((inplace_name(call, node), inputs, a, node, call, version, old,
+                                       a._data.copy()))
+            return
+        call_f = _entry_frame(_getframe(2))   # below the subscriber list's frame (_hooks)
         if call_f is not None and call_f.f_back is not None and call_f.f_back.f_code.co_filename == _INIT_FILE:
             return
         if call_f is not None and call_f.f_locals.get("inplace") is True:
@@ -490,9 +530,6 @@ class Recorder:
                 self._call = call_f
                 self._call_start = len(log)
             log.append(rec)
-        r = getattr(self._prev_inplace, "__self__", None)
-        if type(r) is Recorder:      # an outer recorder records the call too
-            r._add_inplace(call_f, rec)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
     def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
@@ -504,9 +541,9 @@ class Recorder:
         self.backwards.append(self._cur)
         self._log = log = self._cur._log.append
         self._tensors = create_graph
-        if self._prev_obs is None and not create_graph:
-            # [lean events] the common case (one recorder, grads as arrays): the two events every node sends are
-            # a bare append each, bound for this run (about 3% of a recorded small backward)
+        if not create_graph:
+            # [lean events] the common case (grads as arrays): the two events every node sends are a bare append
+            # each, bound for this run (about 3% of a recorded small backward)
             def node_begin(node, grads):
                 log((_BEGIN, node, grads))
 
@@ -516,9 +553,6 @@ class Recorder:
         else:
             self.__dict__.pop("node_begin", None)
             self.__dict__.pop("node_end", None)
-        if self._prev_obs is not None:
-            self._prev_obs.backward_begin(outputs, grads, retain_graph, create_graph, inputs, accumulate_grad,
-                                          filled)
 
     @staticmethod
     def _filled(filled, tensors):
@@ -527,14 +561,10 @@ class Recorder:
 
     def capture(self, node, output_nr, index, grad):
         self._log((_CAPTURE, index, output_nr, _ref(grad)))
-        if self._prev_obs is not None:
-            self._prev_obs.capture(node, output_nr, index, grad)
 
     def node_begin(self, node, grads):
         # the engine never changes these lists after the event; with create_graph they hold Tensors
         self._log((_BEGIN, node, grads if not self._tensors else [_ref(g) for g in grads]))
-        if self._prev_obs is not None:
-            self._prev_obs.node_begin(node, grads)
 
     def node_end(self, node, grads_out, filled=()):
         # the engine never changes these lists after the event
@@ -542,8 +572,6 @@ class Recorder:
             self._log((_END, [_ref(g) for g in grads_out], self._filled(filled, True)))
         else:
             self._log((_END, grads_out, filled))
-        if self._prev_obs is not None:
-            self._prev_obs.node_end(node, grads_out, filled)
 
     def accumulate(self, node, tensor, grad):
         total = tensor._grad
@@ -557,31 +585,21 @@ class Recorder:
             tot = g if (g is not None and td.size >= 1024 and g.shape == td.shape and g.dtype == td.dtype
                         and np.array_equal(g, td)) else td.copy()
         self._log((_ACC, tensor, g, tot))
-        if self._prev_obs is not None:
-            self._prev_obs.accumulate(node, tensor, grad)
 
     def retain(self, node, tensor, grad):
         # retain_grad runs before the node starts: the step built from the next begin event gets it
         self._log((_RETAIN, tensor, _ref(grad)))
-        if self._prev_obs is not None:
-            self._prev_obs.retain(node, tensor, grad)
 
     def hook(self, node, output_nr, before, after):
         self._log((_HOOK, output_nr, _snap(before), _snap(after)))
-        if self._prev_obs is not None:
-            self._prev_obs.hook(node, output_nr, before, after)
 
     def release(self, node):
         self._log(_RELEASE_EVENT)
-        if self._prev_obs is not None:
-            self._prev_obs.release(node)
 
     def backward_end(self):
         self._in_backward = max(0, self._in_backward - 1)
         if self._cur is not None:
             self._cur.finished = True
-        if self._prev_obs is not None:
-            self._prev_obs.backward_end()
 
 
 def trace(forward=True):

@@ -20,12 +20,11 @@ tensors
     ``grad_fn(t)``, ``requires_grad(t)``, ``is_leaf(t)``, ``retains_grad(t)``, ``output_nr(t)``, ``grad(t)`` (read
     without warnings), ``array(t)`` (a numpy array of its values), ``leaf_node(t, create)`` its AccumulateGrad.
 """
-import contextlib
 import sys
 
 from .autogradviz import AutogradvizSource, GraphSource
 
-__all__ = ["GraphSource", "AutogradvizSource", "source_for", "using"]
+__all__ = ["GraphSource", "AutogradvizSource", "source_for"]
 
 _AUTOGRADVIZ = AutogradvizSource()
 _TORCH = []
@@ -54,26 +53,3 @@ def source_for(objs=(), what="draw"):
         elif found is None and _AUTOGRADVIZ.owns(o):
             found = False
     return torch_source() if found else _AUTOGRADVIZ
-
-
-_SLOTS = []   # (module, attribute) that hold the source in use: graph.SRC, names.SRC
-
-
-def register(module, attr="SRC"):
-    _SLOTS.append((module, attr))
-
-
-@contextlib.contextmanager
-def using(src):
-    """Make ``src`` the source of the views (graph.py, names.py) for the duration (graph building is synchronous)."""
-    prev = [getattr(m, a) for m, a in _SLOTS]
-    if all(p is src for p in prev):
-        yield src
-        return
-    for m, a in _SLOTS:
-        setattr(m, a, src)
-    try:
-        yield src
-    finally:
-        for (m, a), p in zip(_SLOTS, prev):
-            setattr(m, a, p)
