@@ -21,7 +21,7 @@ from . import cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state
-globals().update(_ops.FUNCTIONS)  # torch.exp, torch.cat, ...: the catalogue's table (ops/_methods.py)
+globals().update(_ops._methods.public_functions())  # torch.exp, ...: the catalogue's table, checked
 
 dtype = _dtype.dtype
 float32 = _dtype.float32

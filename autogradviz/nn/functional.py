@@ -55,3 +55,16 @@ def flatten(input, start_dim=0, end_dim=-1):
 def identity(input):
     return input
 
+
+
+def _check_all():
+    """Every public function here goes through the argument checks (``_checks.checked``), as ``torch.*`` does."""
+    from .._checks import checked
+    g = globals()
+    for name in __all__:
+        fn = g.get(name)
+        if callable(fn) and not isinstance(fn, type):
+            g[name] = checked(fn, "F." + name if name in ("sigmoid", "tanh") else name, False)
+
+
+_check_all()

@@ -165,9 +165,7 @@ def _operand(x):
         if isinstance(x, np.generic) or x.ndim == 0:
             return None, x.item()
         return _wrap(x), None
-    if isinstance(x, (list, tuple)):
-        from .._creation import tensor
-        return tensor(x), None
+    # a list, a str, None: PyTorch's error comes from the argument checks (_checks) around the public function
     raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
 
 

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from .. import _dtype
+from .._checks import checked
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
@@ -183,19 +184,36 @@ ALIASES = {"multiply": mul, "subtract": sub, "divide": div, "true_divide": div, 
            "arcsin": asin, "arccos": acos, "fix": trunc}
 """Other names PyTorch gives the same function, as ``torch.<alias>`` and ``Tensor.<alias>``."""
 
+_OPERANDS = (Tensor, bool, int, float, np.ndarray, np.generic)
+
+
+def _operator(fn):
+    """A binary operator (``x * y``): ``fn``, or NotImplemented for an operand that is no tensor or number, so that
+    Python raises its own error (``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``) as with PyTorch."""
+    def operator(a, other):
+        if isinstance(other, _OPERANDS):
+            return fn(a, other)
+        return NotImplemented
+    operator.__name__ = operator.__qualname__ = fn.__name__
+    return operator
+
+
 METHODS = dict(TENSOR)
 """``Tensor.<name>``: every method and operator the catalogue attaches to Tensor."""
 METHODS.update(ALIASES)
 METHODS.update({
     # operators
-    "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub, "__mul__": mul, "__rmul__": rmul,
-    "__truediv__": div, "__rtruediv__": rdiv, "__pow__": pow, "__rpow__": rpow, "__matmul__": matmul,
-    "__rmatmul__": rmatmul, "__neg__": neg, "__abs__": abs, "__pos__": lambda a: a,
-    "__floordiv__": floor_divide, "__rfloordiv__": rfloordiv, "__mod__": remainder, "__rmod__": rremainder,
+    "__add__": _operator(add), "__radd__": _operator(radd), "__sub__": _operator(sub), "__rsub__": _operator(rsub),
+    "__mul__": _operator(mul), "__rmul__": _operator(rmul), "__truediv__": _operator(div),
+    "__rtruediv__": _operator(rdiv), "__pow__": _operator(pow), "__rpow__": _operator(rpow),
+    "__matmul__": _operator(matmul), "__rmatmul__": _operator(rmatmul), "__neg__": neg, "__abs__": abs,
+    "__pos__": lambda a: a, "__floordiv__": _operator(floor_divide), "__rfloordiv__": _operator(rfloordiv),
+    "__mod__": _operator(remainder), "__rmod__": _operator(rremainder),
     "__iadd__": _i_fast(add, np.add), "__isub__": _i_fast(sub, np.subtract), "__imul__": _i_fast(mul, np.multiply),
     "__itruediv__": _i(div),
-    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge, "__invert__": invert,
-    "__and__": and_, "__or__": or_, "__getitem__": getitem, "__setitem__": setitem,
+    "__eq__": eq, "__ne__": ne, "__lt__": _operator(lt), "__le__": _operator(le), "__gt__": _operator(gt),
+    "__ge__": _operator(ge), "__invert__": invert,
+    "__and__": _operator(and_), "__or__": _operator(or_), "__getitem__": getitem, "__setitem__": setitem,
     "__hash__": lambda self: id(self),
     # the same op with the arguments in another order or shape
     "view_as": lambda a, o: view(a, *o.shape), "reshape_as": lambda a, o: reshape(a, *o.shape),
@@ -217,15 +235,20 @@ METHODS.update({
 })
 
 FUNCTIONS = dict(TORCH)
-"""``torch.<name>``: the functions of the torch namespace the catalogue provides."""
+"""``torch.<name>``: the functions of the torch namespace the catalogue provides ."""
 FUNCTIONS.update(ALIASES)
+
+
+def public_functions():
+    """``FUNCTIONS`` as the torch namespace holds them: each through the argument checks (``_checks.checked``)."""
+    return {name: checked(fn, name, False) for name, fn in FUNCTIONS.items()}
 
 
 def attach():
     """Attach ``METHODS`` to Tensor (as PyTorch attaches its C functions); ``Tensor.T`` is a property. From now on
     a new ``@exports`` declaration is put in place as it is made (``_put_in_place``)."""
     for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, fn if name.startswith("__") else checked(fn, name, True))
     _core._LATE[0] = _put_in_place
     Tensor.T = property(T)
     Tensor.is_cuda = property(lambda a: False)
@@ -239,9 +262,9 @@ def _put_in_place(where, name, fn):
     and ``torch.<name>`` (the package's namespace and ``ops``'), accepting numpy's ``axis=`` as they do."""
     if "Tensor" in where:
         METHODS[name] = fn
-        setattr(Tensor, name, numpy_names(fn))
+        setattr(Tensor, name, numpy_names(checked(fn, name, True)))
     if "torch" in where:
         FUNCTIONS[name] = fn
         ops = __name__.rsplit(".", 1)[0]
         setattr(sys.modules[ops], name, fn)
-        setattr(sys.modules[ops.rsplit(".", 1)[0]], name, numpy_names(fn))
+        setattr(sys.modules[ops.rsplit(".", 1)[0]], name, numpy_names(checked(fn, name, False)))

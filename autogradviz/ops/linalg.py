@@ -229,8 +229,6 @@ def _should_fold(a, b):
 def matmul(a, b):
     """``torch.matmul``, decomposed into the same ops as ATen's ``_matmul_impl`` (so the graph has the same
     nodes: dot, mv, mm, folded mm/mv with views, or expand + bmm)."""
-    if not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
