@@ -23,6 +23,11 @@ import numpy as np
 __all__ = ["type_name", "arg_error", "wrap_dim", "dims", "flag", "dtype_arg", "checked", "SIGNATURES"]
 
 
+class BadArgument(TypeError):
+    """Raised by an op's own check (``flag``, ``dtype_arg``): ``checked`` replaces it with the parser's message,
+    which names the argument's position."""
+
+
 def type_name(v):
     """The name PyTorch's argument parser gives the type of ``v``."""
     from ._tensor import Tensor
@@ -73,20 +78,42 @@ def flag(fn, arg, value, pos=None):
     if value is not True and value is not False:
         if isinstance(value, np.bool_):
             return bool(value)
-        raise arg_error(fn, arg, pos, "bool", value)
+        raise BadArgument(str(arg_error(fn, arg, pos, "bool", value)))
     return value
 
 
 def dtype_arg(fn, value, arg="dtype", pos=None):
     """``value`` must be a torch dtype or None (``'float32'`` and ``np.float32`` are refused, as PyTorch)."""
     from . import _dtype
-    if value is None or isinstance(value, _dtype.dtype):
+    if value is None or isinstance(value, _dtype.dtype) or value in (float, int, bool):
         return value
-    raise arg_error(fn, arg, pos, "torch.dtype", value)
+    raise BadArgument(str(arg_error(fn, arg, pos, "torch.dtype", value)))
+
+
+def engine_flags(retain_graph, create_graph):
+    """``backward``'s flags as PyTorch's engine reads them (``retain_graph='yes'`` is refused in its words)."""
+    for v in (retain_graph, create_graph):
+        if v is not None and not isinstance(v, (bool, int, np.bool_)):
+            raise TypeError(f"'{type(v).__name__}' object cannot be interpreted as an integer")
+
+
+def factory(fn, dtype, requires_grad):
+    """A factory's ``dtype=`` (a torch dtype, or Python's float/int/bool) and ``requires_grad=`` (a bool)."""
+    if dtype is not None and dtype is not float and dtype is not int and dtype is not bool:
+        from . import _dtype
+        if not isinstance(dtype, _dtype.dtype):
+            raise arg_error(fn, "dtype", None, "torch.dtype", dtype)
+    if requires_grad is not False and requires_grad is not True:
+        raise arg_error(fn, "requires_grad", None, "bool", requires_grad)
+
+
+# the device types PyTorch's device strings name (``x.to('float64')`` is an invalid device string)
+DEVICE_TYPES = {"cpu", "cuda", "mps", "meta", "xpu", "xla", "hip", "ipu", "mkldnn", "opengl", "opencl", "ideep",
+                "vulkan", "ve", "fpga", "maia", "lazy", "hpu", "mtia", "privateuseone"}
 
 
 # -- PyTorch's signatures, for the diagnosis ------------------------------------------------------------------------
-# name -> "arg:kind ..." in PyTorch's order and names ("*": keyword-only from here). Kinds: T Tensor, TN Tensor or
+# name -> "arg:kind ..." in PyTorch's order and names ("*": keyword-only from here; "?": None is taken). Kinds: T Tensor, TN Tensor or
 # Number, TL tuple of Tensors, D int dim, DS dims, B bool, I int, N Number, DT dtype, X not checked. A name not
 # listed takes its first argument as 'input' (Tensor) and the others by their own names, unchecked.
 SIGNATURES = {
@@ -99,15 +126,15 @@ SIGNATURES = {
     "gt": "input:T other:TN", "ge": "input:T other:TN",
     "clamp": "input:T min:TN max:TN", "clip": "input:T min:TN max:TN",
     "where": "condition:T input:TN other:TN", "masked_fill": "input:T mask:T value:TN",
-    "round": "input:T * decimals:I", "allclose": "input:T other:T rtol:N atol:N equal_nan:B",
+    "round": "input:T * decimals:I", "allclose": "input:T other:T rtol:F atol:F equal_nan:B",
     "equal": "input:T other:T", "tril": "input:T diagonal:I", "triu": "input:T diagonal:I",
     "sum": "input:T dim:DS keepdim:B * dtype:DT", "mean": "input:T dim:DS keepdim:B * dtype:DT",
     "prod": "input:T dim:D keepdim:B * dtype:DT", "var": "input:T dim:DS unbiased:B keepdim:B",
-    "std": "input:T dim:DS unbiased:B keepdim:B", "norm": "input:T p:X dim:DS keepdim:B",
+    "std": "input:T dim:DS unbiased:B keepdim:B", "norm": "input:T p:X dim:DS? keepdim:B",
     "logsumexp": "input:T dim:DS keepdim:B", "amax": "input:T dim:DS keepdim:B", "amin": "input:T dim:DS keepdim:B",
-    "max": "input:T dim:D keepdim:B", "min": "input:T dim:D keepdim:B", "argmax": "input:T dim:D keepdim:B",
-    "argmin": "input:T dim:D keepdim:B", "cumsum": "input:T dim:D * dtype:DT", "all": "input:T dim:D keepdim:B",
-    "any": "input:T dim:D keepdim:B", "softmax": "input:T dim:D dtype:DT", "log_softmax": "input:T dim:D dtype:DT",
+    "max": "input:T dim:D keepdim:B", "min": "input:T dim:D keepdim:B", "argmax": "input:T dim:D? keepdim:B",
+    "argmin": "input:T dim:D? keepdim:B", "cumsum": "input:T dim:D * dtype:DT?", "all": "input:T dim:D keepdim:B",
+    "any": "input:T dim:D keepdim:B", "softmax": "input:T dim:D dtype:DT?", "log_softmax": "input:T dim:D dtype:DT?",
     "softmin": "input:T dim:D", "flatten": "input:T start_dim:D end_dim:D", "transpose": "input:T dim0:D dim1:D",
     "squeeze": "input:T dim:D", "unsqueeze": "input:T dim:D", "narrow": "input:T dim:D start:I length:I",
     "select": "input:T dim:D index:I", "split": "tensor:T split_size_or_sections:X dim:D",
@@ -116,24 +143,13 @@ SIGNATURES = {
     "expand_as": "input:T other:T", "view_as": "input:T other:T", "reshape_as": "input:T other:T",
     "type_as": "input:T other:T", "mm": "input:T mat2:T", "bmm": "input:T mat2:T", "mv": "input:T vec:T",
     "dot": "input:T tensor:T", "outer": "input:T vec2:T", "matmul": "input:T other:T",
-    "addmm": "input:T mat1:T mat2:T * beta:N alpha:N", "linear": "input:T weight:T bias:T",
+    "addmm": "input:T mat1:T mat2:T * beta:N alpha:N", "linear": "input:T weight:T bias:T?",
     "reshape": "input:T shape:X", "permute": "input:T dims:X", "flip": "input:T dims:X", "roll": "input:T shifts:X dims:X",
     "mse_loss": "input:T target:T", "l1_loss": "input:T target:T", "smooth_l1_loss": "input:T target:T",
     "huber_loss": "input:T target:T", "binary_cross_entropy": "input:T target:T",
     "binary_cross_entropy_with_logits": "input:T target:T", "cross_entropy": "input:T target:T",
     "nll_loss": "input:T target:T",
 }
-# PyTorch's functions with several overloads: a wrong argument gives "received an invalid combination of arguments"
-OVERLOADED = {"add", "sub", "subtract", "true_divide", "floor_divide", "remainder", "pow", "eq", "ne", "lt", "le",
-              "gt", "ge", "clamp", "clip", "where", "masked_fill", "sum", "mean", "prod", "var", "std", "norm",
-              "logsumexp", "max", "min", "all", "any", "softmax", "log_softmax", "flatten", "transpose", "squeeze",
-              "select", "split", "cumsum", "gather", "index_select", "unbind", "round", "divide", "div"}
-# functions PyTorch writes in Python: a wrong first argument fails at the attribute they read first
-PYTHON_LEVEL = {"norm": "layout", "split": "split", "F.sigmoid": "sigmoid", "F.tanh": "tanh"}
-_EXPECTED = {"T": "Tensor", "TN": "Tensor", "TL": "tuple of Tensors", "D": "int", "DS": "tuple of ints", "B": "bool",
-             "I": "int", "N": "Number", "DT": "torch.dtype"}
-
-
 def _parse(sig):
     out, kwonly = [], False
     for tok in sig.split():
@@ -148,73 +164,424 @@ def _parse(sig):
 _PARSED = {k: _parse(v) for k, v in SIGNATURES.items()}
 
 
-def _ok(kind, v):
+# PyTorch's overloads (its argument parser's signatures, as its "invalid combination" message lists them), for
+# the functions and methods that have several; the others have the one signature of SIGNATURES.
+OVERLOADS = {
+    'Tensor.all': (
+        '',
+        'tuple of ints dim = None, bool keepdim = False',
+        'int dim, bool keepdim = False',
+    ),
+    'Tensor.any': (
+        '',
+        'tuple of ints dim = None, bool keepdim = False',
+        'int dim, bool keepdim = False',
+    ),
+    'Tensor.clamp': (
+        'Tensor min = None, Tensor max = None',
+        'Number min = None, Number max = None',
+    ),
+    'Tensor.clip': (
+        'Tensor min = None, Tensor max = None',
+        'Number min = None, Number max = None',
+    ),
+    'Tensor.div': (
+        'Tensor other',
+        'Tensor other, *, str rounding_mode',
+        'Number other, *, str rounding_mode',
+    ),
+    'Tensor.divide': (
+        'Tensor other',
+        'Tensor other, *, str rounding_mode',
+        'Number other',
+        'Number other, *, str rounding_mode',
+    ),
+    'Tensor.eq': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.floor_divide': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.ge': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.gt': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.le': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.lt': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.masked_fill': (
+        'Tensor mask, Tensor value',
+        'Tensor mask, Number value',
+    ),
+    'Tensor.max': (
+        '',
+        'Tensor other',
+        'int dim, bool keepdim = False',
+    ),
+    'Tensor.mean': (
+        '*, torch.dtype dtype = None',
+        'tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None',
+    ),
+    'Tensor.min': (
+        '',
+        'Tensor other',
+        'int dim, bool keepdim = False',
+    ),
+    'Tensor.multiply': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.narrow': (
+        'int dim, Tensor start, int length',
+        'int dim, int start, int length',
+    ),
+    'Tensor.ne': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.pow': (
+        'Tensor exponent',
+        'Number exponent',
+    ),
+    'Tensor.prod': (
+        '*, torch.dtype dtype = None',
+        'int dim, bool keepdim = False, *, torch.dtype dtype = None',
+    ),
+    'Tensor.remainder': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.round': (
+        '',
+        '*, int decimals',
+    ),
+    'Tensor.squeeze': (
+        '',
+        'int dim',
+        'tuple of ints dim',
+    ),
+    'Tensor.std': (
+        'tuple of ints dim, bool unbiased = True, bool keepdim = False',
+        'tuple of ints dim = None, *, Number correction = None, bool keepdim = False',
+        'bool unbiased = True',
+    ),
+    'Tensor.subtract': (
+        'Tensor other, *, Number alpha = 1',
+        'Number other, Number alpha = 1',
+    ),
+    'Tensor.sum': (
+        '*, torch.dtype dtype = None',
+        'tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None',
+    ),
+    'Tensor.true_divide': (
+        'Tensor other',
+        'Number other',
+    ),
+    'Tensor.var': (
+        'tuple of ints dim, bool unbiased = True, bool keepdim = False',
+        'tuple of ints dim = None, *, Number correction = None, bool keepdim = False',
+        'bool unbiased = True',
+    ),
+    'Tensor.where': (
+        'Tensor condition, Tensor other',
+        'Tensor condition, Number other',
+    ),
+    'torch.addmm': (
+        'Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None',
+        'Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None',
+    ),
+    'torch.all': (
+        'Tensor input, *, Tensor out = None',
+        'Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None',
+        'Tensor input, int dim, bool keepdim = False, *, Tensor out = None',
+    ),
+    'torch.any': (
+        'Tensor input, *, Tensor out = None',
+        'Tensor input, tuple of ints dim = None, bool keepdim = False, *, Tensor out = None',
+        'Tensor input, int dim, bool keepdim = False, *, Tensor out = None',
+    ),
+    'torch.bmm': (
+        'Tensor input, Tensor mat2, *, Tensor out = None',
+        'Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None',
+    ),
+    'torch.clamp': (
+        'Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None',
+        'Tensor input, Number min = None, Number max = None, *, Tensor out = None',
+    ),
+    'torch.clip': (
+        'Tensor input, Tensor min = None, Tensor max = None, *, Tensor out = None',
+        'Tensor input, Number min = None, Number max = None, *, Tensor out = None',
+    ),
+    'torch.div': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Tensor other, *, str rounding_mode, Tensor out = None',
+        'Tensor input, Number other, *, str rounding_mode',
+    ),
+    'torch.divide': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Tensor other, *, str rounding_mode, Tensor out = None',
+        'Tensor input, Number other',
+        'Tensor input, Number other, *, str rounding_mode',
+    ),
+    'torch.eq': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.floor_divide': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other',
+    ),
+    'torch.ge': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.gt': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.le': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.lt': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.masked_fill': (
+        'Tensor input, Tensor mask, Tensor value',
+        'Tensor input, Tensor mask, Number value',
+    ),
+    'torch.max': (
+        'Tensor input, *, Tensor out = None',
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None',
+    ),
+    'torch.mean': (
+        'Tensor input, *, torch.dtype dtype = None, Tensor out = None',
+        'Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None',
+    ),
+    'torch.min': (
+        'Tensor input, *, Tensor out = None',
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None',
+    ),
+    'torch.mm': (
+        'Tensor input, Tensor mat2, *, Tensor out = None',
+        'Tensor input, Tensor mat2, torch.dtype out_dtype, *, Tensor out = None',
+    ),
+    'torch.multiply': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other',
+    ),
+    'torch.narrow': (
+        'Tensor input, int dim, Tensor start, int length',
+        'Tensor input, int dim, int start, int length',
+    ),
+    'torch.ne': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.pow': (
+        'Tensor input, Tensor exponent, *, Tensor out = None',
+        'Number self, Tensor exponent, *, Tensor out = None',
+        'Tensor input, Number exponent, *, Tensor out = None',
+    ),
+    'torch.prod': (
+        'Tensor input, *, torch.dtype dtype = None',
+        'Tensor input, int dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None',
+    ),
+    'torch.remainder': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Number self, Tensor other',
+        'Tensor input, Number other, *, Tensor out = None',
+    ),
+    'torch.round': (
+        'Tensor input, *, Tensor out = None',
+        'Tensor input, *, int decimals, Tensor out = None',
+    ),
+    'torch.squeeze': (
+        'Tensor input',
+        'Tensor input, int dim',
+        'Tensor input, tuple of ints dim',
+    ),
+    'torch.std': (
+        'Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None',
+        'Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None',
+        'Tensor input, bool unbiased = True',
+    ),
+    'torch.subtract': (
+        'Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None',
+        'Tensor input, Number other, Number alpha = 1',
+    ),
+    'torch.sum': (
+        'Tensor input, *, torch.dtype dtype = None',
+        'Tensor input, tuple of ints dim, bool keepdim = False, *, torch.dtype dtype = None, Tensor out = None',
+    ),
+    'torch.true_divide': (
+        'Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor input, Number other',
+    ),
+    'torch.var': (
+        'Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, *, Tensor out = None',
+        'Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None',
+        'Tensor input, bool unbiased = True',
+    ),
+    'torch.where': (
+        'Tensor condition',
+        'Tensor condition, Tensor input, Tensor other, *, Tensor out = None',
+        'Tensor condition, Number self, Tensor other',
+        'Tensor condition, Tensor input, Number other',
+        'Tensor condition, Number self, Number other',
+    ),
+}
+
+# functions PyTorch writes in Python: a wrong first argument fails at the attribute they read first
+PYTHON_LEVEL = {"norm": "layout", "split": "split", "F.sigmoid": "sigmoid", "F.tanh": "tanh"}
+_TYPE_OF_KIND = {"T": "Tensor", "TN": "Tensor", "TL": "tuple of Tensors", "D": "int", "DS": "tuple of ints",
+                 "B": "bool", "I": "int", "N": "Number", "DT": "torch.dtype", "F": "float", "X": "object"}
+
+
+def _overload(text):
+    """PyTorch's signature text -> [(type, name, has_default, keyword_only)]."""
+    out, kw = [], False
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        if part == "*":
+            kw = True
+            continue
+        decl, _, default = part.partition(" = ")
+        typ, _, name = decl.rpartition(" ")
+        out.append((typ, name, bool(default), kw, default == "None"))
+    return out
+
+
+def _signatures(name, method):
+    key = ("Tensor." if method else "torch.") + name
+    if key in OVERLOADS:
+        return [_overload(t) for t in OVERLOADS[key]], True
+    params = _PARSED.get(name)
+    if params is None:
+        params = [("input", "T", False)]
+    sig = []
+    for n, k, kw in params:
+        opt = k.endswith("?")
+        k = k.rstrip("?")
+        sig.append((k, n, opt, kw, opt))
+    return [sig[1:] if method else sig], False
+
+
+def _plausible(sig, nargs, kwargs):
+    """PyTorch's test (``PythonArgParser::print_error``): the number of arguments given, positional and keyword
+    together, lies between the signature's required count and its whole count."""
+    n = nargs + len(kwargs)
+    return sum(1 for p in sig if not p[2]) <= n <= len(sig)
+
+
+def _accepts(typ, v, none_ok, numbers_too):
     from ._tensor import Tensor
-    if kind == "T":
-        return isinstance(v, Tensor)
-    if kind == "TN":
-        return isinstance(v, (Tensor, numbers.Number)) and not isinstance(v, np.ndarray)
-    if kind == "TL":
-        return isinstance(v, (list, tuple))
-    if kind in ("D", "I"):
-        return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
-    if kind == "DS":
-        return v is None or isinstance(v, (int, np.integer, list, tuple)) and not isinstance(v, bool)
-    if kind == "B":
+    if v is None:
+        return none_ok
+    if typ in ("Tensor", "T"):
+        return isinstance(v, Tensor) or (numbers_too and isinstance(v, numbers.Number))
+    if typ in ("TN",):
+        return isinstance(v, (Tensor, numbers.Number))
+    if typ in ("Number", "N"):
+        return isinstance(v, numbers.Number) or (isinstance(v, Tensor) and v.dim() == 0)
+    if typ in ("int", "D", "I"):
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or (
+            isinstance(v, Tensor) and v.dim() == 0 and v.dtype.is_floating_point is False)
+    if typ in ("float", "F"):
+        return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+    if typ in ("bool", "B"):
         return isinstance(v, (bool, np.bool_))
-    if kind == "N":
-        return isinstance(v, numbers.Number)
-    if kind == "DT":
+    if typ in ("tuple of ints", "DS"):
+        return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or isinstance(v, (list, tuple))
+    if typ in ("torch.dtype", "DT"):
         from . import _dtype
-        return v is None or isinstance(v, _dtype.dtype)
+        return isinstance(v, _dtype.dtype) or v in (float, int, bool)
+    if typ in ("tuple of Tensors", "TL"):
+        return isinstance(v, (list, tuple))
+    if typ == "str":
+        return isinstance(v, str)
     return True
 
 
-def _diagnose(name, method, args, kwargs):
-    """The TypeError PyTorch raises for these arguments, or None."""
+def _first_wrong(name, sig, method, args, kwargs, numbers_too):
+    """The TypeError for the first argument ``sig`` does not accept, or None."""
     from ._tensor import Tensor
-    params = _PARSED.get(name.rpartition(".")[2])
-    if params is None:
-        params = [("input", "T", False)]
-    given = []  # (param, kind, value, position or None)
-    pos_params = [p for p in params if not p[2]]
-    for i, v in enumerate(args):
-        if method and i == 0:
-            continue  # self
-        if i < len(pos_params):
-            given.append((pos_params[i][0], pos_params[i][1], v, i if method else i + 1))
-    byname = {p[0]: p for p in params}
-    for k, v in kwargs.items():
-        if k in byname:
-            given.append((k, byname[k][1], v, None))
-    for pname, kind, v, pos in given:
-        if kind == "X" or _ok(kind, v):
-            if kind == "TL" and isinstance(v, (list, tuple)):
-                for e, item in enumerate(v):
-                    if not isinstance(item, Tensor):
-                        return TypeError(f"expected Tensor as element {e} in argument {pos - 1 if pos else 0}, "
-                                         f"but got {type_name(item)}")
+    start = 1 if method else 0  # a method's args[0] is self, which its signature leaves out
+    given = [(p, args[start + i], i + 1) for i, p in enumerate([p for p in sig if not p[3]])
+             if start + i < len(args)]
+    given += [(p, kwargs[p[1]], None) for p in sig if p[1] in kwargs]
+    for p, v, pos in given:
+        typ, pname = p[0], p[1]
+        if typ in ("tuple of ints", "DS") and isinstance(v, (list, tuple)):
+            for j, item in enumerate(v):
+                if not isinstance(item, (int, np.integer)) or isinstance(item, bool):
+                    return TypeError(f"{name}(): argument '{pname}' failed to unpack the object at pos {j + 1} "
+                                     f"with error \"type must be tuple of ints,but got {type_name(item)}\"")
             continue
-        if kind in ("D", "DS", "I") and v is None and pname != "dim":
+        if typ in ("tuple of Tensors", "TL") and isinstance(v, (list, tuple)):
+            for j, item in enumerate(v):
+                if not isinstance(item, Tensor):
+                    return TypeError(f"expected Tensor as element {j} in argument {(pos or 1) - 1}, but got "
+                                     f"{type_name(item)}")
             continue
-        if pos == 1 and not method and name in PYTHON_LEVEL:
-            return AttributeError(f"'{type_name(v)}' object has no attribute '{PYTHON_LEVEL[name]}'")
-        if name.rpartition(".")[2] in OVERLOADED and kind not in ("B", "DT", "N"):
-            return _invalid_combination(name, method, args, kwargs)
-        return arg_error(name.rpartition(".")[2], pname, pos, _EXPECTED[kind], v)
+        if not _accepts(typ, v, p[4], numbers_too and pos != 1):
+            if pos == 1 and not method and name in PYTHON_LEVEL:
+                return AttributeError(f"'{type_name(v)}' object has no attribute '{PYTHON_LEVEL[name]}'")
+            return arg_error(name, pname, pos, _TYPE_OF_KIND.get(typ, typ), v)
     return None
 
 
-def _invalid_combination(name, method, args, kwargs):
-    name = name.rpartition(".")[2]
-    got = [type_name(a) for a in args[(1 if method else 0):]] + [f"{k}={type_name(v)}" for k, v in kwargs.items()]
-    params = _PARSED.get(name, [])
-    shown = ", ".join(f"{_EXPECTED.get(k, 'object')} {n}" for n, k, _ in params[(1 if method else 0):])
-    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(got)}), but "
-                     f"expected one of:\n * ({shown})\n")
+# the functions whose Tensor arguments take Python numbers (``torch.mul(x, 2)``)
+_NUMBERS_AS_TENSORS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+                       "remainder", "eq", "ne", "lt", "le", "gt", "ge", "pow", "where", "masked_fill", "clamp",
+                       "clip"}
 
 
-_CAUGHT = (AttributeError, TypeError, ValueError, IndexError, OverflowError, RuntimeError)
+def _diagnose(qualname, method, args, kwargs):
+    """The error PyTorch's argument parser raises for these arguments, or None when it would take them."""
+    name = qualname.rpartition(".")[2]
+    if qualname in PYTHON_LEVEL and args and not method:
+        from ._tensor import Tensor
+        if not isinstance(args[0], Tensor):
+            return AttributeError(f"'{type_name(args[0])}' object has no attribute '{PYTHON_LEVEL[qualname]}'")
+    sigs, overloaded = _signatures(name, method)
+    nargs = len(args) - (1 if method else 0)
+    numbers_too = name in _NUMBERS_AS_TENSORS
+    if not overloaded:
+        return _first_wrong(name, sigs[0], method, args, kwargs, numbers_too)
+    plausible = [sg for sg in sigs if _plausible(sg, nargs, kwargs)]
+    if len(plausible) == 1:
+        return _first_wrong(name, plausible[0], method, args, kwargs, False)
+    if any(_first_wrong(name, sg, method, args, kwargs, False) is None for sg in plausible):
+        return None  # one of them takes these arguments: the error is not the parser's
+    return _invalid_combination(qualname, method, args, kwargs)
+
+
+def _invalid_combination(qualname, method, args, kwargs):
+    name = qualname.rpartition(".")[2]
+    pos = [type_name(a) for a in args[(1 if method else 0):]]
+    kw = [f"{k}={type_name(v)}" for k, v in kwargs.items()]
+    got = ", ".join(pos + kw) if pos else "".join(k + ", " for k in kw)
+    key = ("Tensor." if method else "torch.") + name
+    listing = "".join(f" * ({t})\n" for t in OVERLOADS.get(key, ()))
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                     f"of:\n{listing}")
+
+
+_CAUGHT = (AttributeError, TypeError, ValueError, IndexError, OverflowError)
 
 
 def checked(fn, name, method):
@@ -231,6 +598,8 @@ def checked(fn, name, method):
         except _CAUGHT as e:
             err = _diagnose(name, method, args, kwargs)
             if err is None:
+                if isinstance(e, BadArgument):
+                    raise TypeError(str(e)) from None
                 raise
             raise err from None
     public._checked = True

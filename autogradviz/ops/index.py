@@ -78,15 +78,17 @@ class MaskedFillBackward1(BackwardNode):
 
 @exports("torch", "Tensor")
 def masked_fill(a, mask, value):
-    m = mask._data if _t(mask) else np.asarray(mask)
+    m = mask._data  # a mask that is no tensor: PyTorch's error from the argument checks
     if m.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           + {"int64": "long int", "float32": "float"}.get(str(m.dtype), str(m.dtype)))
+                           + {"int64": "long int", "float32": "float", "float64": "double", "int32": "int",
+                              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                              "float16": "c10::Half"}.get(str(m.dtype), str(m.dtype)))
     d = a._data
     try:
         mb = np.broadcast_to(m, d.shape)
     except ValueError:
-        raise _broadcast_error(d.shape, m.shape) from None
+        raise _broadcast_error(d.shape, m.shape) if m.ndim <= d.ndim else _broadcast_error(m.shape, d.shape) from None
     saved = (mask if _t(mask) else _wrap(m),)
     if _t(value):
         if value._data.ndim:

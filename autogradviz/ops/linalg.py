@@ -74,6 +74,11 @@ def _check_dtypes(a, b, what="mm"):
         names = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names.get(a.dtype.name, a.dtype.name)} "
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
+    if a._data.dtype.kind == "b":  # PyTorch has no bool matrix kernels (numpy would give a logical product)
+        raise NotImplementedError(f'"{_BOOL_KERNELS[what]}" not implemented for \'Bool\'')
+
+
+_BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot", "bmm": "bmm"}
 
 
 @facts(fn="mm", saved=_sizes_strides("self", "mat2", at=2))
@@ -322,8 +327,21 @@ class AddmmBackward0(BackwardNode):
         return gb, g1, g2
 
 
-@exports("torch")
+@exports("torch", "Tensor")
 def addmm(bias, m1, m2, beta=1, alpha=1):
+    if m1._data.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {m1._data.ndim}-D tensor")
+    if m2._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {m2._data.ndim}-D tensor")
+    if m1._data.dtype != m2._data.dtype or bias._data.dtype != m2._data.dtype:
+        from .._tensor import _SCALAR_NAMES as sn
+        if m1._data.dtype != m2._data.dtype:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {sn[m1.dtype.name]} and "
+                               f"{sn[m2.dtype.name]}")
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {sn[bias.dtype.name]} and "
+                           f"{sn[m2.dtype.name]}")
+    if m1._data.dtype.kind == "b":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
@@ -383,6 +401,9 @@ def linear(input, weight, bias=None):
     return make(r._data.reshape(out_shape), UnsafeViewBackward0, (r,), (), r._data.shape)
 
 
-@exports("torch")
+@exports("torch", "Tensor")
 def outer(a, b):
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument {'self' if a._data.ndim != 1 else 'vec2'}, but got "
+                           f"{a._data.ndim if a._data.ndim != 1 else b._data.ndim}-D")
     return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)

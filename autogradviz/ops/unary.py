@@ -598,8 +598,15 @@ def to(a, *args, **kwargs):
             dt = x
         elif isinstance(x, Tensor):
             dt = x.dtype
-        else:
+        elif isinstance(x, str) or type(x).__name__ == "_Device" or x is None:
             _device(x)  # "cuda" / torch.device: PyTorch without CUDA refuses it
+        else:
+            from .._checks import type_name
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type_name(x)}), but "
+                            "expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+                            "non_blocking = False, bool copy = False)\n * (torch.dtype dtype, bool non_blocking = "
+                            "False, bool copy = False)\n * (Tensor tensor, bool non_blocking = False, bool copy = "
+                            "False)\n")
     if dt is None or dt.np == a._data.dtype:
         return a.clone() if copy else a
     if a._requires_grad and not dt.is_floating_point:
