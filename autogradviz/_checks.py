@@ -28,6 +28,19 @@ class BadArgument(TypeError):
     which names the argument's position."""
 
 
+def int_arg(fn, value):
+    """An int argument (bool and float refused, as PyTorch's parser does)."""
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        refuse(fn)
+    return int(value)
+
+
+def refuse(fn):
+    """An argument of the wrong kind that only the op itself noticed (``squeeze(dim=None)``): ``checked`` raises
+    PyTorch's message for it, naming the argument and its position."""
+    raise BadArgument(f"{fn}(): an argument of the wrong kind")
+
+
 def type_name(v):
     """The name PyTorch's argument parser gives the type of ``v``."""
     from ._tensor import Tensor
@@ -73,12 +86,13 @@ def dims(dim, ndim, name="dim"):
     return (w,) if ndim else ()
 
 
-def flag(fn, arg, value, pos=None):
-    """``value`` must be a bool (PyTorch's parser takes no 0, 1, 'yes' or None for a bool)."""
+def flag(fn, arg, value, pos=None, cls=TypeError):
+    """``value`` must be a bool (PyTorch's parser takes no 0, 1, 'yes' or None for a bool). ``cls``: BadArgument
+    inside an op that ``checked`` wraps (its message then names the position as PyTorch's does)."""
     if value is not True and value is not False:
         if isinstance(value, np.bool_):
             return bool(value)
-        raise BadArgument(str(arg_error(fn, arg, pos, "bool", value)))
+        raise cls(str(arg_error(fn, arg, pos, "bool", value)))
     return value
 
 
@@ -447,7 +461,12 @@ OVERLOADS = {
 }
 
 # functions PyTorch writes in Python: a wrong first argument fails at the attribute they read first
-PYTHON_LEVEL = {"norm": "layout", "split": "split", "F.sigmoid": "sigmoid", "F.tanh": "tanh"}
+# (the position of each argument it reads an attribute of, and the attribute)
+PYTHON_LEVEL = {"norm": {1: "layout"}, "split": {1: "split"}, "F.sigmoid": {1: "sigmoid"}, "F.tanh": {1: "tanh"},
+                "F.softsign": {1: "abs"}, "F.softmax": {1: "softmax"}, "F.log_softmax": {1: "log_softmax"},
+                **{"F." + n: {1: "size", 2: "size"} for n in (
+                    "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+                    "binary_cross_entropy_with_logits")}}
 _TYPE_OF_KIND = {"T": "Tensor", "TN": "Tensor", "TL": "tuple of Tensors", "D": "int", "DS": "tuple of ints",
                  "B": "bool", "I": "int", "N": "Number", "DT": "torch.dtype", "F": "float", "X": "object"}
 
@@ -538,8 +557,6 @@ def _first_wrong(name, sig, method, args, kwargs, numbers_too):
                                      f"{type_name(item)}")
             continue
         if not _accepts(typ, v, p[4], numbers_too and pos != 1):
-            if pos == 1 and not method and name in PYTHON_LEVEL:
-                return AttributeError(f"'{type_name(v)}' object has no attribute '{PYTHON_LEVEL[name]}'")
             return arg_error(name, pname, pos, _TYPE_OF_KIND.get(typ, typ), v)
     return None
 
@@ -550,13 +567,41 @@ _NUMBERS_AS_TENSORS = {"add", "sub", "subtract", "mul", "multiply", "div", "divi
                        "clip"}
 
 
+# functions PyTorch writes in Python that hand their arguments to another parser: (its name, called as a method)
+DELEGATES = {"F.softmax": ("softmax", True), "F.log_softmax": ("log_softmax", True), "F.softmin": ("softmax", True),
+             "norm": ("linalg_vector_norm", False), "Tensor.norm": ("linalg_vector_norm", False),
+             "F.cross_entropy": ("cross_entropy_loss", False), "F.nll_loss": ("nll_loss_nd", False)}
+
+
 def _diagnose(qualname, method, args, kwargs):
     """The error PyTorch's argument parser raises for these arguments, or None when it would take them."""
+    if (("Tensor." if method else "") + qualname) in DELEGATES and not (qualname in PYTHON_LEVEL and args and
+                                                                       not _is_tensor(args[0])):
+        target, as_method = DELEGATES[("Tensor." if method else "") + qualname]
+        return _diagnose_as(target, qualname.rpartition(".")[2], as_method, args, kwargs)
+    return _diagnose_as(None, qualname, method, args, kwargs)
+
+
+def _is_tensor(v):
+    from ._tensor import Tensor
+    return isinstance(v, Tensor)
+
+
+def _diagnose_as(shown, qualname, method, args, kwargs):
     name = qualname.rpartition(".")[2]
-    if qualname in PYTHON_LEVEL and args and not method:
+    err = _diagnose_plain(qualname, method, args, kwargs)
+    if err is not None and shown is not None and str(err).startswith(name + "()"):
+        err = type(err)(shown + str(err)[len(name):])
+    return err
+
+
+def _diagnose_plain(qualname, method, args, kwargs):
+    name = qualname.rpartition(".")[2]
+    if qualname in PYTHON_LEVEL and not method:
         from ._tensor import Tensor
-        if not isinstance(args[0], Tensor):
-            return AttributeError(f"'{type_name(args[0])}' object has no attribute '{PYTHON_LEVEL[qualname]}'")
+        for pos, attr in PYTHON_LEVEL[qualname].items():
+            if pos <= len(args) and not isinstance(args[pos - 1], Tensor):
+                return AttributeError(f"'{type_name(args[pos - 1])}' object has no attribute '{attr}'")
     sigs, overloaded = _signatures(name, method)
     nargs = len(args) - (1 if method else 0)
     numbers_too = name in _NUMBERS_AS_TENSORS

@@ -188,9 +188,9 @@ def _store_grad(var, g, create_graph):
         owned = True
     if cur is None:
         var._grad = _wrap(g if owned else g.copy())
-    elif cur._requires_grad or _GM.enabled and cur.grad_fn is not None:
-        var._grad = _wrap(cur._data + g)
     else:
+        # outside grad mode PyTorch adds in place, also into a .grad that has a graph (kept: the CopyBackwards of
+        # an earlier create_graph=True pass) or requires grad (a grad the user assigned)
         _add_in_place(cur, g)
 
 

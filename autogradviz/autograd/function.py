@@ -231,6 +231,8 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if kwargs:  # as PyTorch's: keywords are bound to forward's parameters, and are inputs like the others
+            args, kwargs = _bind(cls.forward, args, kwargs)
         ctx = cls._backward_cls()
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         is_diff = _GM.enabled and any(ctx.needs_input_grad)
@@ -251,6 +253,9 @@ class Function(metaclass=_FunctionMeta):
             import warnings
             warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                           "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=2)
+        if dirty_ids and not dirty_ids <= {id(o) for o in outs if isinstance(o, Tensor)}:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                               "The inputs that are modified inplace must all be outputs of the Function.")
         fixed = []
         for o in outs:
             if isinstance(o, Tensor) and id(o) in dirty_ids and (is_diff or not o._requires_grad):
@@ -297,6 +302,16 @@ class Function(metaclass=_FunctionMeta):
                     FWD.fn(cls.__name__ + "Backward", tuple(a if isinstance(a, Tensor) else None for a in args), o,
                            ctx if is_diff else None)
         return outs[0] if single else outs
+
+
+def _bind(forward, args, kwargs):
+    """``Fn.apply(a, b=b)``: (args, kwargs) with the keywords that name forward's parameters made positional."""
+    import inspect
+    try:
+        bound = inspect.signature(forward).bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return args, kwargs  # forward itself will say what is wrong
+    return bound.args[1:], bound.kwargs
 
 
 # ops/inplace.py's (_before, _after, refresh_views), put here when it is imported: autograd imports nothing from the

@@ -64,7 +64,7 @@ def _check_all():
     for name in __all__:
         fn = g.get(name)
         if callable(fn) and not isinstance(fn, type):
-            g[name] = checked(fn, "F." + name if name in ("sigmoid", "tanh") else name, False)
+            g[name] = checked(fn, "F." + name, False)
 
 
 _check_all()

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 
 from .. import _dtype
+from .. import _checks
 from .._checks import checked
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
@@ -32,6 +33,14 @@ from . import activation, arith, index, inplace, linalg, loss, reduce, shape, un
 
 @exports("torch", "Tensor")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _checks.flag("allclose", "equal_nan", equal_nan, cls=_checks.BadArgument)
+    if a._data.dtype != b._data.dtype:
+        from .._tensor import _SCALAR_NAMES as sn
+        raise RuntimeError(f"{sn[b.dtype.name]} did not match {sn[a.dtype.name]}")
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise _core._broadcast_error(a._data.shape, b._data.shape) from None
     return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -171,12 +180,16 @@ def _type(a, dtype=None, non_blocking=False, **kwargs):
 
 @exports("torch", "Tensor", name="softmax")
 def _softmax(x, dim, dtype=None):
-    return softmax(x, dim)
+    if type(dim) is not int:
+        _checks.int_arg("softmax", dim)
+    return softmax(x, dim, dtype=dtype)
 
 
 @exports("torch", "Tensor", name="log_softmax")
 def _log_softmax(x, dim, dtype=None):
-    return log_softmax(x, dim)
+    if type(dim) is not int:
+        _checks.int_arg("log_softmax", dim)
+    return log_softmax(x, dim, dtype=dtype)
 
 
 # -- the table: what is not one op's own name ----------------------------------------------------------------------

@@ -79,6 +79,8 @@ class LogSoftmaxBackward0(BackwardNode):
 def _np_softmax(d, dim, log):
     if d.ndim == 0:
         return np.zeros_like(d) if log else np.ones_like(d)
+    if d.size == 0:
+        return d.copy()
     m = d.max(axis=dim, keepdims=True)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         z = d - m

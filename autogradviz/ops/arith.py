@@ -269,9 +269,17 @@ class _NotImplementedBackward(BackwardNode):
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
+def _no_int_zero(num, den, dens):
+    """Integer ``//`` and ``%`` by zero: PyTorch raises (numpy would give 0)."""
+    if num._data.dtype.kind in "biu" and (den is None or den._data.dtype.kind in "biu"):
+        if (den is not None and not den._data.all()) or (den is None and not isinstance(dens, float) and dens == 0):
+            raise RuntimeError("ZeroDivisionError")
+
+
 @exports("torch", "Tensor")
 def floor_divide(a, other):
     b, bs = _operand(other)
+    _no_int_zero(a, b, bs)
     return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
 
 
@@ -279,6 +287,7 @@ def rfloordiv(a, other):
     b, bs = _operand(other)
     if b is not None:
         return floor_divide(b, a)
+    _no_int_zero(a, a, None) if isinstance(bs, (int, bool)) else None
     return make(_rbinary_data(np.floor_divide, a, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
 
 
@@ -319,6 +328,7 @@ def _np_remainder(x, y):
 @exports("torch", "Tensor")
 def remainder(a, other):
     b, bs = _operand(other)
+    _no_int_zero(a, b, bs)
     data = _binary(_np_remainder, a, b, bs)
     if b is None:
         return make(data, RemainderBackward0, (a,))
@@ -329,6 +339,7 @@ def rremainder(a, other):
     b, bs = _operand(other)
     if b is not None:
         return remainder(b, a)
+    _no_int_zero(a, a, None) if isinstance(bs, (int, bool)) else None
     return make(_rbinary_data(_np_remainder, a, bs), _NotImplementedBackward, (a,), (), "aten::remainder")
 
 

@@ -518,7 +518,16 @@ def setitem(a, key, value):
         key = _two_step(a._data.ndim, key)
     try:
         _idx_set(a._data, key, vd)
+    except IndexError as e:
+        raise IndexError(str(e).replace(" axis ", " dimension ")) from None
     except ValueError as e:
+        try:
+            target = a._data[key].shape if type(key) is not _TwoStep else None
+        except (IndexError, ValueError, TypeError):
+            target = None
+        if target is not None and np.ndim(vd) > 0:
+            from .shape import expand_target
+            expand_target(np.asarray(vd), target)  # PyTorch's words for a value that does not fit
         raise RuntimeError(str(e)) from None
     a._vc[0] += 1
     if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):

@@ -37,7 +37,7 @@ _NOT_GIVEN = _NotGiven()
 
 def _keepdim(fn, keepdim):
     if keepdim is not False and keepdim is not True:
-        return _checks.flag(fn, "keepdim", keepdim)
+        return _checks.flag(fn, "keepdim", keepdim, cls=_checks.BadArgument)
     return keepdim
 
 
@@ -261,6 +261,8 @@ def _extreme(a, dim, keepdim, is_max):
     name = "max" if is_max else "min"
     keepdim = _keepdim(name, keepdim)
     if dim is None:
+        _checks.refuse(name)  # x.max(dim=None): PyTorch's max takes an int dim or none at all
+    if dim is _NOT_GIVEN:
         if d.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
@@ -290,12 +292,12 @@ def _extreme(a, dim, keepdim, is_max):
 
 
 @exports("torch", "Tensor")
-def max(a, dim=None, keepdim=False):
+def max(a, dim=_NOT_GIVEN, keepdim=False):
     return _extreme(a, dim, keepdim, True)
 
 
 @exports("torch", "Tensor")
-def min(a, dim=None, keepdim=False):
+def min(a, dim=_NOT_GIVEN, keepdim=False):
     return _extreme(a, dim, keepdim, False)
 
 
@@ -356,7 +358,8 @@ def argmax(a, dim=None, keepdim=False, *, axis=None):
     if dim is not None:
         dim = _wrap_dim(dim, d.ndim) if d.ndim else None
     if dim is None:
-        return nograd_result(_wrap(np.asarray(np.argmax(d), dtype=np.int64)), "ArgmaxBackward0", (a,))
+        r = np.asarray(np.argmax(d), dtype=np.int64)
+        return nograd_result(_wrap(r.reshape((1,) * d.ndim) if keepdim else r), "ArgmaxBackward0", (a,))
     return nograd_result(_wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgmaxBackward0", (a,))
 
 
@@ -372,7 +375,8 @@ def argmin(a, dim=None, keepdim=False, *, axis=None):
     if dim is not None:
         dim = _wrap_dim(dim, d.ndim) if d.ndim else None
     if dim is None:
-        return nograd_result(_wrap(np.asarray(np.argmin(d), dtype=np.int64)), "ArgminBackward0", (a,))
+        r = np.asarray(np.argmin(d), dtype=np.int64)
+        return nograd_result(_wrap(r.reshape((1,) * d.ndim) if keepdim else r), "ArgminBackward0", (a,))
     return nograd_result(_wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgminBackward0", (a,))
 
 
@@ -383,6 +387,8 @@ class CumsumBackward0(BackwardNode):
 
     def backward(self, g, s):
         dim = self._info
+        if g.ndim == 0:
+            return (g,)  # a 0-d tensor's cumsum is itself
         if _t(g):
             return (g.flip(dim).cumsum(dim).flip(dim),)
         out = np.flip(np.cumsum(np.flip(g, dim), dim), dim).copy()
@@ -463,7 +469,7 @@ class AminBackward0(AmaxBackward0):
 def _amaxmin(np_fn, cls, name, a, dim, keepdim):
     keepdim = _keepdim(name, keepdim)
     d = a._data
-    dims = _dims(dim, d.ndim) if (d.ndim and dim != ()) else tuple(range(d.ndim))
+    dims = _dims(dim, d.ndim) if (d.ndim and dim != () and dim is not None) else tuple(range(d.ndim))
     if d.size == 0:
         if dim == () or not d.ndim:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
@@ -552,12 +558,14 @@ class ProdBackward1(BackwardNode):
 
 
 @exports("torch", "Tensor")
-def prod(x, dim=None, keepdim=False, dtype=None):
+def prod(x, dim=_NOT_GIVEN, keepdim=False, dtype=None):
     keepdim = _keepdim("prod", keepdim)
-    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(dtype).np)
+    if dim is None:
+        _checks.refuse("prod")  # PyTorch's prod takes an int dim or none at all
+    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(_checks.dtype_arg("prod", dtype)).np)
     if d.dtype.kind in "biu" and dtype is None:
         d = d.astype(np.int64)  # PyTorch's prod of integers (and bools) is int64
-    if dim is None:
+    if dim is _NOT_GIVEN:
         return make(np.asarray(np.prod(d), dtype=d.dtype), ProdBackward0, (x,), (x, OUT))
     dim = _wrap_dim(dim, d.ndim) if d.ndim else 0
     r = np.prod(d, axis=dim, keepdims=keepdim) if d.ndim else d.copy()
@@ -570,7 +578,7 @@ DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly 
 
 def _var_args(x, dim, unbiased, correction, name):
     d = x._data
-    _checks.flag(name, "unbiased", unbiased)
+    _checks.flag(name, "unbiased", unbiased, cls=_checks.BadArgument)
     if d.dtype.kind != "f":
         raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. Got "
                            + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype))
@@ -750,7 +758,7 @@ def any(x, dim=None, keepdim=False):
     d = x._data
     if dim is not None:
         dim = _wrap_dim(dim, d.ndim) if d.ndim else None
-    return nograd_result(_wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim))),
+    return nograd_result(_wrap(np.asarray(np.any(d, axis=dim, keepdims=keepdim))),
                          "AnyBackward0", (x,))
 
 
@@ -760,5 +768,5 @@ def all(x, dim=None, keepdim=False):
     d = x._data
     if dim is not None:
         dim = _wrap_dim(dim, d.ndim) if d.ndim else None
-    return nograd_result(_wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim))),
+    return nograd_result(_wrap(np.asarray(np.all(d, axis=dim, keepdims=keepdim))),
                          "AllBackward0", (x,))

@@ -2,7 +2,7 @@
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
 import numpy as np
 
-from .. import _creation
+from .. import _checks, _creation
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd import functional as _functional
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
@@ -219,10 +219,22 @@ class UnsqueezeBackward0(BackwardNode):
         return (g.reshape(self._info[0]),)
 
 
+class _AllDims:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL = _AllDims()  # squeeze() left without dim (squeeze(dim=None) is an error in PyTorch)
+
+
 @exports("torch", "Tensor")
-def squeeze(a, dim=None):
+def squeeze(a, dim=_ALL):
     d = a._data
     if dim is None:
+        _checks.refuse("squeeze")
+    if dim is _ALL:
         return view_of(a, d.reshape(tuple(s for s in d.shape if s != 1)), SqueezeBackward0, d.shape)
     if isinstance(dim, (tuple, list)):
         dims = {_wrap_dim(x, d.ndim) for x in dim} if d.ndim else set()
@@ -375,7 +387,7 @@ class RollBackward0(BackwardNode):
 def roll(a, shifts, dims=None):
     d = a._data
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    if dims is None:
+    if dims is None or (isinstance(dims, (list, tuple)) and not dims):
         data = np.roll(d, shifts[0])
         dims = ()
     else:
@@ -406,6 +418,8 @@ class TrilBackward0(BackwardNode):
 
 @exports("torch", "Tensor")
 def tril(a, diagonal=0):
+    if type(diagonal) is not int:
+        _checks.int_arg("tril", diagonal)
     return make(_triangle(np.tril, "tril", a, diagonal), TrilBackward0, (a,), (), diagonal)
 
 
@@ -421,6 +435,8 @@ class TriuBackward0(BackwardNode):
 
 @exports("torch", "Tensor")
 def triu(a, diagonal=0):
+    if type(diagonal) is not int:
+        _checks.int_arg("triu", diagonal)
     return make(_triangle(np.triu, "triu", a, diagonal), TriuBackward0, (a,), (), diagonal)
 
 
@@ -545,6 +561,8 @@ class CatBackward0(BackwardNode):
 
 @exports("torch")
 def cat(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)):
+        _checks.refuse("cat")
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -571,6 +589,8 @@ class StackBackward0(BackwardNode):
 
 @exports("torch")
 def stack(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)):
+        _checks.refuse("stack")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

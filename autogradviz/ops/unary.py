@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _checks, _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
@@ -214,7 +214,10 @@ class SignBackward0(_ZeroBackward):
 
 @exports("torch", "Tensor")
 def sign(a):
-    return make(np.sign(a._data), SignBackward0, (a,))
+    r = np.sign(a._data)
+    if r.dtype.kind == "f" and r.size and np.isnan(r).any():
+        r[np.isnan(r)] = 0  # PyTorch's sign(nan) is 0
+    return make(r, SignBackward0, (a,))
 
 
 # -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
@@ -552,12 +555,21 @@ class RoundBackward0(_ZeroBackward):
     __slots__ = ()
 
 
+@facts(fn="round", grads={"self": "0"})
+class RoundBackward1(_ZeroBackward):
+    """round(x, decimals=n): PyTorch's other overload, its own node."""
+    __slots__ = ()
+
+
 @exports("torch", "Tensor")
 def round(a, decimals=0):
+    if type(decimals) is not int:
+        _checks.int_arg("round", decimals)
     d = a._data
+    cls = RoundBackward0 if decimals == 0 else RoundBackward1
     if d.dtype.kind != "f":
-        return make(d.copy(), RoundBackward0, (a,))
-    return make(np.round(d, decimals), RoundBackward0, (a,))  # numpy and PyTorch both round half to even
+        return make(d.copy(), cls, (a,))
+    return make(np.round(d, decimals), cls, (a,))  # numpy and PyTorch both round half to even
 
 
 @exports("torch", "Tensor")

@@ -1101,4 +1101,48 @@ def second_backward_after_create_graph_then_plain(T):
     return x.grad
 
 
+@program
+def function_apply_keyword_tensor(T):
+    class MulAdd(T.autograd.Function):
+        @staticmethod
+        def forward(ctx, w, x, b):
+            ctx.save_for_backward(w, x)
+            return w * x + b
+
+        @staticmethod
+        def backward(ctx, g):
+            w, x = ctx.saved_tensors
+            return g * x, g * w, g
+    w, x, b = (T.tensor(v, requires_grad=True) for v in (2.0, 3.0, 1.0))
+    y = MulAdd.apply(w, x, b=b)
+    y.backward()
+    z = MulAdd.apply(w, x=x, b=b)
+    z.backward()
+    return y, z, w.grad, x.grad, b.grad
+
+
+@program
+def grad_with_graph_accumulates_in_place(T):
+    x = _leaf(T)
+    (x ** 2).sum().backward(create_graph=True)
+    g1 = x.grad
+    (x * 3).sum().backward()
+    out = [x.grad, x.grad is g1, x.grad._version]
+    (x ** 3).sum().backward(create_graph=True)
+    return out + [x.grad, x.grad is g1]
+
+
+@program
+def assigned_grad_that_requires_grad_accumulates_in_place(T):
+    x = _leaf(T)
+    g = T.ones(3, requires_grad=True)
+    x.grad = g
+    (x * 3).sum().backward()
+    y = _leaf(T)
+    w = T.ones(3, requires_grad=True)
+    y.grad = w * 2
+    (y * 3).sum().backward()
+    return x.grad, x.grad is g, x.grad._version, y.grad, y.grad._version
+
+
 MESSAGE_DIFFERENCES = {}
