@@ -60,6 +60,10 @@ def arg_error(fn, arg, pos, expected, value):
 
 def wrap_dim(dim, ndim):
     """A dim in [-ndim, ndim) (a 0-d tensor takes -1 and 0), wrapped to [0, ndim)."""
+    if type(dim) is not int:
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+            raise BadArgument(f"dim must be an int, not {type(dim).__name__}")
+        dim = int(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
@@ -158,7 +162,8 @@ SIGNATURES = {
     "type_as": "input:T other:T", "mm": "input:T mat2:T", "bmm": "input:T mat2:T", "mv": "input:T vec:T",
     "dot": "input:T tensor:T", "outer": "input:T vec2:T", "matmul": "input:T other:T",
     "addmm": "input:T mat1:T mat2:T * beta:N alpha:N", "linear": "input:T weight:T bias:T?",
-    "reshape": "input:T shape:X", "permute": "input:T dims:X", "flip": "input:T dims:X", "roll": "input:T shifts:X dims:X",
+    "reshape": "input:T shape:SZ", "permute": "input:T dims:SZ", "flip": "input:T dims:SZ",
+    "roll": "input:T shifts:X dims:DS",
     "mse_loss": "input:T target:T", "l1_loss": "input:T target:T", "smooth_l1_loss": "input:T target:T",
     "huber_loss": "input:T target:T", "binary_cross_entropy": "input:T target:T",
     "binary_cross_entropy_with_logits": "input:T target:T", "cross_entropy": "input:T target:T",
@@ -181,6 +186,10 @@ _PARSED = {k: _parse(v) for k, v in SIGNATURES.items()}
 # PyTorch's overloads (its argument parser's signatures, as its "invalid combination" message lists them), for
 # the functions and methods that have several; the others have the one signature of SIGNATURES.
 OVERLOADS = {
+    'torch.split': (
+        'Tensor input, int split_size, int dim = 0',
+        'Tensor input, tuple of ints split_size, int dim = 0',
+    ),
     'Tensor.all': (
         '',
         'tuple of ints dim = None, bool keepdim = False',
@@ -468,6 +477,7 @@ PYTHON_LEVEL = {"norm": {1: "layout"}, "split": {1: "split"}, "F.sigmoid": {1: "
                     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
                     "binary_cross_entropy_with_logits")}}
 _TYPE_OF_KIND = {"T": "Tensor", "TN": "Tensor", "TL": "tuple of Tensors", "D": "int", "DS": "tuple of ints",
+                 "SZ": "tuple of ints",
                  "B": "bool", "I": "int", "N": "Number", "DT": "torch.dtype", "F": "float", "X": "object"}
 
 
@@ -486,6 +496,8 @@ def _overload(text):
 
 def _signatures(name, method):
     key = ("Tensor." if method else "torch.") + name
+    if name == "split":  # torch.split and Tensor.split are Python, calling the parser's split with self first
+        key = "torch.split"
     if key in OVERLOADS:
         return [_overload(t) for t in OVERLOADS[key]], True
     params = _PARSED.get(name)
@@ -523,6 +535,8 @@ def _accepts(typ, v, none_ok, numbers_too):
         return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
     if typ in ("bool", "B"):
         return isinstance(v, (bool, np.bool_))
+    if typ == "SZ":
+        return isinstance(v, (list, tuple))
     if typ in ("tuple of ints", "DS"):
         return (isinstance(v, (int, np.integer)) and not isinstance(v, bool)) or isinstance(v, (list, tuple))
     if typ in ("torch.dtype", "DT"):
@@ -535,6 +549,18 @@ def _accepts(typ, v, none_ok, numbers_too):
     return True
 
 
+def _takes(name, sig, method, args, kwargs):
+    """Whether the overload ``sig`` takes these arguments (count, keywords, required ones, kinds)."""
+    pos = [p for p in sig if not p[3]]
+    nargs = len(args) - (1 if method else 0)
+    if nargs > len(pos) or any(k not in {p[1] for p in sig} for k in kwargs):
+        return False
+    for i, p in enumerate(sig):
+        if not (not p[3] and i < nargs) and p[1] not in kwargs and not p[2]:
+            return False
+    return _first_wrong(name, sig, method, args, kwargs, False) is None
+
+
 def _first_wrong(name, sig, method, args, kwargs, numbers_too):
     """The TypeError for the first argument ``sig`` does not accept, or None."""
     from ._tensor import Tensor
@@ -544,7 +570,7 @@ def _first_wrong(name, sig, method, args, kwargs, numbers_too):
     given += [(p, kwargs[p[1]], None) for p in sig if p[1] in kwargs]
     for p, v, pos in given:
         typ, pname = p[0], p[1]
-        if typ in ("tuple of ints", "DS") and isinstance(v, (list, tuple)):
+        if typ in ("tuple of ints", "DS", "SZ") and isinstance(v, (list, tuple)):
             for j, item in enumerate(v):
                 if not isinstance(item, (int, np.integer)) or isinstance(item, bool):
                     return TypeError(f"{name}(): argument '{pname}' failed to unpack the object at pos {j + 1} "
@@ -570,7 +596,8 @@ _NUMBERS_AS_TENSORS = {"add", "sub", "subtract", "mul", "multiply", "div", "divi
 # functions PyTorch writes in Python that hand their arguments to another parser: (its name, called as a method)
 DELEGATES = {"F.softmax": ("softmax", True), "F.log_softmax": ("log_softmax", True), "F.softmin": ("softmax", True),
              "norm": ("linalg_vector_norm", False), "Tensor.norm": ("linalg_vector_norm", False),
-             "F.cross_entropy": ("cross_entropy_loss", False), "F.nll_loss": ("nll_loss_nd", False)}
+             "F.cross_entropy": ("cross_entropy_loss", False), "F.nll_loss": ("nll_loss_nd", False),
+             "split": ("split", False), "Tensor.split": ("split", False)}
 
 
 def _diagnose(qualname, method, args, kwargs):
@@ -578,6 +605,11 @@ def _diagnose(qualname, method, args, kwargs):
     if (("Tensor." if method else "") + qualname) in DELEGATES and not (qualname in PYTHON_LEVEL and args and
                                                                        not _is_tensor(args[0])):
         target, as_method = DELEGATES[("Tensor." if method else "") + qualname]
+        if target == "linalg_vector_norm":  # torch.norm passes (input, p, dim, keepdim) on by position
+            names = ("input", "p", "dim", "keepdim")
+            full = list(args) + [kwargs.get(n, (2, None, False)[i - 1]) for i, n in enumerate(names) if i >= len(args)]
+            args, kwargs = tuple(full), {k: v for k, v in kwargs.items() if k not in names}
+            method = False
         return _diagnose_as(target, qualname.rpartition(".")[2], as_method, args, kwargs)
     return _diagnose_as(None, qualname, method, args, kwargs)
 
@@ -610,7 +642,7 @@ def _diagnose_plain(qualname, method, args, kwargs):
     plausible = [sg for sg in sigs if _plausible(sg, nargs, kwargs)]
     if len(plausible) == 1:
         return _first_wrong(name, plausible[0], method, args, kwargs, False)
-    if any(_first_wrong(name, sg, method, args, kwargs, False) is None for sg in plausible):
+    if any(_takes(name, sg, method, args, kwargs) for sg in sigs):
         return None  # one of them takes these arguments: the error is not the parser's
     return _invalid_combination(qualname, method, args, kwargs)
 

@@ -473,6 +473,12 @@ def _rebuild(data, requires_grad):
 
 
 def _wrap_dim(dim, ndim):
+    if type(dim) is not int:
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+            # (a float or a str: the public function's argument checks, autogradviz/_checks.py, say it in
+            # PyTorch's words)
+            raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+        dim = int(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

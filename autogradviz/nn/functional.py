@@ -59,11 +59,11 @@ def identity(input):
 
 def _check_all():
     """Every public function here goes through the argument checks (``_checks.checked``), as ``torch.*`` does."""
+    import types
     from .._checks import checked
     g = globals()
-    for name in __all__:
-        fn = g.get(name)
-        if callable(fn) and not isinstance(fn, type):
+    for name, fn in list(g.items()):
+        if isinstance(fn, types.FunctionType) and not name.startswith("_") and name != "_check_all":
             g[name] = checked(fn, "F." + name, False)
 
 

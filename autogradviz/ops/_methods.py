@@ -36,7 +36,7 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     _checks.flag("allclose", "equal_nan", equal_nan, cls=_checks.BadArgument)
     if a._data.dtype != b._data.dtype:
         from .._tensor import _SCALAR_NAMES as sn
-        raise RuntimeError(f"{sn[b.dtype.name]} did not match {sn[a.dtype.name]}")
+        raise RuntimeError(f"{sn[a.dtype.name]} did not match {sn[b.dtype.name]}")
     try:
         np.broadcast_shapes(a._data.shape, b._data.shape)
     except ValueError:

@@ -280,7 +280,9 @@ def _no_int_zero(num, den, dens):
 def floor_divide(a, other):
     b, bs = _operand(other)
     _no_int_zero(a, b, bs)
-    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward,
+                tuple(t for t in (a, b) if t is not None and t._requires_grad) or (a,), (),  # (PyTorch: edges of those)
+                "aten::floor_divide")
 
 
 def rfloordiv(a, other):

@@ -42,7 +42,7 @@ def _scatter_add(g, shape, dim, idx):
 def gather(a, dim, index, sparse_grad=False):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
-    idx = index._data if _t(index) else np.asarray(index)
+    idx = index._data  # an index that is no tensor: PyTorch's error from the argument checks
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if idx.ndim != d.ndim:
@@ -95,7 +95,7 @@ def masked_fill(a, mask, value):
     try:
         mb = np.broadcast_to(m, d.shape)
     except ValueError:
-        raise _broadcast_error(d.shape, m.shape) if m.ndim <= d.ndim else _broadcast_error(m.shape, d.shape) from None
+        raise _broadcast_error(m.shape, d.shape) from None
     saved = (mask if _t(mask) else _wrap(m),)
     if value is None or isinstance(value, (str, list, tuple)):
         _checks.refuse("masked_fill")
@@ -124,12 +124,15 @@ class IndexSelectBackward0(BackwardNode):
 def index_select(a, dim, index):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
-    idx = index._data if _t(index) else np.asarray(index)
+    idx = index._data  # an index that is no tensor: PyTorch's error from the argument checks
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = idx.reshape(-1).astype(np.int64)
+    bad = idx[(idx < 0) | (idx >= (d.shape[dim] if d.ndim else 1))]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad[0]} axis_dim={d.shape[dim]}")
     return make(np.take(d, idx, axis=dim), IndexSelectBackward0, (a,), (index if _t(index) else _wrap(idx),),
                 (d.shape, dim, idx))
 

@@ -335,10 +335,10 @@ def addmm(bias, m1, m2, beta=1, alpha=1):
         raise RuntimeError(f"mat2 must be a matrix, got {m2._data.ndim}-D tensor")
     if m1._data.dtype != m2._data.dtype or bias._data.dtype != m2._data.dtype:
         from .._tensor import _SCALAR_NAMES as sn
-        if m1._data.dtype != m2._data.dtype:
-            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {sn[m1.dtype.name]} and "
+        if bias._data.dtype != m2._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {sn[bias.dtype.name]} and "
                                f"{sn[m2.dtype.name]}")
-        raise RuntimeError(f"self and mat2 must have the same dtype, but got {sn[bias.dtype.name]} and "
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {sn[m1.dtype.name]} and "
                            f"{sn[m2.dtype.name]}")
     if m1._data.dtype.kind == "b":
         raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
@@ -373,6 +373,10 @@ def linear(input, weight, bias=None):
     if nd == 0 or weight._data.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
                            f"{weight._data.ndim}D")
+    if bias is not None and nd == 2 and weight._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight._data.ndim}-D tensor")  # addmm's words
+    if bias is not None and bias._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtname(bias)} and {_dtname(weight)}")
     if input._data.dtype != weight._data.dtype:
         if bias is None:  # PyTorch's matmul path, not addmm
             from .._tensor import _CPP_NAMES as cn

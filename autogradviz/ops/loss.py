@@ -211,6 +211,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
     if nd <= 2 and target._data.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and target._data.ndim == 1 and target._data.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._data.shape[0]}")
     tb = target._data.shape[0] if target._data.ndim else 1
     if nd >= 2 and input._data.shape[0] != tb:
         raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({tb}).")

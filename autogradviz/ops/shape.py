@@ -344,6 +344,10 @@ def repeat(a, *sizes):
     if len(reps) < d.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
+    if any(r < 0 for r in reps):
+        new = [r * s for r, s in zip(reps, (1,) * (len(reps) - d.ndim) + d.shape)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {[n for n in new if n < 0][0]}: "
+                           f"[{', '.join(map(str, new))}]")
     full = (1,) * (len(reps) - d.ndim) + d.shape
     data = np.tile(d.reshape(full), reps)
     return make(data, RepeatBackward0, (a,), (), (d.shape, reps))
@@ -442,6 +446,10 @@ def triu(a, diagonal=0):
 
 @exports("torch", "Tensor")
 def narrow(a, dim, start, length):
+    if type(start) is not int or type(length) is not int:
+        if not isinstance(start, Tensor):
+            _checks.int_arg("narrow", start)
+        _checks.int_arg("narrow", length)
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
     if start < 0:
