@@ -629,6 +629,8 @@ def _diagnose_as(shown, qualname, method, args, kwargs):
 
 def _diagnose_plain(qualname, method, args, kwargs):
     name = qualname.rpartition(".")[2]
+    if qualname == "split" and args and isinstance(args[0], str) and len(args) > 1 and isinstance(args[1], int):
+        return TypeError("must be str or None, not int")  # torch.split is Python: it calls the str's own split
     if qualname in PYTHON_LEVEL and not method:
         from ._tensor import Tensor
         for pos, attr in PYTHON_LEVEL[qualname].items():
@@ -658,6 +660,8 @@ def _invalid_combination(qualname, method, args, kwargs):
                      f"of:\n{listing}")
 
 
+# torch.<name>(x, sizes) whose sizes must be a sequence (the methods take them one by one too)
+_SEQUENCE_ONLY = {"reshape": "shape", "permute": "dims", "flip": "dims"}
 _CAUGHT = (AttributeError, TypeError, ValueError, IndexError, OverflowError)
 
 
@@ -667,6 +671,15 @@ def checked(fn, name, method):
     self)."""
     if getattr(fn, "_checked", False):
         return fn
+
+    if not method and name in _SEQUENCE_ONLY:
+        plain = fn
+
+        def fn(*args, **kwargs):
+            if len(args) == 2 and not isinstance(args[1], (list, tuple)):  # torch.reshape(x, 6): no bare int
+                raise arg_error(name, _SEQUENCE_ONLY[name], 2, "tuple of ints", args[1])
+            return plain(*args, **kwargs)
+        functools.update_wrapper(fn, plain)
 
     @functools.wraps(fn)
     def public(*args, **kwargs):

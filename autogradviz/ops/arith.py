@@ -223,8 +223,9 @@ class DivBackward2(BackwardNode):
     def backward(self, g, s):
         sa, sb = self._info
         nf = self.next_functions
-        return (g * 0 if nf[0][0] is not None else None,
-                sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
+        # PyTorch: zeros_like(grad) for both (+0.0; g * 0 would give -0.0 where g is negative)
+        return (zeros_of(g) if nf[0][0] is not None else None,
+                sum_to(zeros_of(g), sb) if len(nf) > 1 and nf[1][0] is not None else None)
 
 
 @exports("torch", "Tensor")

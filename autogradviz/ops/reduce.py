@@ -179,7 +179,8 @@ def mean(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None)
     else:
         r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
     return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n),
-                                            None if given is None else (() if not given else dims)))
+                                            None if given is None else
+                                            (() if isinstance(given, (list, tuple)) and not given else dims)))
 
 
 @facts(fn="max")

@@ -277,6 +277,48 @@ op("binary_cross_entropy_with_logits", "input:T target:T", [_f(A23, t(2, 3, lo=0
 op("cross_entropy", "input:T target:T", [_f(A23, idx(2, hi=3))], where=_F)
 op("nll_loss", "input:T target:T", [_f(A23, idx(2, hi=3))], where=_F)
 
+# -- in place, constructors, the rest of Tensor's methods ---------------------------------------------------------
+_T = ("Tensor",)
+for _n in ("add_", "sub_", "mul_", "div_"):
+    op(_n, "input:T other:TN", [_f(A23, B23), _f(A23, 2.0), _f(A23, t(3, seed=2))], where=_T, noncontig=False)
+op("pow_", "input:T exponent:TN", [_f(POS23, 2.0), _f(POS23, B23)], where=_T, noncontig=False)
+for _n in ("exp_", "neg_", "abs_", "relu_", "sigmoid_", "tanh_", "zero_"):
+    op(_n, "input:T", [_f(A23)], where=_T, noncontig=False)
+for _n in ("log_", "sqrt_"):
+    op(_n, "input:T", [_f(POS23)], where=_T, noncontig=False)
+op("clamp_", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, min=0.0)], where=_T, noncontig=False)
+op("fill_", "input:T value:TN", [_f(A23, 1.5), _f(A23, t(seed=3))], where=_T, noncontig=False)
+op("copy_", "input:T src:T", [_f(A23, B23), _f(A23, t(3, seed=2))], where=_T, noncontig=False)
+op("masked_fill_", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5)], where=_T, noncontig=False)
+op("where", "input:T condition:T other:TN", [_f(A23, mask(2, 3), B23), _f(A23, mask(2, 3), 0.0)], where=_T)
+op("flip", "input:T dims:X", [_f(A23, 0), _f(A23, 0, 1)], where=_T)
+op("argsort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True)], where=_T, grad=False)
+for _n in ("new_zeros", "new_ones"):
+    op(_n, "input:T size:SZ", [_f(A23, (2, 2)), _f(A23, 3)], where=_T, grad=False)
+op("new_full", "input:T size:X fill_value:N", [_f(A23, (2, 2), 1.5)], where=_T, grad=False)
+op("new_tensor", "input:T data:X", [_f(A23, [1.0, 2.0]), _f(I23, [[1, 2]])], where=_T, grad=False)
+op("type", "input:T dtype:X", [_f(A23), _f(A23, "torch.DoubleTensor")], where=_T, grad=False)
+op("cpu", "input:T", [_f(A23)], where=_T)
+op("storage_offset", "input:T", [_f(A23)], where=_T, grad=False)
+op("is_tensor", "obj:X", [_f(A23), _f(1.0)], where=("torch",), grad=False)
+op("numel", "input:T", [_f(A23), _f(t())], where=("torch",), grad=False)
+op("dropout", "input:T p:N training:B", [_f(A23, 0.5, False), _f(A23, 0.0)], where=_F)
+op("relu_", "input:T", [_f(A23)], where=_F, grad=False, noncontig=False)
+
+# Public names the table leaves out, each with its reason (the coverage test reads this)
+NOT_IN_TABLE = {
+    ("Tensor", "cuda"): "raises 'Torch not compiled with CUDA enabled' whatever its arguments (test_vs_torch)",
+    ("Tensor", "normal_"): "random values: the generators differ (tests/test_random.py compares the streams)",
+    ("Tensor", "uniform_"): "random values: the generators differ (tests/test_random.py compares the streams)",
+    ("Tensor", "new_empty"): "uninitialised values",
+    ("Tensor", "resize_"): "uninitialised values (test_vs_torch's seed3_resize_ compares what is defined)",
+    ("F", "mul"): "not a PyTorch name: nn.functional re-exports it for its own dropout",
+    ("F", "flatten"): "not a PyTorch name (nn.Flatten's helper)",
+    ("F", "identity"): "not a PyTorch name (nn.Identity's helper)",
+    ("torch", "repeat"): "not a PyTorch name (test_catalogue's NOT_IN_PYTORCH)",
+}
+
+
 # the reasons for error_skip entries
 SKIP_WHY = {("to", "dtype", "dtype_str"): "x.to('float64') reads a str as a device: its own row below (to_str)"}
 
