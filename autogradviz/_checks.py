@@ -167,8 +167,12 @@ SIGNATURES = {
     "mse_loss": "input:T target:T", "l1_loss": "input:T target:T", "smooth_l1_loss": "input:T target:T",
     "huber_loss": "input:T target:T", "binary_cross_entropy": "input:T target:T",
     "binary_cross_entropy_with_logits": "input:T target:T", "cross_entropy": "input:T target:T",
-    "nll_loss": "input:T target:T",
+    "nll_loss": "input:T target:T", "copy_": "input:T other:T", "dropout": "input:T p:X train:B",
+    "new_zeros": "input:T size:SZ", "new_ones": "input:T size:SZ", "new_full": "input:T size:SZ fill_value:N",
 }
+# an in-place method takes its op's arguments (add_ as add); mul_ and friends take numbers for their tensor
+for _name in ("add", "sub", "mul", "div", "pow", "clamp", "masked_fill"):
+    SIGNATURES[_name + "_"] = SIGNATURES[_name]
 def _parse(sig):
     out, kwonly = [], False
     for tok in sig.split():
@@ -186,6 +190,31 @@ _PARSED = {k: _parse(v) for k, v in SIGNATURES.items()}
 # PyTorch's overloads (its argument parser's signatures, as its "invalid combination" message lists them), for
 # the functions and methods that have several; the others have the one signature of SIGNATURES.
 OVERLOADS = {
+    'Tensor.div_': (
+        'Tensor other',
+        'Tensor other, *, str rounding_mode',
+        'Number other, *, str rounding_mode',
+    ),
+    'Tensor.pow_': (
+        'Tensor exponent',
+        'Number exponent',
+    ),
+    'Tensor.masked_fill_': (
+        'Tensor mask, Tensor value',
+        'Tensor mask, Number value',
+    ),
+    'Tensor.clamp_': (
+        'Tensor min = None, Tensor max = None',
+        'Number min = None, Number max = None',
+    ),
+    'Tensor.fill_': (
+        'Tensor value',
+        'Number value',
+    ),
+    'Tensor.argsort': (
+        '*, bool stable, int dim = -1, bool descending = False',
+        'int dim = -1, bool descending = False',
+    ),
     'torch.split': (
         'Tensor input, int split_size, int dim = 0',
         'Tensor input, tuple of ints split_size, int dim = 0',
@@ -520,6 +549,8 @@ def _plausible(sig, nargs, kwargs):
 
 def _accepts(typ, v, none_ok, numbers_too):
     from ._tensor import Tensor
+    if typ == "X":
+        return True
     if v is None:
         return none_ok
     if typ in ("Tensor", "T"):
@@ -588,7 +619,7 @@ def _first_wrong(name, sig, method, args, kwargs, numbers_too):
 
 
 # the functions whose Tensor arguments take Python numbers (``torch.mul(x, 2)``)
-_NUMBERS_AS_TENSORS = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+_NUMBERS_AS_TENSORS = {"add_", "sub_", "mul_", "div_", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
                        "remainder", "eq", "ne", "lt", "le", "gt", "ge", "pow", "where", "masked_fill", "clamp",
                        "clip"}
 

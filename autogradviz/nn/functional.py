@@ -5,7 +5,7 @@ builds (``AddmmBackward0``, ``SoftmaxBackward0``, ``NllLossBackward0``, ...); no
 """
 import numpy as np
 
-from .._tensor import _wrap
+from .._tensor import Tensor, _wrap
 from ..autograd.node import FWD
 from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
                               silu, softmax, softmin, softplus, softsign, tanh)
@@ -23,6 +23,10 @@ __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax"
 
 # -- dropout, flatten ----------------------------------------------------------------------------------------
 def dropout(input, p=0.5, training=True, inplace=False):
+    from .. import _checks
+    if not isinstance(input, Tensor):
+        _checks.refuse("dropout")
+    _checks.flag("dropout", "train", training, 3, cls=_checks.BadArgument)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:

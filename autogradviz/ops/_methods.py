@@ -132,6 +132,8 @@ def _new_tensor(a, data, dtype=None, requires_grad=False):
 
 def _new_full(a, size, fill_value, dtype=None, requires_grad=False):
     from .._creation import full
+    if not isinstance(fill_value, (bool, int, float, np.number)):
+        _checks.refuse("new_full")
     return full(size, fill_value, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
@@ -142,13 +144,19 @@ def _new_empty(a, *size, dtype=None, requires_grad=False):
 
 @exports("Tensor", name="argsort")
 def _argsort(a, dim=-1, descending=False, stable=False):
-    from .._tensor import _wrap
+    from .._tensor import _wrap, _wrap_dim
+    _checks.flag("argsort", "descending", descending, cls=_checks.BadArgument)
     d = a._data
+    dim = _wrap_dim(dim, d.ndim)
     return _wrap(np.argsort(-d if descending else d, axis=dim, kind="stable").astype(np.int64))
 
 
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
     from .._creation import zeros
+    shape = _core._shape_arg(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {[s for s in shape if s < 0][0]}: "
+                           f"[{', '.join(map(str, shape))}]")
     return zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 

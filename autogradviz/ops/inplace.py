@@ -315,6 +315,9 @@ def zero_(a):
 
 
 def fill_(a, value):
+    if not isinstance(value, (Tensor, bool, int, float, np.number)):
+        from .._checks import refuse
+        refuse("fill_")
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
@@ -324,6 +327,9 @@ def fill_(a, value):
 
 
 def copy_(a, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        from .._checks import refuse
+        refuse("copy_")
     check_inplace(a)
     before = _before(a)
     old = a._data.copy() if INPLACE.fn is not None else None
