@@ -190,6 +190,10 @@ _PARSED = {k: _parse(v) for k, v in SIGNATURES.items()}
 # PyTorch's overloads (its argument parser's signatures, as its "invalid combination" message lists them), for
 # the functions and methods that have several; the others have the one signature of SIGNATURES.
 OVERLOADS = {
+    'Tensor.view': (
+        'torch.dtype dtype',
+        'tuple of ints size',
+    ),
     'Tensor.div_': (
         'Tensor other',
         'Tensor other, *, str rounding_mode',
@@ -658,8 +662,18 @@ def _diagnose_as(shown, qualname, method, args, kwargs):
     return err
 
 
+# Tensor methods whose sizes come one by one (x.reshape(3, 2)): PyTorch's parser takes them as one "tuple of
+# ints" and reads any other value as one more argument
+_SIZES_METHODS = {"reshape", "expand", "repeat"}
+
+
 def _diagnose_plain(qualname, method, args, kwargs):
     name = qualname.rpartition(".")[2]
+    if method and name in _SIZES_METHODS | {"view"} and len(args) > 2 and any(
+            not isinstance(v, (int, np.integer)) or isinstance(v, bool) for v in args[1:]):
+        if name == "view":
+            return _invalid_combination("Tensor.view", True, args, kwargs)
+        return TypeError(f"{name}() takes 1 positional argument but {len(args) - 1} were given")
     if qualname == "split" and args and isinstance(args[0], str) and len(args) > 1 and isinstance(args[1], int):
         return TypeError("must be str or None, not int")  # torch.split is Python: it calls the str's own split
     if qualname in PYTHON_LEVEL and not method:
