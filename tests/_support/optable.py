@@ -158,7 +158,8 @@ op("sign", "input:T", [_f(Arg(values=[1.0, float("nan"), -0.0, -2.0]))], grad=Fa
 
 # -- binary arithmetic --------------------------------------------------------------------------------------------
 for _n in ("add", "sub", "mul", "div", "subtract", "multiply", "divide", "true_divide"):
-    op(_n, "input:T other:TN", [_f(A23, B23), _f(A23, 2.5), _f(A23, t(3, seed=2))], elementwise=True)
+    op(_n, "input:T other:TN * rounding_mode:X" if _n in ("divide", "true_divide") else "input:T other:TN",
+       [_f(A23, B23), _f(A23, 2.5), _f(A23, t(3, seed=2))], elementwise=True)
 op("add", "input:T other:TN * alpha:N", [_f(A23, B23, alpha=2)])
 op("sub", "input:T other:TN * alpha:N", [_f(A23, B23, alpha=0.5)])
 op("div", "input:T other:TN * rounding_mode:X", [_f(A23, POS23, rounding_mode="floor"),
@@ -173,10 +174,11 @@ for _n in ("maximum", "minimum"):
     op(_n, "input:T other:T", [_f(A23, B23), _f(A23, t(3, seed=2)), _f(t(2), t(3))], elementwise=True)
 for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
     op(_n, "input:T other:TN", [_f(A23, B23), _f(A23, 0.5)], grad=False)
-op("clamp", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, min=0.0), _f(A23, None, 0.25)])
-op("clip", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5)])
+op("clamp", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, min=0.0), _f(A23, None, 0.25),
+                                      _f(A23, t(seed=3, lo=-1, hi=0), t(seed=4, lo=0, hi=1))])
+op("clip", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, t(seed=3, lo=-1, hi=0), t(seed=4, lo=0, hi=1))])
 op("where", "condition:T input:TN other:TN", [_f(mask(2, 3), A23, B23), _f(mask(2, 3), A23, 0.0)], where=("torch",))
-op("masked_fill", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5)])
+op("masked_fill", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5), _f(A23, mask(2, 3), t(seed=3))])
 op("round", "input:T * decimals:I", [_f(t(2, 3, lo=-3, hi=3)), _f(t(2, 3, lo=-3, hi=3), decimals=1)])
 op("allclose", "input:T other:T rtol:N atol:N equal_nan:B", [_f(A23, B23)], grad=False)
 op("equal", "input:T other:T", [_f(A23, A23), _f(A23, B23)], grad=False)
@@ -286,7 +288,9 @@ for _n in ("exp_", "neg_", "abs_", "relu_", "sigmoid_", "tanh_", "zero_"):
     op(_n, "input:T", [_f(A23)], where=_T, noncontig=False)
 for _n in ("log_", "sqrt_"):
     op(_n, "input:T", [_f(POS23)], where=_T, noncontig=False)
-op("clamp_", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, min=0.0)], where=_T, noncontig=False)
+op("clamp_", "input:T min:TN max:TN", [_f(A23, -0.5, 0.5), _f(A23, min=0.0),
+                                       _f(A23, t(seed=3, lo=-1, hi=0), t(seed=4, lo=0, hi=1))], where=_T,
+   noncontig=False)
 op("fill_", "input:T value:TN", [_f(A23, 1.5), _f(A23, t(seed=3))], where=_T, noncontig=False)
 op("copy_", "input:T src:T", [_f(A23, B23), _f(A23, t(3, seed=2))], where=_T, noncontig=False)
 op("masked_fill_", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5)], where=_T, noncontig=False)
@@ -515,16 +519,22 @@ def rows():
                         n += 1
                     seen.add(rid)
                     out.append(Row(rid, o, where, "sample", a, k, bw))
-            # error rows from the first sample that gives each parameter a value, the parameters in turn
-            args0, kwargs0 = o.samples[-1] if len(o.samples[-1][0]) > len(o.samples[0][0]) else o.samples[0]
-            for kind, pname, a, k in _error_rows(o, where, args0, kwargs0):
-                rid = f"{base}:{pname}={kind}"
-                n = 2
-                while rid in seen:
-                    rid = f"{base}:{pname}={kind}#{n}"
-                    n += 1
-                seen.add(rid)
-                out.append(Row(rid, o, where, kind, a, k))
+            # error rows: each parameter with each wrong kind, from the first sample (the one giving the most
+            # arguments first) where the kind applies (a wrong dtype needs a tensor there)
+            order = sorted(o.samples, key=lambda sm: -len(sm[0]))
+            done = set()
+            for args0, kwargs0 in order:
+                for kind, pname, a, k in _error_rows(o, where, args0, kwargs0):
+                    if (pname, kind) in done:
+                        continue
+                    done.add((pname, kind))
+                    rid = f"{base}:{pname}={kind}"
+                    n = 2
+                    while rid in seen:
+                        rid = f"{base}:{pname}={kind}#{n}"
+                        n += 1
+                    seen.add(rid)
+                    out.append(Row(rid, o, where, kind, a, k))
     return out
 
 
