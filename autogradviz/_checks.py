@@ -729,7 +729,10 @@ def checked(fn, name, method):
     @functools.wraps(fn)
     def public(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            r = fn(*args, **kwargs)
+            if r is NotImplemented:  # an arithmetic op given no tensor and no number (see ops/_core._operand)
+                raise BadArgument(f"{name}(): an operand of the wrong kind")
+            return r
         except _CAUGHT as e:
             err = _diagnose(name, method, args, kwargs)
             if err is None:

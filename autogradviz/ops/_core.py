@@ -165,8 +165,10 @@ def _operand(x):
         if isinstance(x, np.generic) or x.ndim == 0:
             return None, x.item()
         return _wrap(x), None
-    # a list, a str, None: PyTorch's error comes from the argument checks (_checks) around the public function
-    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+    # a list, a str, None: the op returns NotImplemented; as an operator Python then raises its own error
+    # (unsupported operand type(s) for *: 'Tensor' and 'NoneType'), as a function the argument checks
+    # (_checks.checked) raise PyTorch's
+    return NotImplemented, None
 
 
 def _result_dtype(a, b, bs):

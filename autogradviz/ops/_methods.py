@@ -74,12 +74,17 @@ def _cuda(a, *args, **kwargs):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
+_OPERANDS = (Tensor, bool, int, float, np.ndarray, np.generic)
+
+
 def _i(op):
     """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``). A trace
     hears of it as ``add_`` (PyTorch's ``TorchFunctionMode`` reports ``x += y`` so)."""
     call = op.__name__ + "_"
 
     def f(a, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # x += None: Python's error, as PyTorch's
         check_inplace(a)
         if INPLACE.fn is None:
             return apply_inplace(a, op(a, other))
@@ -205,9 +210,6 @@ ALIASES = {"multiply": mul, "subtract": sub, "divide": div, "true_divide": div, 
            "arcsin": asin, "arccos": acos, "fix": trunc}
 """Other names PyTorch gives the same function, as ``torch.<alias>`` and ``Tensor.<alias>``."""
 
-_OPERANDS = (Tensor, bool, int, float, np.ndarray, np.generic)
-
-
 def _operator(fn):
     """A binary operator (``x * y``): ``fn``, or NotImplemented for an operand that is no tensor or number, so that
     Python raises its own error (``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``) as with PyTorch."""
@@ -224,12 +226,13 @@ METHODS = dict(TENSOR)
 METHODS.update(ALIASES)
 METHODS.update({
     # operators
-    "__add__": _operator(add), "__radd__": _operator(radd), "__sub__": _operator(sub), "__rsub__": _operator(rsub),
-    "__mul__": _operator(mul), "__rmul__": _operator(rmul), "__truediv__": _operator(div),
-    "__rtruediv__": _operator(rdiv), "__pow__": _operator(pow), "__rpow__": _operator(rpow),
+    # (the arithmetic ops return NotImplemented for an operand that is no tensor or number; matmul and the
+    # comparisons through _operator)
+    "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub, "__mul__": mul, "__rmul__": rmul,
+    "__truediv__": div, "__rtruediv__": rdiv, "__pow__": pow, "__rpow__": rpow,
     "__matmul__": _operator(matmul), "__rmatmul__": _operator(rmatmul), "__neg__": neg, "__abs__": abs,
-    "__pos__": lambda a: a, "__floordiv__": _operator(floor_divide), "__rfloordiv__": _operator(rfloordiv),
-    "__mod__": _operator(remainder), "__rmod__": _operator(rremainder),
+    "__pos__": lambda a: a, "__floordiv__": floor_divide, "__rfloordiv__": rfloordiv,
+    "__mod__": remainder, "__rmod__": rremainder,
     "__iadd__": _i_fast(add, np.add), "__isub__": _i_fast(sub, np.subtract), "__imul__": _i_fast(mul, np.multiply),
     "__itruediv__": _i(div),
     "__eq__": eq, "__ne__": ne, "__lt__": _operator(lt), "__le__": _operator(le), "__gt__": _operator(gt),

@@ -169,6 +169,8 @@ def where(condition, input=None, other=None):
         return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(cd))
     a, a_s = _operand(input)
     b, b_s = _operand(other)
+    if a is NotImplemented or b is NotImplemented:
+        _checks.refuse("where")
     ad = a._data if a is not None else a_s
     bd = b._data if b is not None else b_s
     shape = cd.shape

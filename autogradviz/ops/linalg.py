@@ -300,6 +300,8 @@ def matmul(a, b):
 
 def rmatmul(a, other):
     b, _ = _operand(other)
+    if b is NotImplemented or b is None:
+        return NotImplemented
     return matmul(b, a)
 
 
