@@ -20,7 +20,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["type_name", "arg_error", "wrap_dim", "dims", "flag", "dtype_arg", "checked", "SIGNATURES"]
+__all__ = ["BadArgument", "type_name", "arg_error", "refuse", "int_arg", "wrap_dim", "dims", "flag", "dtype_arg",
+           "engine_flags", "factory", "checked", "SIGNATURES", "OVERLOADS"]
 
 
 class BadArgument(TypeError):
@@ -131,9 +132,9 @@ DEVICE_TYPES = {"cpu", "cuda", "mps", "meta", "xpu", "xla", "hip", "ipu", "mkldn
 
 
 # -- PyTorch's signatures, for the diagnosis ------------------------------------------------------------------------
-# name -> "arg:kind ..." in PyTorch's order and names ("*": keyword-only from here; "?": None is taken). Kinds: T Tensor, TN Tensor or
-# Number, TL tuple of Tensors, D int dim, DS dims, B bool, I int, N Number, DT dtype, X not checked. A name not
-# listed takes its first argument as 'input' (Tensor) and the others by their own names, unchecked.
+# name -> "arg:kind ..." in PyTorch's order and names ("*": keyword-only from here; "?": None is taken).
+# Kinds: T Tensor, TN Tensor or Number, TL tuple of Tensors, D int dim, DS dims, SZ sizes, B bool, I int, N Number,
+# F float, DT dtype, X not checked. A name not listed takes its first argument as 'input' (Tensor).
 SIGNATURES = {
     "add": "input:T other:TN * alpha:N", "sub": "input:T other:TN * alpha:N", "subtract": "input:T other:TN * alpha:N",
     "mul": "input:T other:TN", "multiply": "input:T other:TN", "div": "input:T other:TN * rounding_mode:X",
@@ -355,7 +356,8 @@ OVERLOADS = {
     ),
     'torch.addmm': (
         'Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None',
-        'Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, Tensor out = None',
+        'Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, '
+        'Tensor out = None',
     ),
     'torch.all': (
         'Tensor input, *, Tensor out = None',
@@ -623,7 +625,8 @@ def _first_wrong(name, sig, method, args, kwargs, numbers_too):
 
 
 # the functions whose Tensor arguments take Python numbers (``torch.mul(x, 2)``)
-_NUMBERS_AS_TENSORS = {"add_", "sub_", "mul_", "div_", "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+_NUMBERS_AS_TENSORS = {"add_", "sub_", "mul_", "div_", "add", "sub", "subtract", "mul", "multiply", "div", "divide",
+                       "true_divide", "floor_divide",
                        "remainder", "eq", "ne", "lt", "le", "gt", "ge", "pow", "where", "masked_fill", "clamp",
                        "clip"}
 
