@@ -218,6 +218,7 @@ def _operator(fn):
             return fn(a, other)
         return NotImplemented
     operator.__name__ = operator.__qualname__ = fn.__name__
+    operator.__code__ = operator.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (viz/trace.py)
     return operator
 
 
