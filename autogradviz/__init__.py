@@ -21,7 +21,7 @@ from . import cuda
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state
-globals().update(_ops.FUNCTIONS)  # torch.exp, torch.cat, ...: the catalogue's table (ops/_methods.py)
+globals().update(_ops._methods.public_functions())  # torch.exp, ...: the catalogue's table, checked
 
 dtype = _dtype.dtype
 float32 = _dtype.float32
@@ -113,10 +113,11 @@ def _accept_numpy_names():
 _accept_numpy_names()
 
 
-def _declare_late(name, fn):
+def _declare_late(name, fn, public=None):
     """``torch.<name>`` and ``ops.<name>`` for an op declared after import (a lesson's own op): where import put the
-    others (called by ``ops._methods._put_in_place``; only this file writes another module's globals)."""
+    others (called by ``ops._methods._put_in_place``; only this file writes another module's globals). ``public``:
+    what ``torch.<name>`` is (``fn`` with the argument checks of ``_checks.checked``), default ``fn``."""
     from .ops._aliases import numpy_names
     setattr(_ops, name, fn)
-    globals()[name] = numpy_names(fn)
+    globals()[name] = numpy_names(fn if public is None else public)
 

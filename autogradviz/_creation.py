@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 
-from . import _dtype, _random
+from . import _checks, _dtype, _random
+from . import _tensor as _tensor_module
 from ._hooks import FWD
 from ._tensor import Tensor, _wrap
 
@@ -81,6 +82,7 @@ COPY_CONSTRUCT_WARNING = (
 
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
+    _checks.factory("tensor", dtype, requires_grad)
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING.format("torch.tensor"), UserWarning, stacklevel=2)
     return _tensor(data, dtype, device, requires_grad)
@@ -123,6 +125,8 @@ def _device(device):
     """PyTorch without CUDA: a CUDA device fails on use, with its words."""
     if device is not None and str(device).startswith("cuda"):
         raise AssertionError("Torch not compiled with CUDA enabled")
+    if isinstance(device, str) and device.partition(":")[0] not in _checks.DEVICE_TYPES:
+        raise RuntimeError(f"Invalid device string: '{device}'")
 
 
 def _size(size, zeros=False):
@@ -158,21 +162,25 @@ def _finish(arr, requires_grad):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _checks.factory("zeros", dtype, requires_grad)
     _device(device)
     return _finish(np.zeros(_size(size, zeros=True), dtype=_dt(dtype).np), requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _checks.factory("ones", dtype, requires_grad)
     _device(device)
     return _finish(np.ones(_size(size), dtype=_dt(dtype).np), requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False, out=None):
+    _checks.factory("empty", dtype, requires_grad)
     _device(device)
     return _finish(np.empty(_size(size), dtype=_dt(dtype).np), requires_grad)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
+    _checks.factory("full", dtype, requires_grad)
     _device(device)
     if dtype is None:
         dtype = _infer_dtype(fill_value)
@@ -180,11 +188,13 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
+    _checks.factory("rand", dtype, requires_grad)
     _device(device)
     return _finish(_random.uniform(_size(size), _dt(dtype).np, generator=generator), requires_grad)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, **kw):
+    _checks.factory("randn", dtype, requires_grad)
     _device(device)
     size = _size_kw(size, kw, "randn")
     return _finish(_random.normal(_size(size), _dt(dtype).np, generator=generator), requires_grad)
@@ -239,6 +249,7 @@ def normal(mean, std=1.0, size=None, *, generator=None, out=None, dtype=None, la
 
 def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=None, requires_grad=False):
     """``randint(high, size)`` or ``randint(low, high, size)``; int64 unless ``dtype`` says otherwise."""
+    _checks.factory("randint", dtype, requires_grad)
     _device(device)
     if size is None:
         if isinstance(high, numbers.Integral):
@@ -252,12 +263,14 @@ def randint(low=0, high=None, size=None, *, generator=None, dtype=None, device=N
 
 
 def randperm(n, *, generator=None, dtype=None, device=None, requires_grad=False):
+    _checks.factory("randperm", dtype, requires_grad)
     _device(device)
     d = _dtype.to_dtype(dtype) if dtype is not None else _dtype.int64
     return _finish(_random.randperm(n, d.np, generator=generator), requires_grad)
 
 
 def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False):
+    _checks.factory("arange", dtype, requires_grad)
     _device(device)
     if end is None:
         start, end = 0, start
@@ -272,10 +285,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 
 def linspace(start, end, steps, dtype=None, requires_grad=False):
+    _checks.factory("linspace", dtype, requires_grad)
     return _finish(np.linspace(start, end, steps).astype(_dt(dtype).np), requires_grad)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    _checks.factory("eye", dtype, requires_grad)
     _device(device)
     return _finish(np.eye(n, m if m is not None else n, dtype=_dt(dtype).np), requires_grad)
 

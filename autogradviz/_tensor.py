@@ -174,11 +174,17 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
-        self.requires_grad_(bool(value), _msg="only Tensors of floating point and complex dtype can require "
-                                              "gradients")
+        if value is not True and value is not False:
+            raise RuntimeError("requires_grad must be a bool")
+        if value and self.grad_fn is not None:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
+        self.requires_grad_(value, _msg="only Tensors of floating point and complex dtype can require gradients")
 
     def requires_grad_(self, requires_grad=True, _msg="only Tensors of floating point dtype can require gradients"):
         # (PyTorch words this error three ways: the method, the attribute, and factories' requires_grad=True)
+        if requires_grad is not True and requires_grad is not False:
+            from ._checks import flag
+            requires_grad = flag("requires_grad_", "requires_grad", requires_grad, 1)
         if self.grad_fn is not None:
             if requires_grad:
                 return self
@@ -381,6 +387,9 @@ class Tensor:
     # -- autograd entry points ----------------------------------------------------------------------------
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor with respect to the graph leaves (see autograd.backward)."""
+        if create_graph is not False or (retain_graph is not None and retain_graph is not True):
+            from ._checks import engine_flags
+            engine_flags(retain_graph, create_graph)
         if inputs is None and gradient is None:
             if retain_graph is None:
                 retain_graph = create_graph
@@ -522,6 +531,12 @@ def _rebuild(data, requires_grad):
 
 
 def _wrap_dim(dim, ndim):
+    if type(dim) is not int:
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+            # (a float or a str: the public function's argument checks, autogradviz/_checks.py, say it in
+            # PyTorch's words)
+            raise TypeError(f"dim must be an int, not {type(dim).__name__}")
+        dim = int(dim)
     n = ndim if ndim > 0 else 1
     if not -n <= dim < n:
         raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")

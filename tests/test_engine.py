@@ -495,3 +495,50 @@ def test_capture_events_of_autograd_grad():
     assert [(e[1], e[3]) for e in caps] == [("MulBackward0", 1), ("torch::autograd::AccumulateGrad", 0)]
     assert caps[0][4] == _exact(gy) and caps[1][4] == _exact(gx)
     assert not any(e[0] == "acc" for e in log.ev) and x.grad is None
+
+
+# -- the op table's rows (tests/_support/optable.py) through every engine ------------------------------------------
+import test_optable as _ot  # noqa: E402
+
+_TABLE_ROWS = [r for r in _ot.ROWS if r.kind == "sample" and r.backward]
+
+
+def _exact_row(row):
+    res, grads = _ot.run_row(row, A)
+    out = []
+    for x in (res, grads):
+        out.append(("raised", x.etype, x.msg) if isinstance(x, _ot.Err) else _exact(x))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("row", _TABLE_ROWS, ids=[r.id for r in _TABLE_ROWS])
+def test_reference_engine_same_as_fast_on_op_table(row):
+    """Every sample row of the op table whose result is differentiated: the same grads and events in both engines
+    (with and without an observer, and without the [plain pass])."""
+    out = _both_engines(lambda: _exact_row(row))
+    fast, fast_ev = out["fast", True]
+    assert out["fast", False][0] == fast
+    assert out["general", False][0] == fast
+    assert out["reference", False][0] == fast
+    assert out["reference", True] == (fast, fast_ev)
+
+
+@pytest.mark.parametrize("prog", _ot.PROGRAMS, ids=[p.__name__ for p in _ot.PROGRAMS])
+def test_reference_engine_same_as_fast_on_op_table_programs(prog):
+    def names(x):  # a node is compared by its name (the object differs from run to run)
+        if hasattr(x, "next_functions") and not isinstance(x, A.Tensor):
+            return ("node", x.name())
+        if isinstance(x, (list, tuple)):
+            return type(x)(names(v) for v in x)
+        return x
+
+    def run():
+        try:
+            return _exact(names(prog(A)))
+        except Exception as e:  # noqa: BLE001 - both engines must fail the same way
+            return ("raised", type(e).__name__, str(e))
+    out = _both_engines(run)
+    fast, fast_ev = out["fast", True]
+    assert out["fast", False][0] == fast
+    assert out["general", False][0] == fast
+    assert out["reference", True] == (fast, fast_ev)

@@ -409,7 +409,7 @@ SECOND_ORDER = {
  "softmax": lambda x: F.softmax(x, dim=1) * x, "log_softmax": lambda x: F.log_softmax(x, dim=1) * x,
  "cross_entropy": lambda x: F.cross_entropy(x, tgt) * x, "mse": lambda x: F.mse_loss(x, x.exp()) * x,
  "l1": lambda x: F.l1_loss(x, x * 0.5) * x, "nll": lambda x: F.nll_loss(F.log_softmax(x, 1), tgt) * x,
- "linear": lambda x: F.linear(x, W.t(), A.tensor([0.1, 0.2])) ** 2, "leaky_relu": lambda x: F.leaky_relu(x, 0.1) * x,
+ "linear": lambda x: F.linear(x, W.t(), A.tensor([0.1, 0.2], dtype=W.dtype)) ** 2, "leaky_relu": lambda x: F.leaky_relu(x, 0.1) * x,
  "softmin": lambda x: F.softmin(x, dim=1) * x,
  "var_dim": lambda x: x.var(0) * x, "std_keepdim": lambda x: x.std(1, keepdim=True) * x,
  "norm": lambda x: x.norm(dim=1) * x.sum(), "to64": lambda x: x.to(A.float64) ** 2,

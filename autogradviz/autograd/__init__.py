@@ -1,4 +1,5 @@
 """``autogradviz.autograd``: backward, grad, Function, Variable, grad modes, gradcheck (as torch.autograd)."""
+from .. import _checks, _tensor
 from .._tensor import Tensor
 from . import engine, graph
 from .function import Function, FunctionCtx, once_differentiable
@@ -28,6 +29,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = grads[:len(tensors)]
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
+    _checks.engine_flags(retain_graph, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
     if inputs is not None:
@@ -51,6 +53,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = grads[:len(outputs)]  # zip, as PyTorch's _make_grads
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
+    _checks.engine_flags(retain_graph, create_graph)
     if retain_graph is None:
         retain_graph = create_graph
     if allow_unused is None:

@@ -185,9 +185,9 @@ def _store_grad(var, g, create_graph):
         owned = True
     if cur is None:
         var._grad = _wrap(g if owned else g.copy())
-    elif cur._requires_grad or _GM.enabled and cur.grad_fn is not None:
-        var._grad = _wrap(cur._data + g)
     else:
+        # outside grad mode PyTorch adds in place, also into a .grad that has a graph (kept: the CopyBackwards of
+        # an earlier create_graph=True pass) or requires grad (a grad the user assigned)
         _add_in_place(cur, g)
 
 
@@ -238,7 +238,11 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
         hooks = var._hooks
         if hooks and hooks.post:  # register_post_accumulate_grad_hook
             for h in list(hooks.post):
-                h(var)
+                r = h(var)
+                if r is not None:
+                    if not isinstance(r, Tensor):
+                        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if x is not None and x.hooks:
         for h in list(x.hooks):
             h((), (_to_tensor(g),))
@@ -250,8 +254,44 @@ def _run_tensor_prehooks(hooks, g, create_graph):
     for h in list(hooks):
         r = h(_to_tensor(g))
         if r is not None:
-            g = _from_tensor(r, create_graph)
+            g = _from_tensor(_checked_value(h, r, g), create_graph)
     return g
+
+
+def _hook_name(h):
+    return getattr(h, "__name__", "<unknown>")
+
+
+_LEGACY = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor", "float16": "torch.HalfTensor",
+           "int64": "torch.LongTensor", "int32": "torch.IntTensor", "int16": "torch.ShortTensor",
+           "int8": "torch.CharTensor", "uint8": "torch.ByteTensor", "bool": "torch.BoolTensor"}
+
+
+def _checked_value(h, r, g):
+    """What hook ``h`` returned in place of grad ``g`` (ndarray, Tensor or None), checked as PyTorch checks it:
+    a Tensor of the same size and dtype, and no value where the grad was None."""
+    if not isinstance(r, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+    if g is None:
+        raise RuntimeError("can't replace a None gradient with a non-None value")
+    gd = g._data if isinstance(g, Tensor) else g
+    if r._data.shape != gd.shape:
+        raise RuntimeError(f"hook '{_hook_name(h)}' has changed the size of value")
+    if r._data.dtype != gd.dtype:
+        raise RuntimeError(f"hook '{_hook_name(h)}' has changed the type of value (was "
+                           f"{_LEGACY.get(gd.dtype.name, gd.dtype.name)} got "
+                           f"{_LEGACY.get(r._data.dtype.name, r._data.dtype.name)})")
+    return r
+
+
+def _checked_values(h, r, buf):
+    """A node hook's returned tuple, checked value by value against ``buf`` (None where it returned None)."""
+    if not isinstance(r, (tuple, list)):
+        raise TypeError(f"expected tuple, but hook returned '{type(r).__name__}'")
+    if len(r) != len(buf):
+        raise RuntimeError(f"hook '{_hook_name(h)}' has returned an incorrect number of values (got {len(r)}, but "
+                           f"expected {len(buf)})")
+    return [None if v is None else _checked_value(h, v, g) for v, g in zip(r, buf)]
 
 
 CYCLE_WARNING = (
@@ -800,7 +840,7 @@ def _run_prehooks(hooks, buf, create_graph):
     for h in list(hooks):
         r = h(tuple(_to_tensor(g) for g in buf))
         if r is not None:
-            buf = [_from_tensor(g, create_graph) for g in r]
+            buf = [_from_tensor(g, create_graph) for g in _checked_values(h, r, buf)]
     return buf
 
 
@@ -808,5 +848,5 @@ def _run_posthooks(hooks, outs, buf, create_graph):
     for h in list(hooks):
         r = h(tuple(_to_tensor(g) for g in outs), tuple(_to_tensor(g) for g in buf))
         if r is not None:
-            outs = [_from_tensor(g, create_graph) for g in r]
+            outs = [_from_tensor(g, create_graph) for g in _checked_values(h, r, outs)]
     return outs

@@ -232,12 +232,24 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if kwargs:  # as PyTorch's: keywords are bound to forward's parameters, and are inputs like the others
+            args, kwargs = _bind(cls.forward, args, kwargs)
         if CALLS.fn is None:
             return _apply(cls, args, kwargs, None)
         # a composite call: a trace records the Function as one op (the one call PyTorch's TorchFunctionMode sees),
         # the ops its forward ran as that op's parts
         with composite(cls.__name__ + "Backward") as call:
             return _apply(cls, args, kwargs, call)
+
+
+def _bind(forward, args, kwargs):
+    """``Fn.apply(a, b=b)``: (args, kwargs) with the keywords that name forward's parameters made positional."""
+    import inspect
+    try:
+        bound = inspect.signature(forward).bind(None, *args, **kwargs)
+    except (TypeError, ValueError):
+        return args, kwargs  # forward itself will say what is wrong
+    return bound.args[1:], bound.kwargs
 
 
 def _apply(cls, args, kwargs, call):
@@ -259,6 +271,9 @@ def _apply(cls, args, kwargs, call):
         import warnings
         warnings.warn("ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have "
                       "been mutated should be passed to ctx.mark_dirty().", UserWarning, stacklevel=3)
+    if dirty_ids and not dirty_ids <= {id(o) for o in outs if isinstance(o, Tensor)}:
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
     fixed = []
     non_diff_ids = {id(t) for t in ctx._non_diff}
     for o in outs:

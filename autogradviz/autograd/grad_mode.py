@@ -86,6 +86,9 @@ class set_grad_enabled(_DecoratorContextManager):
     """Sets grad mode on construction (as PyTorch does) and restores the previous mode on exit."""
 
     def __init__(self, mode):
+        if mode is not True and mode is not False:
+            from .._checks import flag
+            mode = flag("set_grad_enabled", "enabled", mode, 1)
         self._prev = is_grad_enabled()
         self.mode = bool(mode)
         _set_grad(self.mode)

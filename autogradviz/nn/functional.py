@@ -46,6 +46,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # -- dropout, flatten ----------------------------------------------------------------------------------------
 def dropout(input, p=0.5, training=True, inplace=False):
+    from .. import _checks
+    if not isinstance(input, Tensor):
+        _checks.refuse("dropout")
+    _checks.flag("dropout", "train", training, 3, cls=_checks.BadArgument)
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
@@ -117,3 +121,15 @@ binary_cross_entropy = _composite(_loss.binary_cross_entropy)
 binary_cross_entropy_with_logits = _composite(_loss.binary_cross_entropy_with_logits)
 smooth_l1_loss = _composite(_loss.smooth_l1_loss)
 huber_loss = _composite(_loss.huber_loss)
+
+def _check_all():
+    """Every public function here goes through the argument checks (``_checks.checked``), as ``torch.*`` does."""
+    import types
+    from .._checks import checked
+    g = globals()
+    for name, fn in list(g.items()):
+        if isinstance(fn, types.FunctionType) and not name.startswith("_") and name != "_check_all":
+            g[name] = checked(fn, "F." + name, False)
+
+
+_check_all()

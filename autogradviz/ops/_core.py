@@ -163,10 +163,10 @@ def _operand(x):
         if isinstance(x, np.generic) or x.ndim == 0:
             return None, x.item()
         return _wrap(x), None
-    if isinstance(x, (list, tuple)):
-        from .._creation import tensor
-        return tensor(x), None
-    raise TypeError(f"unsupported operand type: '{type(x).__name__}'")
+    # a list, a str, None: the op returns NotImplemented; as an operator Python then raises its own error
+    # (unsupported operand type(s) for *: 'Tensor' and 'NoneType'), as a function the argument checks
+    # (_checks.checked) raise PyTorch's
+    return NotImplemented, None
 
 
 def _result_dtype(a, b, bs):
@@ -254,4 +254,8 @@ def _no_inplace(inplace, name):
 def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+    for s in shape:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            if not (isinstance(s, Tensor) and s._data.ndim == 0 and s._data.dtype.kind in "iu"):
+                raise TypeError(f"sizes must be ints, not {type(s).__name__}")  # PyTorch's words: _checks
     return tuple(int(s) for s in shape)

@@ -10,6 +10,8 @@ variants (``add_``, ``x += y``), and Tensor's constructors (``new_zeros``, ...).
 import numpy as np
 
 from .. import _dtype
+from .. import _checks
+from .._checks import checked
 from .._tensor import Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
@@ -32,6 +34,14 @@ ATTACHED = False
 
 @exports("torch", "Tensor")
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    _checks.flag("allclose", "equal_nan", equal_nan, cls=_checks.BadArgument)
+    if a._data.dtype != b._data.dtype:
+        from .._tensor import _SCALAR_NAMES as sn
+        raise RuntimeError(f"{sn[a.dtype.name]} did not match {sn[b.dtype.name]}")
+    try:
+        np.broadcast_shapes(a._data.shape, b._data.shape)
+    except ValueError:
+        raise _core._broadcast_error(a._data.shape, b._data.shape) from None
     return bool(np.allclose(a._data, b._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
@@ -65,12 +75,17 @@ def _cuda(a, *args, **kwargs):
     raise AssertionError("Torch not compiled with CUDA enabled")
 
 
+_OPERANDS = (Tensor, bool, int, float, np.ndarray, np.generic)
+
+
 def _i(op):
     """An augmented assignment (``x += y``): in place, as in PyTorch. The plain edition (see ``_i_fast``). A trace
     hears of it as ``add_`` (PyTorch's ``TorchFunctionMode`` reports ``x += y`` so)."""
     call = op.__name__ + "_"
 
     def f(a, other):
+        if not isinstance(other, _OPERANDS):
+            return NotImplemented  # x += None: Python's error, as PyTorch's
         check_inplace(a)
         if INPLACE.fn is None:
             return apply_inplace(a, op(a, other))
@@ -123,6 +138,8 @@ def _new_tensor(a, data, dtype=None, requires_grad=False):
 
 def _new_full(a, size, fill_value, dtype=None, requires_grad=False):
     from .._creation import full
+    if not isinstance(fill_value, (bool, int, float, np.number)):
+        _checks.refuse("new_full")
     return full(size, fill_value, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
@@ -133,6 +150,10 @@ def _new_empty(a, *size, dtype=None, requires_grad=False):
 
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
     from .._creation import zeros
+    shape = _core._shape_arg(size)
+    if any(s < 0 for s in shape):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {[s for s in shape if s < 0][0]}: "
+                           f"[{', '.join(map(str, shape))}]")
     return zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 
@@ -164,12 +185,16 @@ def _type(a, dtype=None, non_blocking=False, **kwargs):
 
 @exports("torch", "Tensor", name="softmax")
 def _softmax(x, dim, dtype=None):
-    return softmax(x, dim)
+    if type(dim) is not int:
+        _checks.int_arg("softmax", dim)
+    return softmax(x, dim, dtype=dtype)
 
 
 @exports("torch", "Tensor", name="log_softmax")
 def _log_softmax(x, dim, dtype=None):
-    return log_softmax(x, dim)
+    if type(dim) is not int:
+        _checks.int_arg("log_softmax", dim)
+    return log_softmax(x, dim, dtype=dtype)
 
 
 # -- the table: what is not one op's own name ----------------------------------------------------------------------
@@ -177,19 +202,35 @@ ALIASES = {"multiply": mul, "subtract": sub, "divide": div, "true_divide": div, 
            "arcsin": asin, "arccos": acos, "fix": trunc}
 """Other names PyTorch gives the same function, as ``torch.<alias>`` and ``Tensor.<alias>``."""
 
+def _operator(fn):
+    """A binary operator (``x * y``): ``fn``, or NotImplemented for an operand that is no tensor or number, so that
+    Python raises its own error (``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``) as with PyTorch."""
+    def operator(a, other):
+        if isinstance(other, _OPERANDS):
+            return fn(a, other)
+        return NotImplemented
+    operator.__name__ = operator.__qualname__ = fn.__name__
+    operator.__code__ = operator.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (viz/trace.py)
+    return operator
+
+
 METHODS = dict(TENSOR)
 """``Tensor.<name>``: every method and operator the catalogue attaches to Tensor."""
 METHODS.update(ALIASES)
 METHODS.update({
     # operators
+    # (the arithmetic ops return NotImplemented for an operand that is no tensor or number; matmul and the
+    # comparisons through _operator)
     "__add__": add, "__radd__": radd, "__sub__": sub, "__rsub__": rsub, "__mul__": mul, "__rmul__": rmul,
-    "__truediv__": div, "__rtruediv__": rdiv, "__pow__": pow, "__rpow__": rpow, "__matmul__": matmul,
-    "__rmatmul__": rmatmul, "__neg__": neg, "__abs__": abs, "__pos__": lambda a: a,
-    "__floordiv__": floor_divide, "__rfloordiv__": rfloordiv, "__mod__": remainder, "__rmod__": rremainder,
+    "__truediv__": div, "__rtruediv__": rdiv, "__pow__": pow, "__rpow__": rpow,
+    "__matmul__": _operator(matmul), "__rmatmul__": _operator(rmatmul), "__neg__": neg, "__abs__": abs,
+    "__pos__": lambda a: a, "__floordiv__": floor_divide, "__rfloordiv__": rfloordiv,
+    "__mod__": remainder, "__rmod__": rremainder,
     "__iadd__": _i_fast(add, np.add), "__isub__": _i_fast(sub, np.subtract), "__imul__": _i_fast(mul, np.multiply),
     "__itruediv__": _i(div),
-    "__eq__": eq, "__ne__": ne, "__lt__": lt, "__le__": le, "__gt__": gt, "__ge__": ge, "__invert__": invert,
-    "__and__": and_, "__or__": or_, "__getitem__": getitem, "__setitem__": setitem,
+    "__eq__": eq, "__ne__": ne, "__lt__": _operator(lt), "__le__": _operator(le), "__gt__": _operator(gt),
+    "__ge__": _operator(ge), "__invert__": invert,
+    "__and__": _operator(and_), "__or__": _operator(or_), "__getitem__": getitem, "__setitem__": setitem,
     "__hash__": lambda self: id(self),
     # the same op with the arguments in another order or shape
     "view_as": lambda a, o: view(a, *o.shape), "reshape_as": lambda a, o: reshape(a, *o.shape),
@@ -211,8 +252,13 @@ METHODS.update({
 })
 
 FUNCTIONS = dict(TORCH)
-"""``torch.<name>``: the functions of the torch namespace the catalogue provides."""
+"""``torch.<name>``: the functions of the torch namespace the catalogue provides ."""
 FUNCTIONS.update(ALIASES)
+
+
+def public_functions():
+    """``FUNCTIONS`` as the torch namespace holds them: each through the argument checks (``_checks.checked``)."""
+    return {name: checked(fn, name, False) for name, fn in FUNCTIONS.items()}
 
 
 def attach():
@@ -220,7 +266,7 @@ def attach():
     a new ``@exports`` declaration is put in place as it is made (``_put_in_place``)."""
     global ATTACHED
     for name, fn in METHODS.items():
-        setattr(Tensor, name, fn)
+        setattr(Tensor, name, fn if name.startswith("__") else checked(fn, name, True))
     ATTACHED = True
     Tensor.T = property(T)
     Tensor.is_cuda = property(lambda a: False)
@@ -234,8 +280,8 @@ def _put_in_place(where, name, fn):
     and ``torch.<name>`` (the package's namespace and ``ops``'), accepting numpy's ``axis=`` as they do."""
     if "Tensor" in where:
         METHODS[name] = fn
-        setattr(Tensor, name, numpy_names(fn))
+        setattr(Tensor, name, numpy_names(checked(fn, name, True)))
     if "torch" in where:
         FUNCTIONS[name] = fn
         from .. import _declare_late  # the namespaces are the packages' own: autogradviz/__init__.py writes them
-        _declare_late(name, fn)
+        _declare_late(name, fn, checked(fn, name, False))

@@ -82,6 +82,10 @@ class LogSoftmaxBackward0(BackwardNode):
 
 
 def _np_softmax(d, dim, log):
+    if d.ndim == 0:
+        return np.zeros_like(d) if log else np.ones_like(d)
+    if d.size == 0:
+        return d.copy()
     return softmax_fwd(d, dim, log)   # ATen's kernels' order (ops/_softmax.py)
 
 

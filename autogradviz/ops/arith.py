@@ -84,6 +84,8 @@ def add(a, other, alpha=1):
                 raise _broadcast_error(ad.shape, bd.shape) from None
             return make2(data, AddBackward0, a, other, (), (ad.shape, bd.shape, 1))
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if alpha != 1:
         if b is not None:
             other_data = b._data * alpha
@@ -97,6 +99,8 @@ def add(a, other, alpha=1):
 
 def radd(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return add(b, a)
     return add(a, bs)
@@ -105,6 +109,8 @@ def radd(a, other):
 @exports("torch", "Tensor")
 def sub(a, other, alpha=1):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if a._data.dtype.kind == "b" and (b is None or b._data.dtype.kind == "b"):
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
                            "or `logical_xor()` operator instead.")
@@ -120,6 +126,8 @@ def sub(a, other, alpha=1):
 
 def rsub(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return sub(b, a)
     return make(_rbinary_data(np.subtract, a, bs), RsubBackward1, (a,), (), None)
@@ -166,6 +174,8 @@ def mul(a, other):
                 raise _broadcast_error(ad.shape, bd.shape) from None
             return make2(data, MulBackward0, a, other, (a, other), (ad.shape, bd.shape, None))
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     data = _binary(np.multiply, a, b, bs)
     if b is None:
         return make(data, MulBackward0, (a, None), (None, None), (a._data.shape, None, bs))
@@ -174,6 +184,8 @@ def mul(a, other):
 
 def rmul(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return mul(b, a)
     return mul(a, bs)
@@ -223,13 +235,16 @@ class DivBackward2(BackwardNode):
     def backward(self, g, s):
         sa, sb = self._info
         nf = self.next_functions
-        return (g * 0 if nf[0][0] is not None else None,
-                sum_to(g * 0, sb) if len(nf) > 1 and nf[1][0] is not None else None)
+        # PyTorch: zeros_like(grad) for both (+0.0; g * 0 would give -0.0 where g is negative)
+        return (zeros_of(g) if nf[0][0] is not None else None,
+                sum_to(zeros_of(g), sb) if len(nf) > 1 and nf[1][0] is not None else None)
 
 
 @exports("torch", "Tensor")
 def div(a, other, rounding_mode=None):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if rounding_mode is not None:
         if rounding_mode not in ("floor", "trunc"):
             raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
@@ -249,6 +264,8 @@ def div(a, other, rounding_mode=None):
 
 def rdiv(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return div(b, a)
     # PyTorch: scalar / tensor is reciprocal(tensor) * scalar
@@ -269,16 +286,31 @@ class _NotImplementedBackward(BackwardNode):
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
 
 
+def _no_int_zero(num, den, dens):
+    """Integer ``//`` and ``%`` by zero: PyTorch raises (numpy would give 0)."""
+    if num._data.dtype.kind in "biu" and (den is None or den._data.dtype.kind in "biu"):
+        if (den is not None and not den._data.all()) or (den is None and not isinstance(dens, float) and dens == 0):
+            raise RuntimeError("ZeroDivisionError")
+
+
 @exports("torch", "Tensor")
 def floor_divide(a, other):
     b, bs = _operand(other)
-    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
+    _no_int_zero(a, b, bs)
+    return make(_binary(np.floor_divide, a, b, bs), _NotImplementedBackward,
+                tuple(t for t in (a, b) if t is not None and t._requires_grad) or (a,), (),  # (PyTorch: edges of those)
+                "aten::floor_divide")
 
 
 def rfloordiv(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return floor_divide(b, a)
+    _no_int_zero(a, a, None) if isinstance(bs, (int, bool)) else None
     return make(_rbinary_data(np.floor_divide, a, bs), _NotImplementedBackward, (a,), (), "aten::floor_divide")
 
 
@@ -319,6 +351,9 @@ def _np_remainder(x, y):
 @exports("torch", "Tensor")
 def remainder(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
+    _no_int_zero(a, b, bs)
     data = _binary(_np_remainder, a, b, bs)
     if b is None:
         return make(data, RemainderBackward0, (a,))
@@ -327,8 +362,11 @@ def remainder(a, other):
 
 def rremainder(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return remainder(b, a)
+    _no_int_zero(a, a, None) if isinstance(bs, (int, bool)) else None
     return make(_rbinary_data(_np_remainder, a, bs), _NotImplementedBackward, (a,), (), "aten::remainder")
 
 
@@ -398,6 +436,8 @@ def pow(a, exponent):
     if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
         return rpow(exponent, a)
     b, bs = _operand(exponent)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is None:
         data = _binary(pow_scalar_np, a, None, bs) if not (a._data.dtype.kind in "iu" and isinstance(bs, int) and bs < 0) \
             else None
@@ -410,6 +450,8 @@ def pow(a, exponent):
 
 def rpow(a, base):
     b, bs = _operand(base)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         return pow(b, a)
     data = _rbinary_data(np.power, a, bs)
@@ -487,6 +529,8 @@ def _compare(ufunc, a, other, name):
     """A comparison: no node, ever; a trace records it as PyTorch's does, named as its TorchFunctionMode names it
     (``gt`` -> GtBackward0)."""
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     if b is not None:
         try:
             out = _wrap(ufunc(a._data, b._data))
@@ -542,11 +586,15 @@ def invert(a):
 
 def and_(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     return nograd_result(_wrap(np.bitwise_and(a._data, b._data if b is not None else bs)), "BitwiseAndBackward0",
                          (a, b))
 
 
 def or_(a, other):
     b, bs = _operand(other)
+    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
+        return NotImplemented
     return nograd_result(_wrap(np.bitwise_or(a._data, b._data if b is not None else bs)), "BitwiseOrBackward0",
                          (a, b))

@@ -2,6 +2,7 @@
 IndexPutBackward0), gather, masked_fill, index_select and where."""
 import numpy as np
 
+from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
 from ._core import _broadcast_error, _operand, _t, exports, keep_where
@@ -41,15 +42,21 @@ def _scatter_add(g, shape, dim, idx):
 def gather(a, dim, index, sparse_grad=False):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
-    idx = index._data if _t(index) else np.asarray(index)
+    idx = index._data  # an index that is no tensor: PyTorch's error from the argument checks
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if idx.ndim != d.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for k in range(d.ndim):
+        if k != dim and idx.shape[k] > d.shape[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)} to be no larger "
+                               f"than self {list(d.shape)} apart from dimension {dim}")
     bad = idx[(idx < 0) | (idx >= d.shape[dim])]
     if bad.size:
         raise RuntimeError(f"index {bad.reshape(-1)[0]} is out of bounds for dimension {dim} with size {d.shape[dim]}")
-    data = np.take_along_axis(d, idx, axis=dim)
+    # an index smaller than the input in the other dims reads the leading part of them (PyTorch's gather)
+    src = d[tuple(slice(None) if k == dim else slice(0, idx.shape[k]) for k in range(d.ndim))]
+    data = np.take_along_axis(src, idx, axis=dim)
     return make(data, GatherBackward0, (a,), (index if _t(index) else _wrap(idx), a), (d.shape, dim, idx))
 
 
@@ -78,16 +85,20 @@ class MaskedFillBackward1(BackwardNode):
 
 @exports("torch", "Tensor")
 def masked_fill(a, mask, value):
-    m = mask._data if _t(mask) else np.asarray(mask)
+    m = mask._data  # a mask that is no tensor: PyTorch's error from the argument checks
     if m.dtype != np.bool_:
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype "
-                           + {"int64": "long int", "float32": "float"}.get(str(m.dtype), str(m.dtype)))
+                           + {"int64": "long int", "float32": "float", "float64": "double", "int32": "int",
+                              "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+                              "float16": "c10::Half"}.get(str(m.dtype), str(m.dtype)))
     d = a._data
     try:
         mb = np.broadcast_to(m, d.shape)
     except ValueError:
-        raise _broadcast_error(d.shape, m.shape) from None
+        raise _broadcast_error(m.shape, d.shape) from None
     saved = (mask if _t(mask) else _wrap(m),)
+    if value is None or isinstance(value, (str, list, tuple)):
+        _checks.refuse("masked_fill")
     if _t(value):
         if value._data.ndim:
             raise RuntimeError("masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
@@ -113,12 +124,15 @@ class IndexSelectBackward0(BackwardNode):
 def index_select(a, dim, index):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
-    idx = index._data if _t(index) else np.asarray(index)
+    idx = index._data  # an index that is no tensor: PyTorch's error from the argument checks
     if idx.ndim > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if idx.dtype not in (np.int64, np.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     idx = idx.reshape(-1).astype(np.int64)
+    bad = idx[(idx < 0) | (idx >= (d.shape[dim] if d.ndim else 1))]
+    if bad.size:
+        raise RuntimeError(f"INDICES element is out of DATA bounds, id={bad[0]} axis_dim={d.shape[dim]}")
     return make(np.take(d, idx, axis=dim), IndexSelectBackward0, (a,), (index if _t(index) else _wrap(idx),),
                 (d.shape, dim, idx))
 
@@ -143,11 +157,20 @@ class WhereBackward0(BackwardNode):
 
 @exports("torch")
 def where(condition, input=None, other=None):
-    cd = condition._data.astype(bool)
-    if input is None:
+    if condition._data.dtype.kind != "b":
+        from .._tensor import _SCALAR_NAMES
+        raise RuntimeError("where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           + _SCALAR_NAMES.get(condition.dtype.name, condition.dtype.name))
+    cd = condition._data
+    if input is None or other is None:
+        if input is not None or other is not None:
+            from .._checks import BadArgument
+            raise BadArgument("where(): takes the condition alone, or the condition and two values")
         return tuple(_wrap(i.astype(np.int64)) for i in np.nonzero(cd))
     a, a_s = _operand(input)
     b, b_s = _operand(other)
+    if a is NotImplemented or b is NotImplemented:
+        _checks.refuse("where")
     ad = a._data if a is not None else a_s
     bd = b._data if b is not None else b_s
     shape = cd.shape
@@ -158,7 +181,12 @@ def where(condition, input=None, other=None):
             raise _broadcast_error(shape, other_shape) from None
     data = np.where(cd, ad, bd)
     ref = a if a is not None else b
-    if ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
+    if a is not None and b is not None:
+        from ._core import _result_dtype
+        target = _result_dtype(a, b, None)
+        if target is not None and data.dtype != target:
+            data = data.astype(target)
+    elif ref is not None and data.dtype != ref._data.dtype and ref._data.dtype.kind == "f":
         data = data.astype(ref._data.dtype)
     # the node saves the condition (``_saved_condition``), as PyTorch's, freed by backward
     return make(data, WhereBackward0, (a, b), (_wrap(cd), None), (cd, np.shape(ad), np.shape(bd)))
@@ -166,6 +194,8 @@ def where(condition, input=None, other=None):
 
 @exports("Tensor", name="select")
 def _select(a, dim, index):
+    if type(index) is not int:
+        _checks.int_arg("select", index)
     d = _wrap_dim(dim, a._data.ndim)
     return getitem(a, (slice(None),) * d + (index,))
 
@@ -254,6 +284,8 @@ def _norm_index(a, key):
         elif isinstance(k, slice) and any(isinstance(v, Tensor) for v in (k.start, k.stop, k.step)):
             # a 0-d integer tensor as a bound (``data[i:i + 8]``): Python's slice takes it through __index__
             k = slice(*(v.__index__() if isinstance(v, Tensor) else v for v in (k.start, k.stop, k.step)))
+        elif isinstance(k, str):
+            raise TypeError("new(): invalid data type 'str'")
         out.append(k)
     return tuple(out)
 
@@ -362,6 +394,12 @@ def getitem(a, key):
                 out = view_of(out, data, SliceBackward0, (out._data.shape, dim, sl, tuple(v % 2**64 for v in raw)))
             dim += 1
         elif isinstance(k, np.ndarray):
+            if k.dtype == np.bool_:
+                for j, (ms, ts) in enumerate(zip(k.shape, out._data.shape[dim:])):
+                    if ms != ts:
+                        raise IndexError(f"The shape of the mask [{', '.join(map(str, k.shape))}] at index {j} does "
+                                         f"not match the shape of the indexed tensor "
+                                         f"[{', '.join(map(str, out._data.shape))}] at index {dim + j}")
             advanced.append((dim, k))
             dim += k.ndim if k.dtype == np.bool_ else 1
         else:

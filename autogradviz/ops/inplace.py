@@ -314,6 +314,9 @@ def zero_(a):
 
 
 def fill_(a, value):
+    if not isinstance(value, (Tensor, bool, int, float, np.number)):
+        from .._checks import refuse
+        refuse("fill_")
     if isinstance(value, Tensor):
         if value._data.ndim != 0:
             raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
@@ -323,6 +326,9 @@ def fill_(a, value):
 
 
 def copy_(a, src, non_blocking=False):
+    if not isinstance(src, Tensor):
+        from .._checks import refuse
+        refuse("copy_")
     check_inplace(a)
     before = _before(a)
     old = a._data.copy() if INPLACE.fn is not None else None
@@ -529,10 +535,17 @@ def setitem(a, key, value):
         key = _two_step(a._data.ndim, key)
     try:
         _idx_set(a._data, key, vd)
+    except IndexError as e:
+        raise IndexError(str(e).replace(" axis ", " dimension ")) from None
     except ValueError as e:
+        try:
+            target = a._data[key].shape if type(key) is not _TwoStep else None
+        except (IndexError, ValueError, TypeError):
+            target = None
+        if target is not None and np.ndim(vd) > 0:
+            from .shape import expand_target
+            expand_target(np.asarray(vd), target)  # PyTorch's words for a value that does not fit
         raise RuntimeError(_torch_words(str(e))) from None
-    except IndexError as e:  # numpy's words for a tensor index out of bounds; PyTorch says "dimension"
-        raise IndexError(str(e).replace(" for axis ", " for dimension ")) from None
     a._vc[0] += 1
     if STATE.enabled and (a._requires_grad or (v is not None and v._requires_grad)):
         vshape = np.shape(vd)

@@ -74,6 +74,11 @@ def _check_dtypes(a, b, what="mm"):
         names = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names.get(a.dtype.name, a.dtype.name)} "
                            f"!= {names.get(b.dtype.name, b.dtype.name)}")
+    if a._data.dtype.kind == "b":  # PyTorch has no bool matrix kernels (numpy would give a logical product)
+        raise NotImplementedError(f'"{_BOOL_KERNELS[what]}" not implemented for \'Bool\'')
+
+
+_BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot", "bmm": "bmm"}
 
 
 @facts(fn="mm", saved=_sizes_strides("self", "mat2", at=2))
@@ -229,8 +234,6 @@ def _should_fold(a, b):
 def matmul(a, b):
     """``torch.matmul``, decomposed into the same ops as ATen's ``_matmul_impl`` (so the graph has the same
     nodes: dot, mv, mm, folded mm/mv with views, or expand + bmm)."""
-    if not isinstance(b, Tensor):
-        raise TypeError(f"matmul(): argument 'other' (position 1) must be Tensor, not {type(b).__name__}")
     da, db = a._data.ndim, b._data.ndim
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -297,6 +300,8 @@ def matmul(a, b):
 
 def rmatmul(a, other):
     b, _ = _operand(other)
+    if b is NotImplemented or b is None:
+        return NotImplemented
     return matmul(b, a)
 
 
@@ -324,8 +329,21 @@ class AddmmBackward0(BackwardNode):
         return gb, g1, g2
 
 
-@exports("torch")
+@exports("torch", "Tensor")
 def addmm(bias, m1, m2, beta=1, alpha=1):
+    if m1._data.ndim != 2:
+        raise RuntimeError(f"mat1 must be a matrix, got {m1._data.ndim}-D tensor")
+    if m2._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {m2._data.ndim}-D tensor")
+    if m1._data.dtype != m2._data.dtype or bias._data.dtype != m2._data.dtype:
+        from .._tensor import _SCALAR_NAMES as sn
+        if bias._data.dtype != m2._data.dtype:
+            raise RuntimeError(f"self and mat2 must have the same dtype, but got {sn[bias.dtype.name]} and "
+                               f"{sn[m2.dtype.name]}")
+        raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {sn[m1.dtype.name]} and "
+                           f"{sn[m2.dtype.name]}")
+    if m1._data.dtype.kind == "b":
+        raise NotImplementedError("\"addmm_impl_cpu_\" not implemented for 'Bool'")
     if m1._data.shape[1] != m2._data.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1._data.shape[0]}x{m1._data.shape[1]} and "
                            f"{m2._data.shape[0]}x{m2._data.shape[1]})")
@@ -357,6 +375,10 @@ def linear(input, weight, bias=None):
     if nd == 0 or weight._data.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {nd}D and "
                            f"{weight._data.ndim}D")
+    if bias is not None and nd == 2 and weight._data.ndim != 2:
+        raise RuntimeError(f"mat2 must be a matrix, got {weight._data.ndim}-D tensor")  # addmm's words
+    if bias is not None and bias._data.dtype != weight._data.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {_dtname(bias)} and {_dtname(weight)}")
     if input._data.dtype != weight._data.dtype:
         if bias is None:  # PyTorch's matmul path, not addmm
             from .._tensor import _CPP_NAMES as cn
@@ -385,6 +407,9 @@ def linear(input, weight, bias=None):
     return make(r._data.reshape(out_shape), UnsafeViewBackward0, (r,), (), r._data.shape)
 
 
-@exports("torch")
+@exports("torch", "Tensor")
 def outer(a, b):
+    if a._data.ndim != 1 or b._data.ndim != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument {'self' if a._data.ndim != 1 else 'vec2'}, but got "
+                           f"{a._data.ndim if a._data.ndim != 1 else b._data.ndim}-D")
     return a.reshape(a._data.shape[0], 1) * b  # as ATen's outer: a column times the row (ViewBackward0, MulBackward0)

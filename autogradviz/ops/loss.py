@@ -224,6 +224,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected 1 or more dimensions (got {nd})")
     if nd <= 2 and target._data.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if nd == 1 and target._data.ndim == 1 and target._data.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target._data.shape[0]}")
     tb = target._data.shape[0] if target._data.ndim else 1
     if nd >= 2 and input._data.shape[0] != tb:
         raise ValueError(f"Expected input batch_size ({input._data.shape[0]}) to match target batch_size ({tb}).")
@@ -411,19 +413,19 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         loss = (1 - t) * x - ls
         if weight is not None:
             loss = loss * weight._data
-    loss = np.broadcast_to(loss, x.shape).astype(x.dtype)
+    loss = np.broadcast_to(loss, x.shape).astype(t.dtype)  # PyTorch's result takes the target's dtype
     return make(_reduce_loss(loss, reduction), BinaryCrossEntropyWithLogitsBackward0, (input, target),
                 (input, target, weight, pos_weight), (reduction, x.size, weight is None, pos_weight is None))
 
 
-def _pointwise_loss(cls, input, target, reduction, param, np_loss):
+def _pointwise_loss(cls, input, target, reduction, param, np_loss, out_dtype=None):
     _loss_shape_warning(input, target)
     try:
         d = input._data - target._data
     except ValueError:
         raise _broadcast_error(input._data.shape, target._data.shape) from None
     with np.errstate(over="ignore", invalid="ignore"):
-        loss = np_loss(d, np.abs(d)).astype(d.dtype, copy=False)
+        loss = np_loss(d, np.abs(d)).astype(out_dtype or d.dtype, copy=False)
     return make(_reduce_loss(loss, reduction), cls, (input, target), (input, target),
                 (reduction, d.size, param, input._data.shape, target._data.shape))
 
@@ -479,4 +481,5 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     return _pointwise_loss(HuberLossBackward0, input, target, reduction, delta,
-                           lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)))
+                           lambda d, z: np.where(z < delta, 0.5 * z * z, delta * (z - 0.5 * delta)),
+                           input._data.dtype)  # PyTorch's huber_loss: the input's dtype, whatever the target's

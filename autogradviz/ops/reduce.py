@@ -2,10 +2,10 @@
 cumsum, argmax/argmin, any/all."""
 import numpy as np
 
-from .. import _dtype
+from .. import _checks, _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
-from ._core import _exp, _float_data, _t, exports, keep_where, nograd_result
+from ._core import _broadcast_error, _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
 from .shape import cat
 from .._sumorder import dim_sum, full_sum, small_sum
@@ -19,9 +19,26 @@ def _numel(shape):
 
 
 def _dims(dim, ndim):
-    if isinstance(dim, (list, tuple)):
-        return tuple(sorted(_wrap_dim(d, ndim) for d in dim))
-    return (_wrap_dim(dim, ndim),)
+    """A reduction's dims, wrapped and sorted (``_checks.dims``: out of range and repeated dims refused; () is every
+    dim)."""
+    return _checks.dims(dim, ndim)
+
+
+class _NotGiven:
+    """``dim`` left out (``x.sum()``) is not ``dim=None`` (``x.sum(dim=None)``): PyTorch records other nodes."""
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_NOT_GIVEN = _NotGiven()
+
+
+def _keepdim(fn, keepdim):
+    if keepdim is not False and keepdim is not True:
+        return _checks.flag(fn, "keepdim", keepdim, cls=_checks.BadArgument)
+    return keepdim
 
 
 def _expand_back(g, shape, dims, keepdim):
@@ -50,36 +67,45 @@ class SumBackward0(BackwardNode):
 
 
 @facts(fn="sum",
-       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+       saved={"dim": lambda n: n._info[3] if len(n._info) > 3 else n._info[1], "keepdim": lambda n: n._info[2],
               "self_sym_sizes": lambda n: tuple(n._info[0])})
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
-        shape, dims, keepdim = self._info
+        shape, dims, keepdim = self._info[:3]
         return (_expand_back(g, shape, dims, keepdim),)
 
 
 def _sum_dtype(a, dtype):
     if dtype is not None:
+        _checks.dtype_arg("sum", dtype)
         return _dtype.to_dtype(dtype).np
     k = a._data.dtype.kind
     return np.dtype(np.int64) if k in "biu" else a._data.dtype
 
 
 @exports("torch", "Tensor")
-def sum(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+def sum(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
     if keepdims is not None:  # numpy's spelling, which PyTorch accepts too
         keepdim = keepdims
+    if keepdim is not False and keepdim is not True:
+        keepdim = _keepdim("sum", keepdim)
     d = a._data
     out_dtype = _sum_dtype(a, dtype)
-    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+    if dim is _NOT_GIVEN:
         r = full_sum(d) if out_dtype == d.dtype else np.sum(d, dtype=out_dtype)  # PyTorch's order of adds
         return make(r, SumBackward0, (a,), (), d.shape)
-    dims = _dims(dim, d.ndim) if d.ndim else ()
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        # dim=None and dim=() reduce every dim, recorded as SumBackward1 (PyTorch's overload with a dim)
+        r = full_sum(d) if out_dtype == d.dtype else np.sum(d, dtype=out_dtype)
+        if keepdim:
+            r = np.reshape(r, (1,) * d.ndim)
+        return make(r, SumBackward1, (a,), (), (d.shape, (), keepdim, None if dim is None else ()))
+    dims = _dims(dim, d.ndim)
     r = dim_sum(d, dims, keepdim) if out_dtype == d.dtype and dims else None  # PyTorch's order of adds
     if r is None:
         r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
@@ -102,14 +128,14 @@ class MeanBackward0(BackwardNode):
 
 
 @facts(fn="mean",
-       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
+       saved={"dim": lambda n: n._info[4] if len(n._info) > 4 else n._info[1], "keepdim": lambda n: n._info[2],
               "self_sym_numel": lambda n: _numel(n._info[0]), "self_sym_sizes": lambda n: tuple(n._info[0])})
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def backward(self, g, s):
-        shape, dims, keepdim, n = self._info
+        shape, dims, keepdim, n = self._info[:4]
         return (_expand_back(g / n, shape, dims, keepdim),)
 
 
@@ -117,12 +143,14 @@ _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
 
 
 @exports("torch", "Tensor")
-def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
+def mean(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):
     if keepdims is not None:
         keepdim = keepdims
+    if keepdim is not False and keepdim is not True:
+        keepdim = _keepdim("mean", keepdim)
     d = a._data
     dt = d.dtype
-    if dim is None and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
+    if dim is _NOT_GIVEN and axis is None and dtype is None and (dt is _F32 or dt is _F64) and d.size:
         # the whole tensor in float32/64 (the common case): what np.mean computes, without its Python overhead
         n = d.size
         # [small sums inline] (see node.sum_to): up to four numbers, full_sum is numpy's sum (small_sum)
@@ -130,17 +158,18 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
     if axis is not None:
         dim = axis
     if dtype is not None:
-        d = d.astype(_dtype.to_dtype(dtype).np)
+        d = d.astype(_dtype.to_dtype(_checks.dtype_arg("mean", dtype)).np)
     if d.dtype.kind != "f":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {_dtype.from_numpy_dtype(d.dtype).name.capitalize().replace('Int64', 'Long')}")
-    if dim is None:
+    if dim is _NOT_GIVEN:
         if d.dtype.kind == "f" and d.dtype.itemsize >= 4 and d.size:
             r = full_sum(d) / d.size   # PyTorch's mean: the sum (in its order of adds) divided by the count
         else:
             r = np.mean(d, dtype=d.dtype)
         return make(r, MeanBackward0, (a,), (), (d.shape, float(d.size)))
-    dims = _dims(dim, d.ndim) if d.ndim else ()
+    given = dim
+    dims = tuple(range(d.ndim)) if dim is None else _dims(dim, d.ndim)
     n = 1
     for k in dims:
         n *= d.shape[k]
@@ -149,7 +178,9 @@ def mean(a, dim=None, keepdim=False, dtype=None, axis=None, keepdims=None):
         r = r / d.dtype.type(n)
     else:
         r = np.mean(d, axis=dims, keepdims=keepdim, dtype=d.dtype)
-    return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n)))
+    return make(r, MeanBackward1, (a,), (), (d.shape, dims, keepdim, float(n),
+                                            None if given is None else
+                                            (() if isinstance(given, (list, tuple)) and not given else dims)))
 
 
 @facts(fn="max")
@@ -229,7 +260,10 @@ class _ReturnTypes(tuple):
 def _extreme(a, dim, keepdim, is_max):
     d = a._data
     name = "max" if is_max else "min"
+    keepdim = _keepdim(name, keepdim)
     if dim is None:
+        _checks.refuse(name)  # x.max(dim=None): PyTorch's max takes an int dim or none at all
+    if dim is _NOT_GIVEN:
         if d.size == 0:
             raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
                                "Specify the reduction dim with the 'dim' argument.")
@@ -238,6 +272,8 @@ def _extreme(a, dim, keepdim, is_max):
     if isinstance(dim, Tensor):  # torch.max(a, b): element-wise
         return maximum(a, dim) if is_max else minimum(a, dim)
     dim = _wrap_dim(dim, d.ndim)
+    if d.ndim and d.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
     src = d if d.ndim else d.reshape(1)
     idx = np.argmax(src, axis=dim, keepdims=True) if is_max else np.argmin(src, axis=dim, keepdims=True)
     vals = np.take_along_axis(src, idx, axis=dim)
@@ -257,12 +293,12 @@ def _extreme(a, dim, keepdim, is_max):
 
 
 @exports("torch", "Tensor")
-def max(a, dim=None, keepdim=False):
+def max(a, dim=_NOT_GIVEN, keepdim=False):
     return _extreme(a, dim, keepdim, True)
 
 
 @exports("torch", "Tensor")
-def min(a, dim=None, keepdim=False):
+def min(a, dim=_NOT_GIVEN, keepdim=False):
     return _extreme(a, dim, keepdim, False)
 
 
@@ -296,21 +332,35 @@ class MinimumBackward0(MaximumBackward0):
 @exports("torch", "Tensor")
 def maximum(a, b):
     # np.maximum gives its second argument on a tie (-0.0 against 0.0), PyTorch the first
-    return make(np.maximum(b._data, a._data), MaximumBackward0, (a, b), (a, b), True)
+    return make(_pairwise(np.maximum, b, a), MaximumBackward0, (a, b), (a, b), True)
 
 
 @exports("torch", "Tensor")
 def minimum(a, b):
-    return make(np.minimum(b._data, a._data), MinimumBackward0, (a, b), (a, b), False)
+    return make(_pairwise(np.minimum, b, a), MinimumBackward0, (a, b), (a, b), False)
+
+
+def _pairwise(ufunc, x, y):
+    try:
+        return ufunc(x._data, y._data)
+    except ValueError:
+        raise _broadcast_error(y._data.shape, x._data.shape) from None
 
 
 @exports("torch", "Tensor")
 def argmax(a, dim=None, keepdim=False, *, axis=None):
     if axis is not None:
         dim = axis
+    keepdim = _keepdim("argmax", keepdim)
     d = a._data
+    if d.size == 0 and (dim is None or d.shape[_wrap_dim(dim, d.ndim)] == 0):
+        raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0." if dim is None
+                         else f"argmax(): Expected reduction dim {_wrap_dim(dim, d.ndim)} to have non-zero size.")
+    if dim is not None:
+        dim = _wrap_dim(dim, d.ndim) if d.ndim else None
     if dim is None:
-        return nograd_result(_wrap(np.asarray(np.argmax(d), dtype=np.int64)), "ArgmaxBackward0", (a,))
+        r = np.asarray(np.argmax(d), dtype=np.int64)
+        return nograd_result(_wrap(r.reshape((1,) * d.ndim) if keepdim else r), "ArgmaxBackward0", (a,))
     return nograd_result(_wrap(np.argmax(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgmaxBackward0", (a,))
 
 
@@ -318,9 +368,16 @@ def argmax(a, dim=None, keepdim=False, *, axis=None):
 def argmin(a, dim=None, keepdim=False, *, axis=None):
     if axis is not None:
         dim = axis
+    keepdim = _keepdim("argmin", keepdim)
     d = a._data
+    if d.size == 0 and (dim is None or d.shape[_wrap_dim(dim, d.ndim)] == 0):
+        raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0." if dim is None
+                         else f"argmin(): Expected reduction dim {_wrap_dim(dim, d.ndim)} to have non-zero size.")
+    if dim is not None:
+        dim = _wrap_dim(dim, d.ndim) if d.ndim else None
     if dim is None:
-        return nograd_result(_wrap(np.asarray(np.argmin(d), dtype=np.int64)), "ArgminBackward0", (a,))
+        r = np.asarray(np.argmin(d), dtype=np.int64)
+        return nograd_result(_wrap(r.reshape((1,) * d.ndim) if keepdim else r), "ArgminBackward0", (a,))
     return nograd_result(_wrap(np.argmin(d, axis=dim, keepdims=keepdim).astype(np.int64)), "ArgminBackward0", (a,))
 
 
@@ -331,6 +388,8 @@ class CumsumBackward0(BackwardNode):
 
     def backward(self, g, s):
         dim = self._info
+        if g.ndim == 0:
+            return (g,)  # a 0-d tensor's cumsum is itself
         if _t(g):
             return (g.flip(dim).cumsum(dim).flip(dim),)
         out = _cum(np.cumsum, np.flip(g, dim), dim)
@@ -380,7 +439,7 @@ def cumsum(a, dim=None, dtype=None, *, axis=None):
         dim = axis
     if dim is None:
         raise TypeError("cumsum() missing 1 required positional arguments: \"dim\"")
-    d = _float_data(a) if dtype is None else a._data.astype(_dtype.to_dtype(dtype).np)
+    d = _float_data(a) if dtype is None else a._data.astype(_dtype.to_dtype(_checks.dtype_arg("cumsum", dtype)).np)
     dim = _wrap_dim(dim, d.ndim)
     if a._data.dtype.kind in "biu" and dtype is None:
         d = a._data.astype(np.int64)
@@ -423,6 +482,7 @@ class LogsumexpBackward0(BackwardNode):
 
 @exports("torch", "Tensor")
 def logsumexp(a, dim, keepdim=False):
+    keepdim = _keepdim("logsumexp", keepdim)
     d = _float_data(a)
     dims = _dims(dim, d.ndim) if d.ndim else ()
     with np.errstate(all="ignore"):
@@ -455,11 +515,16 @@ class AminBackward0(AmaxBackward0):
 
 
 def _amaxmin(np_fn, cls, name, a, dim, keepdim):
+    keepdim = _keepdim(name, keepdim)
     d = a._data
-    dims = _dims(dim, d.ndim) if (d.ndim and dim != ()) else tuple(range(d.ndim))
+    dims = _dims(dim, d.ndim) if (d.ndim and dim != () and dim is not None) else tuple(range(d.ndim))
     if d.size == 0:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
-                           "the reduction dim with the 'dim' argument.")
+        if dim == () or not d.ndim:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify "
+                               "the reduction dim with the 'dim' argument.")
+        for k in dims:
+            if d.shape[k] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {k} to have non-zero size.")
     return make(np.asarray(np_fn(d, axis=dims, keepdims=keepdim)), cls, (a,), (a, OUT), (dims, keepdim))
 
 
@@ -541,11 +606,14 @@ class ProdBackward1(BackwardNode):
 
 
 @exports("torch", "Tensor")
-def prod(x, dim=None, keepdim=False, dtype=None):
-    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(dtype).np)
+def prod(x, dim=_NOT_GIVEN, keepdim=False, dtype=None):
+    keepdim = _keepdim("prod", keepdim)
+    if dim is None:
+        _checks.refuse("prod")  # PyTorch's prod takes an int dim or none at all
+    d = x._data if dtype is None else x._data.astype(_dtype.to_dtype(_checks.dtype_arg("prod", dtype)).np)
     if d.dtype.kind in "biu" and dtype is None:
         d = d.astype(np.int64)  # PyTorch's prod of integers (and bools) is int64
-    if dim is None:
+    if dim is _NOT_GIVEN:
         return make(np.asarray(np.prod(d), dtype=d.dtype), ProdBackward0, (x,), (x, OUT))
     dim = _wrap_dim(dim, d.ndim) if d.ndim else 0
     r = np.prod(d, axis=dim, keepdims=keepdim) if d.ndim else d.copy()
@@ -558,6 +626,7 @@ DOF_WARNING = ("{}(): degrees of freedom is <= 0. Correction should be strictly 
 
 def _var_args(x, dim, unbiased, correction, name):
     d = x._data
+    _checks.flag(name, "unbiased", unbiased, cls=_checks.BadArgument)
     if d.dtype.kind != "f":
         raise RuntimeError(f"{name}(): input dtype should be either floating point or complex dtypes. Got "
                            + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype))
@@ -586,11 +655,12 @@ def _as_given(dim, dims, correction, raw_correction):
     """(dim, correction) as PyTorch's node saves them: None for ``x.var()``, else the dims and the correction."""
     if dim is None and raw_correction is None:
         return None, None
-    return (None if dim is None else tuple(dims)), correction
+    return (None if dim is None else (() if isinstance(dim, (list, tuple)) and not dim else tuple(dims))), correction
 
 
 @exports("torch", "Tensor")
 def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    keepdim = _keepdim("var", keepdim)
     raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "var")
     r = _var_data(d, dims, keepdim, correction, n)
@@ -600,6 +670,7 @@ def var(x, dim=None, unbiased=True, keepdim=False, correction=None):
 
 @exports("torch", "Tensor")
 def std(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    keepdim = _keepdim("std", keepdim)
     raw = correction if unbiased or correction is not None else 0
     d, dims, correction, n = _var_args(x, dim, unbiased, correction, "std")
     r = np.sqrt(_var_data(d, dims, keepdim, correction, n))
@@ -713,9 +784,10 @@ def norm(x, p=2, dim=None, keepdim=False, dtype=None):
     if d.dtype.kind != "f":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            + {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(str(d.dtype), str(d.dtype)))
+    keepdim = _keepdim("norm", keepdim)
     dims = None
     if dim is not None:
-        dims = tuple(_wrap_dim(k, d.ndim) for k in ((dim,) if isinstance(dim, int) else dim))
+        dims = _dims(dim, d.ndim)  # () is every dim
     a = np.abs(d)
     if p == float("inf"):
         r = np.max(a, axis=dims, keepdims=keepdim)
@@ -730,13 +802,19 @@ def norm(x, p=2, dim=None, keepdim=False, dtype=None):
 
 @exports("torch", "Tensor")
 def any(x, dim=None, keepdim=False):
+    keepdim = _keepdim("any", keepdim)
     d = x._data
-    return nograd_result(_wrap(np.asarray(np.any(d) if dim is None else np.any(d, axis=dim, keepdims=keepdim))),
+    if dim is not None:
+        dim = _wrap_dim(dim, d.ndim) if d.ndim else None
+    return nograd_result(_wrap(np.asarray(np.any(d, axis=dim, keepdims=keepdim))),
                          "AnyBackward0", (x,))
 
 
 @exports("torch", "Tensor")
 def all(x, dim=None, keepdim=False):
+    keepdim = _keepdim("all", keepdim)
     d = x._data
-    return nograd_result(_wrap(np.asarray(np.all(d) if dim is None else np.all(d, axis=dim, keepdims=keepdim))),
+    if dim is not None:
+        dim = _wrap_dim(dim, d.ndim) if d.ndim else None
+    return nograd_result(_wrap(np.asarray(np.all(d, axis=dim, keepdims=keepdim))),
                          "AllBackward0", (x,))

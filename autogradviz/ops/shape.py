@@ -2,6 +2,7 @@
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
 import numpy as np
 
+from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t, exports
@@ -38,6 +39,9 @@ class CloneBackward0(BackwardNode):
 
 def _infer(shape, numel):
     shape = list(shape)
+    for i, s in enumerate(shape):
+        if s < -1:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape [{', '.join(map(str, shape))}]")
     neg = [i for i, s in enumerate(shape) if s == -1]
     if len(neg) > 1:
         raise RuntimeError("only one dimension can be inferred")
@@ -224,10 +228,22 @@ class UnsqueezeBackward0(BackwardNode):
         return (g.reshape(self._info[0]),)
 
 
+class _AllDims:
+    __slots__ = ()
+
+    def __repr__(self):
+        return "None"
+
+
+_ALL = _AllDims()  # squeeze() left without dim (squeeze(dim=None) is an error in PyTorch)
+
+
 @exports("torch", "Tensor")
-def squeeze(a, dim=None):
+def squeeze(a, dim=_ALL):
     d = a._data
     if dim is None:
+        _checks.refuse("squeeze")
+    if dim is _ALL:
         return view_of(a, d.reshape(tuple(s for s in d.shape if s != 1)), SqueezeBackward0, d.shape)
     if isinstance(dim, (tuple, list)):
         dims = {_wrap_dim(x, d.ndim) for x in dim} if d.ndim else set()
@@ -334,6 +350,10 @@ def repeat(a, *sizes):
     if len(reps) < d.ndim:
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
+    if any(r < 0 for r in reps):
+        new = [r * s for r, s in zip(reps, (1,) * (len(reps) - d.ndim) + d.shape)]
+        raise RuntimeError(f"Trying to create tensor with negative dimension {[n for n in new if n < 0][0]}: "
+                           f"[{', '.join(map(str, new))}]")
     full = (1,) * (len(reps) - d.ndim) + d.shape
     data = np.tile(d.reshape(full), reps)
     return make(data, RepeatBackward0, (a,), (), (d.shape, reps))
@@ -377,7 +397,7 @@ class RollBackward0(BackwardNode):
 def roll(a, shifts, dims=None):
     d = a._data
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
-    if dims is None:
+    if dims is None or (isinstance(dims, (list, tuple)) and not dims):
         data = np.roll(d, shifts[0])
         dims = ()
     else:
@@ -408,6 +428,8 @@ class TrilBackward0(BackwardNode):
 
 @exports("torch", "Tensor")
 def tril(a, diagonal=0):
+    if type(diagonal) is not int:
+        _checks.int_arg("tril", diagonal)
     return make(_triangle(np.tril, "tril", a, diagonal), TrilBackward0, (a,), (), diagonal)
 
 
@@ -423,11 +445,17 @@ class TriuBackward0(BackwardNode):
 
 @exports("torch", "Tensor")
 def triu(a, diagonal=0):
+    if type(diagonal) is not int:
+        _checks.int_arg("triu", diagonal)
     return make(_triangle(np.triu, "triu", a, diagonal), TriuBackward0, (a,), (), diagonal)
 
 
 @exports("torch", "Tensor")
 def narrow(a, dim, start, length):
+    if type(start) is not int or type(length) is not int:
+        if not isinstance(start, Tensor):
+            _checks.int_arg("narrow", start)
+        _checks.int_arg("narrow", length)
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
     if start < 0:
@@ -547,6 +575,8 @@ class CatBackward0(BackwardNode):
 
 @exports("torch")
 def cat(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)):
+        _checks.refuse("cat")
     tensors = list(tensors)
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
@@ -573,6 +603,8 @@ class StackBackward0(BackwardNode):
 
 @exports("torch")
 def stack(tensors, dim=0):
+    if not isinstance(tensors, (list, tuple)):
+        _checks.refuse("stack")
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")

@@ -7,9 +7,9 @@ import math
 
 import numpy as np
 
-from .. import _dtype
+from .. import _checks, _dtype
 from .._tensor import _wrap, Tensor
-from ..autograd.node import BackwardNode, facts, make, OUT
+from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
 from .arith import _smul
 from . import arith as _arith
@@ -160,10 +160,66 @@ def _clamp_mask(x, lo, hi):
     return m
 
 
+@facts(fn="clamp")
+class ClampBackward0(BackwardNode):
+    """clamp(x, min, max) with tensor bounds: the grad goes to x where it lies within them, else to the bound that
+    gave the result (PyTorch's clamp_backward_min_max)."""
+    __slots__ = ()
+    _saved_names = ("self", "min", "max")
+
+    def backward(self, g, s):
+        x, lo, hi = s
+        nf = self.next_functions
+        t = isinstance(g, Tensor)
+        xd = x._data if isinstance(x, Tensor) else x
+        lod = None if lo is None else (lo._data if isinstance(lo, Tensor) else lo)
+        hid = None if hi is None else (hi._data if isinstance(hi, Tensor) else hi)
+        inside = _clamp_mask(xd, lod, hid)
+        below = (xd < lod) & ((lod <= hid) if hid is not None else True) if lod is not None else None
+        above = ((xd > hid) | ((lod > hid) if lod is not None else False)) if hid is not None else None
+
+        def keep(mask, shape):
+            m = np.broadcast_to(mask, np.shape(g))
+            r = _where(_wrap(np.ascontiguousarray(m)), g, 0.0) if t else keep_where(m, np.asarray(g))
+            return r if tuple(np.shape(r)) == tuple(shape) else sum_to(r, shape)
+        return (keep(inside, xd.shape) if nf[0][0] is not None else None,
+                keep(below, lod.shape) if lo is not None and nf[1][0] is not None else None,
+                keep(above, hid.shape) if hi is not None and nf[2][0] is not None else None)
+
+
+def _clamp_tensors(a, lo, hi):
+    d = a._data
+    bounds = [b for b in (lo, hi) if b is not None]
+    for b in bounds:
+        try:
+            np.broadcast_shapes(d.shape, b._data.shape)
+        except ValueError:
+            from ._core import _broadcast_error
+            raise _broadcast_error(d.shape, b._data.shape) from None
+    r = d
+    if lo is not None:
+        r = np.maximum(lo._data, r)
+    if hi is not None:
+        r = np.minimum(hi._data, r)
+    dt, nd = a.dtype, d.ndim
+    for b in bounds:  # PyTorch's result dtype (a 0-d bound does not promote a dimensioned input)
+        dt, nd = _dtype.result_type(dt, nd, (b.dtype, b._data.ndim)), _larger(nd, b._data.ndim)
+    r = np.broadcast_to(r, np.broadcast_shapes(d.shape, *[b._data.shape for b in bounds]))
+    return make(np.array(r, dtype=dt.np), ClampBackward0, (a, lo, hi), (a, lo, hi), None)
+
+
+def _larger(x, y):
+    return x if x >= y else y
+
+
 @exports("torch", "Tensor")
 def clamp(a, min=None, max=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # PyTorch's Tensor overload: ClampBackward0
+        if not all(b is None or isinstance(b, Tensor) for b in (min, max)):
+            _checks.refuse("clamp")
+        return _clamp_tensors(a, min, max)
     lo = min.item() if isinstance(min, Tensor) else min
     hi = max.item() if isinstance(max, Tensor) else max
     d = a._data
@@ -214,7 +270,10 @@ class SignBackward0(_ZeroBackward):
 
 @exports("torch", "Tensor")
 def sign(a):
-    return make(np.sign(a._data), SignBackward0, (a,))
+    r = np.sign(a._data)
+    if r.dtype.kind == "f" and r.size and np.isnan(r).any():
+        r[np.isnan(r)] = 0  # PyTorch's sign(nan) is 0
+    return make(r, SignBackward0, (a,))
 
 
 # -- math functions (PyTorch's formulas, derivatives.yaml) -----------------------------------------------------
@@ -594,12 +653,21 @@ class RoundBackward0(_ZeroBackward):
     __slots__ = ()
 
 
+@facts(fn="round", grads={"self": "0"})
+class RoundBackward1(_ZeroBackward):
+    """round(x, decimals=n): PyTorch's other overload, its own node."""
+    __slots__ = ()
+
+
 @exports("torch", "Tensor")
 def round(a, decimals=0):
+    if type(decimals) is not int:
+        _checks.int_arg("round", decimals)
     d = a._data
+    cls = RoundBackward0 if decimals == 0 else RoundBackward1
     if d.dtype.kind != "f":
-        return make(d.copy(), RoundBackward0, (a,))
-    return make(np.round(d, decimals), RoundBackward0, (a,))  # numpy and PyTorch both round half to even
+        return make(d.copy(), cls, (a,))
+    return make(np.round(d, decimals), cls, (a,))  # numpy and PyTorch both round half to even
 
 
 @exports("torch", "Tensor")
@@ -640,8 +708,15 @@ def to(a, *args, **kwargs):
             dt = x
         elif isinstance(x, Tensor):
             dt = x.dtype
-        else:
+        elif isinstance(x, str) or type(x).__name__ == "_Device" or x is None:
             _device(x)  # "cuda" / torch.device: PyTorch without CUDA refuses it
+        else:
+            from .._checks import type_name
+            raise TypeError(f"to() received an invalid combination of arguments - got ({type_name(x)}), but "
+                            "expected one of:\n * (torch.device device = None, torch.dtype dtype = None, bool "
+                            "non_blocking = False, bool copy = False)\n * (torch.dtype dtype, bool non_blocking = "
+                            "False, bool copy = False)\n * (Tensor tensor, bool non_blocking = False, bool copy = "
+                            "False)\n")
     if dt is None or dt.np == a._data.dtype:
         return a.clone() if copy else a
     if a._requires_grad and not dt.is_floating_point:

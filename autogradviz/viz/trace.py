@@ -46,7 +46,7 @@ _getframe = sys._getframe
 # files of autogradviz's op layer: a frame of one of them is inside a call the user made (nn/modules.py, optim,
 # autograd.functional are code that calls ops, as torch.nn's modules are: their calls are the user's calls)
 _PKG = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_INTERNAL_FILES = frozenset(("__init__.py", "_tensor.py", "_creation.py", "_random.py",
+_INTERNAL_FILES = frozenset(("__init__.py", "_tensor.py", "_creation.py", "_random.py", "_checks.py",
                              os.path.join("nn", "functional.py"), os.path.join("autograd", "node.py")))
 _INTERNAL_DIR = "ops" + os.sep
 # nn.init's functions write in place; PyTorch's hand the tensor to its TorchFunctionMode as a keyword (no call on it
@@ -513,7 +513,8 @@ class Recorder:
         call_f = _entry_frame(_getframe(2))   # below the subscriber list's frame (_hooks)
         if call_f is not None and call_f.f_back is not None and call_f.f_back.f_code.co_filename == _INIT_FILE:
             return
-        if call_f is not None and call_f.f_locals.get("inplace") is True:
+        if call_f is not None and (call_f.f_locals.get("inplace") is True or
+                                   (call_f.f_locals.get("kwargs") or {}).get("inplace") is True):  # (_checks')
             call = call_f.f_code.co_name      # F.relu(y, inplace=True): PyTorch reports the call ``relu``
         version = 0 if a.is_inference() else a._vc[0]     # PyTorch's inference tensors have no version counter
         self._add_inplace(call_f, (inplace_name(call, node), inputs, a, node, call, version, old, a._data.copy()))
