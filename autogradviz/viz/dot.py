@@ -677,12 +677,14 @@ def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lan
                       node_attr=node_attr, edge_attr=edge_attr)
 
 
-def _public_builder(builder, bools):
+def _public_builder(builder, inner, bools):
     """``viz.backward_graph`` / ``viz.forward_graph``: the model builders with their arguments checked at the door
-    (the views inside viz call the builders of graph.py directly)."""
+    (the views inside viz call the builders of graph.py directly). The arguments are those of ``inner``, the builder
+    that ``builder`` runs with the graph source it finds (``source`` is not the caller's to give)."""
     import functools
     import inspect
-    sig = inspect.signature(builder)
+    sig = inspect.signature(inner)
+    sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "source"])
     fn = builder.__name__
 
     @functools.wraps(builder)
@@ -700,5 +702,5 @@ def _public_builder(builder, bools):
     return _args.door(public)
 
 
-public_backward_graph = _public_builder(backward_graph, ("show_saved", "group", "auto_names"))
-public_forward_graph = _public_builder(forward_graph, ("group", "auto_names"))
+public_backward_graph = _public_builder(backward_graph, _graph._backward_graph, ("show_saved", "group", "auto_names"))
+public_forward_graph = _public_builder(forward_graph, _graph._forward_graph, ("group", "auto_names"))
