@@ -8,7 +8,7 @@ import weakref
 
 import numpy as np
 
-from . import _dtype
+from . import _dtype, _dual
 from ._hooks import RemovableHandle
 
 __all__ = ["Tensor", "Size"]
@@ -399,6 +399,10 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        if _dual.FW.tangents:
+            tangent = _dual.tangent_of(self)
+            if tangent is not None:  # as PyTorch: a 0-dim tangent prints as its number
+                suffixes.append("tangent=" + (repr(tangent.item()) if tangent._data.ndim == 0 else repr(tangent)))
         return format_tensor(self._data, self.dtype.name, suffixes)
 
     __str__ = __repr__

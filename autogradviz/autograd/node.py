@@ -18,6 +18,7 @@ import weakref
 import numpy as np
 
 from .. import _creation
+from .._dual import FW as _FW
 from .._hooks import RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import InferenceVersion, Tensor, _new
@@ -809,6 +810,8 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
         out._vc = InferenceVersion((0,))
     out.grad_fn = node
     out._requires_grad = node is not None
+    if _FW.hook is not None:
+        _FW.hook(cls, inputs, out, info)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, tuple(inputs), out, node)
     return out
@@ -879,6 +882,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 node._saved = _save(cls, saved, edges, out)
             out.grad_fn = node
             out._requires_grad = True
+            if _FW.hook is not None:
+                _FW.hook(cls, inputs, out, info)
             if FWD.fn is not None:
                 FWD.fn(op or cls.__name__, inputs, out, node)
             return out
@@ -886,6 +891,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     out._requires_grad = False
     if _GM.inference:
         out._vc = InferenceVersion((0,))
+    if _FW.hook is not None:
+        _FW.hook(cls, inputs, out, info)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
     return out
@@ -935,6 +942,8 @@ def make2(data, cls, a, b, saved=(), info=None):
                 node._saved = ()
             out.grad_fn = node
             out._requires_grad = True
+            if _FW.hook is not None:
+                _FW.hook(cls, (a, b), out, info)
             if FWD.fn is not None:
                 FWD.fn(cls.__name__, (a, b), out, node)
             return out
@@ -942,6 +951,8 @@ def make2(data, cls, a, b, saved=(), info=None):
     out._requires_grad = False
     if _GM.inference:
         out._vc = InferenceVersion((0,))
+    if _FW.hook is not None:
+        _FW.hook(cls, (a, b), out, info)
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
     return out
@@ -1007,6 +1018,8 @@ def make_views(base, datas, cls, info=None):
         if FWD.fn is not None:
             FWD.fn(cls.__name__, (base,), o, node)
         outs.append(o)
+    if _FW.hook is not None:
+        _FW.hook(cls, (base,), tuple(outs), info)
     return tuple(outs)
 
 

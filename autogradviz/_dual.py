@@ -1,0 +1,31 @@
+"""The state of forward-mode AD (``torch.autograd.forward_ad``), at the bottom of the import graph so that the op
+kernel (``autograd/node.py``) and the printing (``_tensor.py``) can read it without importing upwards.
+
+``FW.hook`` is None unless a dual level is open: then it is ``autograd.forward_ad.propagate``, which the op kernel
+calls once per op to carry the inputs' tangents to the output. That is forward mode's whole cost when unused: one
+attribute read per op. ``FW.tangents`` maps ``id(tensor)`` to ``(weakref to the tensor, tangent)``; the weak
+reference makes a recycled id harmless, and the whole table is dropped when the level is exited, as PyTorch clears
+every tangent of a level at its exit.
+"""
+
+__all__ = ["FW", "tangent_of"]
+
+
+class _ForwardState:
+    __slots__ = ("hook", "level", "tangents")
+
+
+FW = _ForwardState()
+FW.hook = None       # forward_ad.propagate while a level is open, else None
+FW.level = None      # the open level's number (0), else None
+FW.tangents = {}     # id(tensor) -> (weakref.ref(tensor), tangent Tensor)
+
+
+def tangent_of(t):
+    """``t``'s tangent at the open level, or None."""
+    e = FW.tangents.get(id(t))
+    if e is None:
+        return None
+    if e[0]() is not t:  # a dead tensor's id, reused
+        return None
+    return e[1]
