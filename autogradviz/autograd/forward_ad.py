@@ -23,6 +23,7 @@ from typing import NamedTuple, Optional
 from .._dual import FW, tangent_of
 from .._tensor import Tensor, _new
 from .grad_mode import _DecoratorContextManager
+from .node import OUT
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -152,7 +153,7 @@ def op_name(cls):
     return n
 
 
-def tangent_for(cls, info, t, p, out):
+def tangent_for(cls, info, t, p, out, saved=()):
     """Run ``cls``'s forward derivative on tangents ``t`` (the hook held off: a tangent has no tangent)."""
     f = getattr(cls, "jvp", None)
     if f is None:
@@ -161,7 +162,7 @@ def tangent_for(cls, info, t, p, out):
     node._info = info
     node._x = None
     node._seq = 0
-    node._saved = ()
+    node._saved = tuple(out if x is OUT else x for x in saved)  # what backward reads, as Tensors
     node.next_functions = tuple(_NO_EDGE if x is None else _TANGENT_EDGE for x in t)  # backward reads them
     hook, FW.hook = FW.hook, None
     try:
@@ -174,7 +175,7 @@ _NO_EDGE = (None, 0)
 _TANGENT_EDGE = (True, 0)  # "this input's derivative is wanted", for a backward formula run as a forward one
 
 
-def propagate(cls, inputs, out, info):
+def propagate(cls, inputs, out, info, saved):
     """The op kernel's hook while a level is open: give ``out`` the tangent of op ``cls`` on ``inputs``."""
     tangents = FW.tangents
     if not tangents:
@@ -189,7 +190,7 @@ def propagate(cls, inputs, out, info):
                 t[i] = tx
     if t is None:
         return
-    r = tangent_for(cls, info, tuple(t), tuple(inputs), out)
+    r = tangent_for(cls, info, tuple(t), tuple(inputs), out, saved)
     if type(out) is tuple:
         for o, ro in zip(out, r):
             _store(o, ro)
@@ -215,9 +216,8 @@ def _store(out, r):
 def elementwise(self, t, p, out):
     """The forward derivative of an op that acts on each element alone: its Jacobian is diagonal, so equal to its
     transpose, and the backward formula applied to the tangent is the Jacobian-vector product (PyTorch's
-    ``auto_element_wise``). The backward reads its saved ``self`` and ``result`` from the primal and the output."""
-    s = [out if n == "result" else p[0] for n in type(self)._saved_names]
-    return self.backward(t[0], s)[0]
+    ``auto_element_wise``). The backward reads the tensors the op saved (its output for ``OUT``)."""
+    return self.backward(t[0], list(self._saved))[0]
 
 
 def linear(fn):
@@ -244,3 +244,34 @@ def scale(t, c):
     if t is None or c == 1:
         return t
     return t * c
+
+
+def reduction(self, t, p, out, dims=None, keepdim=False):
+    """The forward derivative of a reduction (each input element feeds exactly one output element): the tangent
+    weighted by the local partials d out / d x and summed over the reduced dims. The partials are what the op's
+    backward formula gives for a gradient of ones."""
+    from .._creation import ones_like
+    partial = self.backward(ones_like(out), list(self._saved))[0]
+    r = t[0] * partial
+    if dims is None:
+        return r.sum()
+    return r.sum(list(dims), keepdim)
+
+
+def loss(self, t, p, out):
+    """The forward derivative of a loss (an elementwise function of input and target, then reduced): each input's
+    tangent weighted by its local partials (the backward formula's grads for a gradient of ones, the 1/n of a mean
+    included), summed to the output's shape (over everything, or over the class dim of an unreduced nll_loss)."""
+    from .._creation import ones_like
+    grads = self.backward(ones_like(out), list(self._saved))
+    r = None
+    for tx, gx in zip(t, grads):
+        if tx is not None and gx is not None:
+            r = add(r, tx * gx)
+    if r is None:
+        return None
+    if out._data.ndim == 0:
+        return r.sum()
+    if tuple(r._data.shape) != tuple(out._data.shape):
+        return r.sum(1)
+    return r

@@ -811,7 +811,7 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
     out.grad_fn = node
     out._requires_grad = node is not None
     if _FW.hook is not None:
-        _FW.hook(cls, inputs, out, info)
+        _FW.hook(cls, inputs, out, info, saved)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, tuple(inputs), out, node)
     return out
@@ -883,7 +883,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
             out.grad_fn = node
             out._requires_grad = True
             if _FW.hook is not None:
-                _FW.hook(cls, inputs, out, info)
+                _FW.hook(cls, inputs, out, info, saved)
             if FWD.fn is not None:
                 FWD.fn(op or cls.__name__, inputs, out, node)
             return out
@@ -892,7 +892,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     if _GM.inference:
         out._vc = InferenceVersion((0,))
     if _FW.hook is not None:
-        _FW.hook(cls, inputs, out, info)
+        _FW.hook(cls, inputs, out, info, saved)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
     return out
@@ -943,7 +943,7 @@ def make2(data, cls, a, b, saved=(), info=None):
             out.grad_fn = node
             out._requires_grad = True
             if _FW.hook is not None:
-                _FW.hook(cls, (a, b), out, info)
+                _FW.hook(cls, (a, b), out, info, saved)
             if FWD.fn is not None:
                 FWD.fn(cls.__name__, (a, b), out, node)
             return out
@@ -952,7 +952,7 @@ def make2(data, cls, a, b, saved=(), info=None):
     if _GM.inference:
         out._vc = InferenceVersion((0,))
     if _FW.hook is not None:
-        _FW.hook(cls, (a, b), out, info)
+        _FW.hook(cls, (a, b), out, info, saved)
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
     return out
@@ -1019,7 +1019,7 @@ def make_views(base, datas, cls, info=None):
             FWD.fn(cls.__name__, (base,), o, node)
         outs.append(o)
     if _FW.hook is not None:
-        _FW.hook(cls, (base,), tuple(outs), info)
+        _FW.hook(cls, (base,), tuple(outs), info, ())
     return tuple(outs)
 
 
