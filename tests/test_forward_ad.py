@@ -32,7 +32,45 @@ ROWS = {
     "leaky_relu": (X, lambda T, x: T.nn.functional.leaky_relu(x, 0.1)),
     "softmax": (X, lambda T, x: T.softmax(x, 1)), "log_softmax": (X, lambda T, x: T.log_softmax(x, 0)),
     "to_double": (X, lambda T, x: x.to(T.float64) * 2),
+    "matmul": (X, lambda T, x: x @ T.tensor(W, dtype=x.dtype) @ x), "mv": (X, lambda T, x: x.mv(x[0])),
+    "dot": (X, lambda T, x: x[0].dot(x[1])), "bmm": (X, lambda T, x: T.bmm(x.unsqueeze(0), x.t().unsqueeze(0))),
+    "linear": (X, lambda T, x: T.nn.functional.linear(x, x * 2, x[0, :2])),
+    "addmm": (X, lambda T, x: T.addmm(x[:, 0], x, x.t(), beta=0.5, alpha=2)),
+    "sum": (X, lambda T, x: x.sum() + x.sum(1).sum() + x.sum(0, keepdim=True).sum()),
+    "mean": (X, lambda T, x: x.mean() * x.mean(0)), "max": (X, lambda T, x: x.max() + x.max(1).values.sum()),
+    "min_dim": (X, lambda T, x: x.min(0, keepdim=True)[0]), "maximum": (X, lambda T, x: T.maximum(x, x.flip(1))),
+    "minimum": (X, lambda T, x: T.minimum(x, x * 0.5)), "var": (X, lambda T, x: x.var(1)),
+    "std": (X, lambda T, x: x.std()), "norm": (X, lambda T, x: x.norm() + x.norm(dim=1).sum()),
+    "view": (X, lambda T, x: x.view(3, 2).t().reshape(-1).unsqueeze(0).squeeze()),
+    "permute": (X, lambda T, x: x.permute(1, 0).transpose(0, 1).T.flatten()),
+    "expand": (X, lambda T, x: x[:, :1].expand(2, 4) * 1), "index": (X, lambda T, x: x[1, 1:] + x[[0, 1], [2, 0]]),
+    "mask_index": (X, lambda T, x: x[x > 0]), "where": (X, lambda T, x: T.where(x > 0, x, x * x)),
+    "cat": (X, lambda T, x: T.cat([x, x * 2, T.ones(1, 3, dtype=x.dtype)])),
+    "stack": (X, lambda T, x: T.stack([x, T.zeros(2, 3, dtype=x.dtype)], 1)),
+    "mse": (X, lambda T, x: T.nn.functional.mse_loss(x, x.flip(0) * 0.3)),
+    "cross_entropy": (X, lambda T, x: T.nn.functional.cross_entropy(x, T.tensor([2, 0]))),
+    "nll_none": (X, lambda T, x: T.nn.functional.nll_loss(x.log_softmax(1), T.tensor([1, 0]), reduction="none")),
+    "mul_": (X, lambda T, x: x.clone().mul_(x).add_(x, alpha=2).exp_()),
+    "sub_": (X, lambda T, x: (x * 1).sub_(3).div_(x + 2).pow_(2)),
+    "setitem": (X, lambda T, x: _setitem(T, x)), "setitem_mask": (X, lambda T, x: _setitem_mask(T, x)),
+    "copy_": (X, lambda T, x: T.zeros(2, 3, dtype=x.dtype).copy_(x.exp()) * 1),
+    "copy_bcast": (X, lambda T, x: T.ones(2, 3, dtype=x.dtype).copy_(x[0])),
+    "fill_": (X, lambda T, x: (x * 2).fill_(3.0) + x), "zero_": (X, lambda T, x: (x * 2).zero_() + x * x),
+    "relu_": (X, lambda T, x: (x * 2).relu_()),
 }
+
+
+def _setitem(T, x):
+    y = x * 2
+    y[0] = x[1] * 3
+    y[1, 1:] = 0.5
+    return y
+
+
+def _setitem_mask(T, x):
+    y = T.zeros(2, 3, dtype=x.dtype)
+    y[x > 0] = x[x > 0].exp()
+    return y
 
 
 def _outs(r):
@@ -85,3 +123,31 @@ def test_forward_derivative_is_the_backward_transposed(name):
     vjp_side = 0.0 if g is None else float((g.numpy() * v).sum())
     jvp_side = sum(float((u * t).sum()) for u, (_, t) in zip(us, fw) if t is not None)
     assert abs(vjp_side - jvp_side) <= 1e-9 * max(1.0, abs(vjp_side)), name
+
+
+def _node_classes():
+    """Every node class of the catalogue on this branch that has a backward formula."""
+    import inspect
+
+    from autogradviz.autograd.node import BackwardNode
+    from autogradviz.ops import activation, arith, index, inplace, linalg, loss, reduce, shape, unary
+    seen = {}
+    for mod in (activation, arith, index, inplace, linalg, loss, reduce, shape, unary):
+        for attr, c in inspect.getmembers(mod, inspect.isclass):
+            if issubclass(c, BackwardNode) and c is not BackwardNode and c.__module__ == mod.__name__ \
+                    and "backward" in {k for k in dir(c) if callable(getattr(c, k, None))}:
+                seen[f"{mod.__name__}.{attr}"] = c
+    return seen
+
+
+# node classes whose outputs no forward-mode computation reaches: PyTorch's NotImplemented (no derivative at all,
+# forward or backward), and the nodes an in-place write through a view regenerates on the view's base
+NO_FORWARD = {"autogradviz.ops.arith._NotImplementedBackward", "autogradviz.ops.inplace.AsStridedBackward0",
+              "autogradviz.ops.inplace._CopySlicesOnView"}
+
+
+def test_every_op_with_a_backward_has_a_forward_derivative():
+    classes = _node_classes()
+    assert len(classes) > 100
+    missing = sorted(n for n, c in classes.items() if getattr(c, "jvp", None) is None)
+    assert missing == sorted(NO_FORWARD)

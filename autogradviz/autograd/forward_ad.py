@@ -275,3 +275,19 @@ def loss(self, t, p, out):
     if tuple(r._data.shape) != tuple(out._data.shape):
         return r.sum(1)
     return r
+
+
+def after_inplace(a, cls, inputs, info=None):
+    """``a`` was written in place by the op whose node is ``cls`` (``inputs`` as its node's edges, ``a`` first, with
+    ``a``'s tangent from before the write): ``a``'s tangent becomes that op's forward derivative."""
+    t = tuple(None if x is None else tangent_of(x) for x in inputs)
+    if all(x is None for x in t):
+        return
+    _store(a, tangent_for(cls, info, t, tuple(inputs), a))
+
+
+def moved_inplace(a, out):
+    """An in-place op computed ``out`` out of place and wrote it into ``a``: ``a`` takes ``out``'s tangent."""
+    r = tangent_of(out)
+    if r is not None:
+        set_tangent(a, r)
