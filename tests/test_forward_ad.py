@@ -151,3 +151,98 @@ def test_every_op_with_a_backward_has_a_forward_derivative():
     assert len(classes) > 100
     missing = sorted(n for n, c in classes.items() if getattr(c, "jvp", None) is None)
     assert missing == sorted(NO_FORWARD)
+
+
+def _err(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (the type and words are what is compared)
+        return type(e).__name__, str(e)
+    return None
+
+
+def _api_errors(T):
+    fwad = T.autograd.forward_ad
+    x = T.tensor([1.0, 2.0])
+    out = [_err(lambda: fwad.make_dual(x, T.ones(2))), _err(lambda: fwad.exit_dual_level()),
+           _err(lambda: fwad.exit_dual_level(level=0))]
+    with fwad.dual_level() as level:
+        out.append(level)
+        d = fwad.make_dual(x, T.ones(2))
+        out += [_err(lambda: fwad.make_dual(x, T.ones(3))), _err(lambda: fwad.make_dual(x, T.ones(2, dtype=T.int64))),
+                _err(lambda: fwad.make_dual(T.tensor([1, 2]), T.ones(2))), _err(lambda: fwad.make_dual(d, T.ones(2))),
+                _err(lambda: fwad.enter_dual_level()), _err(lambda: fwad.exit_dual_level(level=1)),
+                fwad.unpack_dual(x).tangent is None, type(fwad.unpack_dual(d)).__name__, fwad.unpack_dual(d)._fields]
+        out.append(repr(d * 2))
+        out.append(repr(fwad.make_dual(T.ones(3), T.ones(3)).sum()))
+        with T.no_grad():  # forward mode does not depend on grad mode
+            out.append(fwad.unpack_dual(d * 3).tangent.tolist())
+        kept = d.exp()
+    out.append(fwad.unpack_dual(kept).tangent is None)  # a dual tensor outside its level: the tangent is gone
+    out.append(repr(kept))
+    out.append(fwad.enter_dual_level())
+    fwad.exit_dual_level()
+    return out
+
+
+def test_api_and_errors_as_pytorchs():
+    assert _api_errors(A) == _api_errors(torch)
+
+
+def test_make_dual_keeps_the_tangent_and_aliases_the_primal():
+    fwad = A.autograd.forward_ad
+    x = A.tensor([1.0, 2.0], requires_grad=True)
+    v = A.tensor([0.5, 0.25])
+    with fwad.dual_level():
+        d = fwad.make_dual(x, v)
+        assert fwad.unpack_dual(d).tangent is v
+        assert d._base is x and d.grad_fn.name() == "ViewBackward0"
+        (d * d).sum().backward()  # backward through a dual tensor still works
+    assert x.grad.tolist() == [2.0, 4.0]
+
+
+def test_unsupported_custom_function_is_refused_as_pytorch_refuses_it():
+    def run(T):
+        class Double(T.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        fwad = T.autograd.forward_ad
+        with fwad.dual_level():
+            return _err(lambda: Double.apply(fwad.make_dual(T.ones(2), T.ones(2))))
+    assert run(A) == run(torch)
+
+
+def test_custom_function_jvp_and_setup_context_as_pytorchs():
+    def run(T):
+        class Cube(T.autograd.Function):
+            @staticmethod
+            def forward(x):
+                return x ** 3
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                ctx.save_for_backward(inputs[0])
+                ctx.save_for_forward(inputs[0])
+
+            @staticmethod
+            def backward(ctx, g):
+                (x,) = ctx.saved_tensors
+                return g * 3 * x ** 2
+
+            @staticmethod
+            def jvp(ctx, t):
+                (x,) = ctx.saved_tensors
+                return t * 3 * x ** 2
+        fwad = T.autograd.forward_ad
+        x = T.tensor([0.5, -2.0], requires_grad=True)
+        y = Cube.apply(x)
+        (g,) = T.autograd.grad(y.sum(), x)
+        with fwad.dual_level():
+            tangent = fwad.unpack_dual(Cube.apply(fwad.make_dual(x.detach(), T.tensor([1.0, 0.5])))).tangent
+        return y.tolist(), g.tolist(), tangent.tolist()
+    assert run(A) == run(torch)

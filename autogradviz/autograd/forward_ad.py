@@ -291,3 +291,31 @@ def moved_inplace(a, out):
     r = tangent_of(out)
     if r is not None:
         set_tangent(a, r)
+
+
+NO_JVP_MSG = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+
+
+def function_jvp(cls, ctx, args, outs, has_jvp):
+    """A custom ``Function`` applied to dual tensors: its ``jvp(ctx, *input_tangents)`` gives the outputs' tangents
+    (zeros stand for the inputs without one, as PyTorch materializes them)."""
+    from .._creation import zeros_like
+    t = [tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(x is None for x in t):
+        return
+    if not has_jvp:
+        raise NotImplementedError(NO_JVP_MSG)
+    given = [x if x is not None or not isinstance(a, Tensor) else zeros_like(a) for x, a in zip(t, args)]
+    hook, FW.hook = FW.hook, None
+    kept = ctx._saved
+    ctx._saved = tuple((x, x._vc[0]) for x in getattr(ctx, "_fw_saved", ()))  # jvp sees save_for_forward's tensors
+    try:
+        r = cls.jvp(ctx, *given)
+    finally:
+        FW.hook = hook
+        ctx._saved = kept
+    if not isinstance(r, tuple):
+        r = (r,)
+    for o, ro in zip(outs, r):
+        if isinstance(o, Tensor):
+            _store(o, ro)
