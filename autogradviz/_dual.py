@@ -8,7 +8,9 @@ reference makes a recycled id harmless, and the whole table is dropped when the 
 every tangent of a level at its exit.
 """
 
-__all__ = ["FW", "tangent_of"]
+import weakref
+
+__all__ = ["FW", "tangent_of", "set_tangent"]
 
 
 class _ForwardState:
@@ -29,3 +31,15 @@ def tangent_of(t):
     if e[0]() is not t:  # a dead tensor's id, reused
         return None
     return e[1]
+
+
+def set_tangent(t, tangent):
+    """Attach ``tangent`` to ``t`` at the open level (dropped when ``t`` dies or the level is exited)."""
+    tid = id(t)
+    tangents = FW.tangents
+
+    def drop(_ref, tid=tid, tangents=tangents):
+        e = tangents.get(tid)
+        if e is not None and e[0] is _ref:
+            del tangents[tid]
+    tangents[tid] = (weakref.ref(t, drop), tangent)

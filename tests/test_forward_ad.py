@@ -246,3 +246,38 @@ def test_custom_function_jvp_and_setup_context_as_pytorchs():
             tangent = fwad.unpack_dual(Cube.apply(fwad.make_dual(x.detach(), T.tensor([1.0, 0.5])))).tangent
         return y.tolist(), g.tolist(), tangent.tolist()
     assert run(A) == run(torch)
+
+
+def _jac_case(T):
+    def fn(x, y):
+        return x.exp() * y.sum(), (x * y).tanh().sigmoid()
+    x = T.tensor([0.3, -0.2, 0.5], dtype=T.float64)
+    y = T.tensor([[1.5, 0.2, -0.7]], dtype=T.float64)
+    jac = T.autograd.functional.jacobian(fn, (x, y), vectorize=True, strategy="forward-mode")
+    single = T.autograd.functional.jacobian(lambda x: x.softmax(0), x, vectorize=True, strategy="forward-mode")
+
+    def s(x):
+        return (x.exp() * x.sin()).sum() + (x ** 3).prod() + x.tanh().sum() * x.sigmoid().sum()
+    hess = T.autograd.functional.hessian(s, x, vectorize=True, outer_jacobian_strategy="forward-mode")
+    return [t.detach().numpy() for row in jac for t in row] + [single.numpy(), hess.detach().numpy()]
+
+
+def test_forward_mode_jacobian_and_hessian_as_pytorchs():
+    ours, ref = _jac_case(A), _jac_case(torch)
+    assert [a.shape for a in ours] == [b.shape for b in ref]
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def _jac_errors(T):
+    J = T.autograd.functional.jacobian
+    x = T.ones(2)
+    return [_err(lambda: J(lambda x: x * 2, x, strategy="forward-mode")),
+            _err(lambda: J(lambda x: x * 2, x, strategy="forward-mode", vectorize=True, create_graph=True)),
+            _err(lambda: J(lambda x: x * 2, x, strategy="forward-mode", vectorize=True, strict=True)),
+            _err(lambda: J(lambda x: x * 2, x, strategy="sideways")),
+            _err(lambda: T.autograd.functional.hessian(lambda x: x.sum(), x, outer_jacobian_strategy="forward-mode"))]
+
+
+def test_forward_mode_jacobian_errors_as_pytorchs():
+    assert _jac_errors(A) == _jac_errors(torch)

@@ -17,10 +17,9 @@ How an op states its forward derivative (``jvp(self, t, p, out)``, ``self._info`
 ``jvp = elementwise`` states that the op acts on each element alone, so its Jacobian is diagonal and equals its
 transpose: the forward derivative is the backward formula applied to the tangent (PyTorch's ``auto_element_wise``).
 """
-import weakref
 from typing import NamedTuple, Optional
 
-from .._dual import FW, tangent_of
+from .._dual import FW, set_tangent, tangent_of
 from .._tensor import Tensor, _new
 from .grad_mode import _DecoratorContextManager
 from .node import OUT
@@ -128,17 +127,6 @@ def unpack_dual(tensor, *, level=None):
 
 
 # -- the kernel's side: carrying tangents through ops ---------------------------------------------------------------
-def set_tangent(t, tangent):
-    tid = id(t)
-    tangents = FW.tangents
-
-    def drop(_ref, tid=tid, tangents=tangents):
-        e = tangents.get(tid)
-        if e is not None and e[0] is _ref:
-            del tangents[tid]
-    tangents[tid] = (weakref.ref(t, drop), tangent)
-
-
 def clear_tangent(t):
     e = FW.tangents.get(id(t))
     if e is not None and e[0]() is t:

@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import _creation
 from .._dual import FW as _FW
+from .._dual import set_tangent as _set_tangent, tangent_of as _tangent_of
 from .._hooks import RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import InferenceVersion, Tensor, _new
@@ -359,12 +360,20 @@ class SavedOutput:
         out._vc = self._vc
         out.grad_fn = node
         out._requires_grad = True
+        if _FW.tangents:  # forward over reverse: the saved output keeps its tangent, as PyTorch's saved variables do
+            _keep_tangent(self._ref(), out)
         return out
 
     def original(self, node):
         """The output tensor itself while it lives and still has ``node`` as its grad_fn, else an unpacked one."""
         t = self._ref()
         return t if t is not None and t.grad_fn is node else self.unpack(node)
+
+
+def _keep_tangent(orig, out):
+    tangent = None if orig is None else _tangent_of(orig)
+    if tangent is not None:
+        _set_tangent(out, tangent)
 
 
 def saved_output(out, version=None):
