@@ -81,6 +81,7 @@ def clamp_(t, min=None, max=None):
 
 
 from . import nn, optim  # noqa: E402
+from . import func  # noqa: E402
 from . import utils  # noqa: E402
 from ._creation import normal  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa

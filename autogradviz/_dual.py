@@ -43,3 +43,9 @@ def set_tangent(t, tangent):
         if e is not None and e[0] is _ref:
             del tangents[tid]
     tangents[tid] = (weakref.ref(t, drop), tangent)
+
+
+def keep_tangent(obj, tangent):
+    """Attach ``tangent`` to ``obj``, which cannot be weakly referenced (a node's saved output): the level keeps
+    ``obj`` alive until it is exited."""
+    FW.tangents[id(obj)] = ((lambda: obj), tangent)

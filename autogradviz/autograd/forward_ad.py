@@ -19,10 +19,10 @@ transpose: the forward derivative is the backward formula applied to the tangent
 """
 from typing import NamedTuple, Optional
 
-from .._dual import FW, set_tangent, tangent_of
+from .._dual import FW, keep_tangent, set_tangent, tangent_of
 from .._tensor import Tensor, _new
 from .grad_mode import _DecoratorContextManager
-from .node import OUT
+from .node import OUT, SavedOutput
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -199,6 +199,11 @@ def _store(out, r):
         finally:
             FW.hook = hook
     set_tangent(out, r)
+    node = out.grad_fn
+    if node is not None and node._saved:  # the node's saved copy of this output keeps the tangent too (the output
+        for so, _ in node._saved:         # itself may be gone when a reverse pass inside forward mode unpacks it)
+            if type(so) is SavedOutput and so._ref() is out:
+                keep_tangent(so, r)
 
 
 def elementwise(self, t, p, out):

@@ -361,7 +361,7 @@ class SavedOutput:
         out.grad_fn = node
         out._requires_grad = True
         if _FW.tangents:  # forward over reverse: the saved output keeps its tangent, as PyTorch's saved variables do
-            _keep_tangent(self._ref(), out)
+            _keep_tangent(self, out)
         return out
 
     def original(self, node):
