@@ -140,10 +140,9 @@ def _node_classes():
     return seen
 
 
-# node classes whose outputs no forward-mode computation reaches: PyTorch's NotImplemented (no derivative at all,
-# forward or backward), and the nodes an in-place write through a view regenerates on the view's base
-NO_FORWARD = {"autogradviz.ops.arith._NotImplementedBackward", "autogradviz.ops.inplace.AsStridedBackward0",
-              "autogradviz.ops.inplace._CopySlicesOnView"}
+# node classes whose outputs no forward-mode computation reaches: the nodes an in-place write through a view
+# regenerates on the view's base (docs/differences.md)
+NO_FORWARD = {"autogradviz.ops.inplace.AsStridedBackward0", "autogradviz.ops.inplace._CopySlicesOnView"}
 
 
 def test_every_op_with_a_backward_has_a_forward_derivative():
@@ -183,6 +182,17 @@ def _api_errors(T):
     out.append(fwad.enter_dual_level())
     fwad.exit_dual_level()
     return out
+
+
+def _no_derivative(T):
+    fwad = T.autograd.forward_ad
+    with fwad.dual_level():
+        d = fwad.make_dual(T.tensor([1.5, 2.5]), T.ones(2))
+        return [_err(lambda: d // 2), _err(lambda: 3 % d), fwad.unpack_dual(d > 1).tangent is None]
+
+
+def test_ops_without_a_derivative_refuse_forward_mode_as_pytorchs():
+    assert _no_derivative(A) == _no_derivative(torch)
 
 
 def test_api_and_errors_as_pytorchs():

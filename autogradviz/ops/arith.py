@@ -285,6 +285,9 @@ class _NotImplementedBackward(BackwardNode):
     def name(self):
         return "torch::autograd::NotImplemented"
 
+    def jvp(self, t, p, out):
+        raise NotImplementedError(f"Trying to use forward AD with {self._info} that does not support it.")
+
     def backward(self, g, s):
         raise RuntimeError(f"derivative for {self._info} is not implemented")
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
