@@ -14,13 +14,14 @@ __all__ = ["FW", "tangent_of", "set_tangent"]
 
 
 class _ForwardState:
-    __slots__ = ("hook", "level", "tangents")
+    __slots__ = ("hook", "level", "tangents", "inside")
 
 
 FW = _ForwardState()
 FW.hook = None       # forward_ad.propagate while a level is open, else None
 FW.level = None      # the open level's number (0), else None
 FW.tangents = {}     # id(tensor) -> (weakref.ref(tensor), tangent Tensor)
+FW.inside = False    # computing a tangent: its ops are forward mode's own work, which a trace does not record
 
 
 def tangent_of(t):

@@ -40,7 +40,8 @@ def _cases(T):
     out = [
         _err(lambda: F.grad(f)(x)), _err(lambda: F.grad(f, argnums=(0,))(x)), _err(lambda: F.grad(g, argnums=1)(x, y)),
         _err(lambda: F.grad(g, argnums=(0, 1))(x, y)), _err(lambda: F.grad(lambda x: x * 2)(x)),
-        _err(lambda: F.grad(f, has_aux=True)(x)), _err(lambda: F.grad(lambda x: ((x * x).sum(), x.sum()), has_aux=True)(x)),
+        _err(lambda: F.grad(f, has_aux=True)(x)),
+        _err(lambda: F.grad(lambda x: ((x * x).sum(), x.sum()), has_aux=True)(x)),
         _err(lambda: F.grad_and_value(f)(x)), _err(lambda: F.grad(F.grad(lambda x: x ** 3))(x[0])),
         _err(lambda: F.jvp(f, x, x)), _err(lambda: F.jvp(f, (x,), (y,))), _err(lambda: F.jvp(g, (x, y), (y, x))),
         _err(lambda: F.jvp(lambda x: (x.exp(), x.tanh()), (x,), (y,))), _err(lambda: F.jvp(f, (x,), (x, x))),

@@ -22,7 +22,7 @@ from typing import NamedTuple, Optional
 from .._dual import FW, keep_tangent, set_tangent, tangent_of
 from .._tensor import Tensor, _new
 from .grad_mode import _DecoratorContextManager
-from .node import OUT, SavedOutput
+from .node import FWD, OUT, SavedOutput
 
 __all__ = ["UnpackedDualTensor", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual", "dual_level"]
 
@@ -75,6 +75,19 @@ class UnpackedDualTensor(NamedTuple):
     tangent: Optional[Tensor]
 
 
+class _Quiet:
+    """Inside: no tangents are carried (a tangent has none) and a trace records nothing (the ops that compute a
+    tangent are forward mode's own work, not the user's)."""
+    __slots__ = ("hook", "inside")
+
+    def __enter__(self):
+        self.hook, self.inside = FW.hook, FW.inside
+        FW.hook, FW.inside = None, True
+
+    def __exit__(self, *exc):
+        FW.hook, FW.inside = self.hook, self.inside
+
+
 def _shape(t):
     return "[" + ", ".join(str(s) for s in t._data.shape) + "]"
 
@@ -85,11 +98,8 @@ def _is_float(t):
 
 def _alias(tensor):
     """A view of ``tensor`` that carries no tangent (the op kernel's hook is held off while it is made)."""
-    hook, FW.hook = FW.hook, None
-    try:
+    with _Quiet():
         return tensor.view(tuple(tensor._data.shape))
-    finally:
-        FW.hook = hook
 
 
 def make_dual(tensor, tangent, *, level=None):
@@ -113,6 +123,10 @@ def make_dual(tensor, tangent, *, level=None):
                            f"gradient is of size {_shape(tangent)}.")
     out = _alias(tensor)
     set_tangent(out, tangent)
+    if FWD.fn is not None:  # a trace records the call as PyTorch's TorchFunctionMode reports it
+        node = out.grad_fn
+        FWD.fn("MakeDualBackward0" if node is None else node.name(), (tensor, tangent) if node is None else (tensor,),
+               out, node)
     return out
 
 
@@ -152,11 +166,8 @@ def tangent_for(cls, info, t, p, out, saved=()):
     node._seq = 0
     node._saved = tuple(out if x is OUT else x for x in saved)  # what backward reads, as Tensors
     node.next_functions = tuple(_NO_EDGE if x is None else _TANGENT_EDGE for x in t)  # backward reads them
-    hook, FW.hook = FW.hook, None
-    try:
+    with _Quiet():
         return node.jvp(t, p, out)
-    finally:
-        FW.hook = hook
 
 
 _NO_EDGE = (None, 0)
@@ -193,11 +204,8 @@ def _store(out, r):
         from .._creation import tensor as _tensor
         r = _tensor(r)
     if r._data.shape != out._data.shape:
-        hook, FW.hook = FW.hook, None
-        try:
+        with _Quiet():
             r = r.expand(tuple(out._data.shape)).contiguous()
-        finally:
-            FW.hook = hook
     set_tangent(out, r)
     node = out.grad_fn
     if node is not None and node._saved:  # the node's saved copy of this output keeps the tangent too (the output
@@ -299,13 +307,12 @@ def function_jvp(cls, ctx, args, outs, has_jvp):
     if not has_jvp:
         raise NotImplementedError(NO_JVP_MSG)
     given = [x if x is not None or not isinstance(a, Tensor) else zeros_like(a) for x, a in zip(t, args)]
-    hook, FW.hook = FW.hook, None
     kept = ctx._saved
     ctx._saved = tuple((x, x._vc[0]) for x in getattr(ctx, "_fw_saved", ()))  # jvp sees save_for_forward's tensors
     try:
-        r = cls.jvp(ctx, *given)
+        with _Quiet():
+            r = cls.jvp(ctx, *given)
     finally:
-        FW.hook = hook
         ctx._saved = kept
     if not isinstance(r, tuple):
         r = (r,)

@@ -245,6 +245,7 @@ def _make_mode_class():
                 for o in outs:
                     if o.grad_fn is node:
                         self.rec._oplog.append((name, inputs, o, node))
+                        _note_tangents(torch, self.rec, inputs, o)
             else:
                 inputs = tuple(a if isinstance(a, T) else None for a in flat
                                if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))
@@ -259,6 +260,7 @@ def _make_mode_class():
                 elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
                     name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
                 self.rec._oplog.append((name, inputs, outs[0], None))
+                _note_tangents(torch, self.rec, inputs, outs[0])
             return out
 
     return TorchOps
@@ -591,3 +593,10 @@ def record_backward_call(rec, func, args, kwargs):
 from .trace import TORCH_MODE  # noqa: E402
 
 TORCH_MODE[0] = mode_for  # the recorder enters this mode when torch is loaded (it imports nothing of torch's)
+
+
+def _note_tangents(torch, rec, inputs, out):
+    """Forward-mode AD in real torch: the recorder keeps the tangents of the op's tensors (Recorder._note_tangents)."""
+    fwad = torch.autograd.forward_ad
+    if fwad._current_level >= 0:
+        rec._note_tangents(inputs, out, lambda t: fwad.unpack_dual(t).tangent)

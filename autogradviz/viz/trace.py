@@ -28,6 +28,7 @@ import sys
 
 import numpy as np
 
+from .. import _dual
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
@@ -348,6 +349,7 @@ class Recorder:
         self._call = None     # the frame of the call the last recorded op came from, and its first record's index
         self._call_start = 0
         self._in_backward = 0  # inside a backward pass: its ops are not recorded
+        self.tangents = {}    # forward-mode AD: id(tensor) -> (tensor, numpy copy of its tangent when an op met it)
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -413,10 +415,13 @@ class Recorder:
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
         self._ops.clear()
+        self.tangents.clear()
         self.backwards.clear()
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
+        if _dual.FW.inside:  # an op computing a tangent: forward mode's own work, not the user's
+            return
         # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frame that
         # reported the op (make, make2, Function.apply) is skipped: make is only ever called by the op layer, and
         # Function.apply's caller decides for it
@@ -437,8 +442,22 @@ class Recorder:
                 log = self._oplog
                 self._call_start = len(log)
                 log.append((name, inputs, out, node))
+                if _dual.FW.tangents:
+                    self._note_tangents(inputs, out, _dual.tangent_of)
                 return
         self._add_op(call, name, inputs, out, node)
+        if _dual.FW.tangents:
+            self._note_tangents(inputs, out, _dual.tangent_of)
+
+    def _note_tangents(self, inputs, out, tangent_of):
+        """Forward-mode AD: keep the tangents of an op's inputs and output as they are now (the dual level, and
+        with it every tangent, may be gone when the trace is drawn). ``tangent_of``: the source's reader."""
+        for t in tuple(inputs) + (out,):
+            if t is not None and id(t) not in self.tangents:
+                tg = tangent_of(t)
+                if tg is not None:
+                    self.tangents[id(t)] = (t, np.array(tg.detach().numpy() if hasattr(tg, "detach") else tg,
+                                                        copy=True))
 
     def _add_op(self, call, name, inputs, out, node):
         if not self._in_backward:
