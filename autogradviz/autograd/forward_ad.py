@@ -16,6 +16,10 @@ How an op states its forward derivative (``jvp(self, t, p, out)``, ``self._info`
 
 ``jvp = elementwise`` states that the op acts on each element alone, so its Jacobian is diagonal and equals its
 transpose: the forward derivative is the backward formula applied to the tangent (PyTorch's ``auto_element_wise``).
+``reduction`` and ``loss`` weight the tangent by the local partials the backward formula gives for a gradient of
+ones, and sum it to the output's shape. In-place ops move the out-of-place result's tangent to the tensor they wrote
+(``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``).
+The state is global, as PyTorch's forward-AD levels are (not per thread).
 """
 from typing import NamedTuple, Optional
 
@@ -141,12 +145,6 @@ def unpack_dual(tensor, *, level=None):
 
 
 # -- the kernel's side: carrying tangents through ops ---------------------------------------------------------------
-def clear_tangent(t):
-    e = FW.tangents.get(id(t))
-    if e is not None and e[0]() is t:
-        del FW.tangents[id(t)]
-
-
 def op_name(cls):
     n = cls.__name__ if not isinstance(cls, str) else cls
     for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
@@ -219,16 +217,6 @@ def elementwise(self, t, p, out):
     transpose, and the backward formula applied to the tangent is the Jacobian-vector product (PyTorch's
     ``auto_element_wise``). The backward reads the tensors the op saved (its output for ``OUT``)."""
     return self.backward(t[0], list(self._saved))[0]
-
-
-def linear(fn):
-    """The forward derivative of an op that is linear in its one tensor input: the op itself, applied to the
-    tangent (PyTorch's ``auto_linear``). ``fn(self, tangent)`` redoes the op (``self._info`` holds its arguments)."""
-    def jvp(self, t, p, out):
-        return fn(self, t[0])
-    jvp.__name__ = "jvp"
-    return jvp
-
 
 
 def add(a, b):

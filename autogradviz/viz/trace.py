@@ -29,6 +29,7 @@ import sys
 import numpy as np
 
 from .. import _dual
+from .._dual import FW as _FW
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
@@ -420,8 +421,10 @@ class Recorder:
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
-        if _dual.FW.inside:  # an op computing a tangent: forward mode's own work, not the user's
-            return
+        if _FW.tangents:  # forward-mode AD is on
+            if _FW.inside:  # an op computing a tangent: forward mode's own work, not the user's
+                return
+            self._note_tangents(inputs, out, _dual.tangent_of)
         # the call this op belongs to: the outermost frame of the op layer below the caller's code. The frame that
         # reported the op (make, make2, Function.apply) is skipped: make is only ever called by the op layer, and
         # Function.apply's caller decides for it
@@ -442,12 +445,8 @@ class Recorder:
                 log = self._oplog
                 self._call_start = len(log)
                 log.append((name, inputs, out, node))
-                if _dual.FW.tangents:
-                    self._note_tangents(inputs, out, _dual.tangent_of)
                 return
         self._add_op(call, name, inputs, out, node)
-        if _dual.FW.tangents:
-            self._note_tangents(inputs, out, _dual.tangent_of)
 
     def _note_tangents(self, inputs, out, tangent_of):
         """Forward-mode AD: keep the tangents of an op's inputs and output as they are now (the dual level, and
