@@ -81,6 +81,7 @@ def clamp_(t, min=None, max=None):
 
 
 from . import nn, optim  # noqa: E402
+from . import func  # noqa: E402
 from . import utils  # noqa: E402
 from . import serialization  # noqa: E402
 from .serialization import load, save  # noqa: E402

@@ -10,7 +10,7 @@ import weakref
 import numpy as np
 
 import autogradviz  # Tensor.backward calls autogradviz.autograd.backward and .engine.run_backward (at call time)
-from . import _dtype, _storage
+from . import _dtype, _dual, _storage
 from ._hooks import RemovableHandle
 
 __all__ = ["Tensor", "Size"]
@@ -429,6 +429,10 @@ class Tensor:
             suffixes.append(f"grad_fn=<{self.grad_fn.name().rsplit('::', 1)[-1]}>")
         elif self._requires_grad:
             suffixes.append("requires_grad=True")
+        if _dual.FW.tangents:
+            tangent = _dual.tangent_of(self)
+            if tangent is not None:  # as PyTorch: a 0-dim tangent prints as its number
+                suffixes.append("tangent=" + (repr(tangent.item()) if tangent._data.ndim == 0 else repr(tangent)))
         return format_tensor(self._data, self.dtype.name, suffixes)
 
     __str__ = __repr__

@@ -1,7 +1,7 @@
 """``autogradviz.autograd``: backward, grad, Function, Variable, grad modes, gradcheck (as torch.autograd)."""
 from .. import _checks, _tensor
 from .._tensor import Tensor
-from . import engine, graph
+from . import engine, forward_ad, graph
 from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)

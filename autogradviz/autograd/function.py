@@ -6,6 +6,8 @@ object, an instance of ``MultiplyAddBackward``. The engine runs it exactly like 
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from .._dual import FW as _FW
+from . import forward_ad as _forward_ad
 from .grad_mode import STATE as _GM
 from .._hooks import CALLS, composite
 from .node import (HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput, _inplace_msg, _next_seq, _Packed,
@@ -35,6 +37,10 @@ class FunctionCtx:
                 raise TypeError("save_for_backward can only save variables, but argument 0 is of type "
                                 f"{type(t).__name__}")
         self._to_save = tensors
+
+    def save_for_forward(self, *tensors):
+        """Keep tensors for ``jvp`` (forward mode): there ``ctx.saved_tensors`` gives these, as in PyTorch."""
+        self._fw_saved = tuple(tensors)
 
     def mark_non_differentiable(self, *tensors):
         self._non_diff = tensors
@@ -230,6 +236,17 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx, *grad_inputs):
+        """The forward derivative (forward-mode AD): one tangent per input in, one per output back."""
+        raise NotImplementedError("You must implement the jvp function for custom autograd.Function to use it with "
+                                  "forward mode AD.")
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Fill ``ctx`` from the inputs and output when ``forward`` takes no ``ctx`` (PyTorch's newer style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         if kwargs:  # as PyTorch's: keywords are bound to forward's parameters, and are inputs like the others
@@ -259,10 +276,17 @@ def _apply(cls, args, kwargs, call):
     is_diff = _GM.enabled and any(ctx.needs_input_grad)
     prev = _GM.enabled
     _GM.enabled = False
+    hook = _FW.hook
+    _FW.hook = None  # inside forward the inputs are plain values: the tangents go through jvp, below
     try:
-        outputs = cls.forward(ctx, *args, **kwargs)
+        if cls.setup_context is not Function.setup_context:
+            outputs = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, outputs)
+        else:
+            outputs = cls.forward(ctx, *args, **kwargs)
     finally:
         _GM.enabled = prev
+        _FW.hook = hook
     single = not isinstance(outputs, tuple)
     outs = (outputs,) if single else outputs
     input_ids = {id(a) for a in args if isinstance(a, Tensor)}
@@ -318,6 +342,8 @@ def _apply(cls, args, kwargs, call):
     else:
         ctx._saved = tuple((t, t._vc[0]) if t is not None else (None, 0) for t in ctx._to_save)
     ctx._to_save = ()
+    if _FW.tangents:
+        _forward_ad.function_jvp(cls, ctx, args, outs, cls.jvp is not Function.jvp)
     if call is not None:
         inputs = tuple(a if isinstance(a, Tensor) else None for a in args)
         call.records = [(cls.__name__ + "Backward", inputs, o, ctx if is_diff else None)

@@ -4,7 +4,8 @@ The same contract as PyTorch's: inputs are a Tensor or a tuple of Tensors (and r
 shape), ``create_graph`` keeps the results differentiable, ``strict`` raises where a result would be independent
 of an input instead of filling in zeros, with PyTorch's messages. Forward-mode products (``jvp``, ``hvp``) use
 the double-backward trick, as PyTorch does. ``vectorize=True`` gives the same values as the loop (PyTorch batches
-the products with vmap; here they are computed one by one); forward-mode strategies are not implemented.
+the products with vmap; here they are computed one by one). ``strategy="forward-mode"`` runs forward-mode AD
+(``forward_ad``), one pass per input element.
 """
 import contextlib
 
@@ -209,7 +210,7 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
         if not vectorize:
             raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse Hessian "
                                       "isonly implemented for `vectorize=True`.")
-        raise NotImplementedError("autogradviz has no forward-mode AD: use strategy=\"reverse-mode\"")
+        return _jacobian_forward(func, inputs)
     zeros_like = _creation.zeros_like
     from ..ops.shape import stack  # resolved at call time: autograd imports nothing from the op catalogue at load
     with _gm.enable_grad():
@@ -240,6 +241,51 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
             jac.append(tuple(stack(r, 0).view(out.size() + inputs[j].size()) for j, r in enumerate(rows)))
         jac = _finish(tuple(jac), create_graph)
         return _unpack2(jac, out_tuple, in_tuple)
+
+
+def _jacobian_forward(func, inputs):
+    """``jacobian(strategy="forward-mode")``: one forward pass with dual inputs per input element, each giving one
+    column of every output's Jacobian (PyTorch batches these passes with vmap; here they run one by one)."""
+    from . import forward_ad as fwad
+    zeros_like = _creation.zeros_like
+    stack = STACK[0]
+    in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
+    # the primals require grad, so that a reverse pass inside func (hessian's inner jacobian) differentiates the
+    # dual inputs themselves and its gradient carries their tangents (forward over reverse)
+    primals = tuple(t.detach().requires_grad_(t.dtype.is_floating_point) for t in inputs)
+    cols = None
+    outputs = out_tuple = None
+    for j, x in enumerate(primals):
+        for k in range(x.nelement()):
+            with fwad.dual_level():
+                duals = []
+                for jj, p in enumerate(primals):
+                    v = zeros_like(p)
+                    if jj == j:
+                        v.view(-1)[k] = 1
+                    duals.append(fwad.make_dual(p, v))
+                with _gm.enable_grad():
+                    res = func(*duals)
+                out_tuple, outs = _tuple_of_tensors(res, "outputs of the user-provided function", "jacobian")
+                if cols is None:
+                    outputs = outs
+                    cols = [[[] for _ in primals] for _ in outs]
+                for i, o in enumerate(outs):
+                    tangent = fwad.unpack_dual(o).tangent
+                    cols[i][j].append(zeros_like(o) if tangent is None else tangent.detach())
+    if cols is None:  # no input elements at all: PyTorch's empty Jacobians
+        outputs = func(*inputs)
+        out_tuple, outputs = _tuple_of_tensors(outputs, "outputs of the user-provided function", "jacobian")
+        cols = [[[] for _ in primals] for _ in outputs]
+    jac = []
+    for i, o in enumerate(outputs):
+        row = []
+        for j, x in enumerate(primals):
+            c = cols[i][j]
+            shape = o.size() + x.size()
+            row.append(stack(c, -1).reshape(shape) if c else zeros_like(o).new_zeros(shape))
+        jac.append(tuple(row))
+    return _unpack2(tuple(jac), out_tuple, in_tuple)
 
 
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, outer_jacobian_strategy="reverse-mode"):

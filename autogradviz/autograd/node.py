@@ -18,6 +18,8 @@ import weakref
 
 import numpy as np
 
+from .._dual import FW as _FW
+from .._dual import set_tangent as _set_tangent, tangent_of as _tangent_of
 from .._hooks import FWD, RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import INFERENCE_SEEN as _SEEN
@@ -359,12 +361,20 @@ class SavedOutput:
         out._vc = self._vc
         out.grad_fn = node
         out._requires_grad = True
+        if _FW.tangents:  # forward over reverse: the saved output keeps its tangent, as PyTorch's saved variables do
+            _keep_tangent(self, out)
         return out
 
     def original(self, node):
         """The output tensor itself while it lives and still has ``node`` as its grad_fn, else an unpacked one."""
         t = self._ref()
         return t if t is not None and t.grad_fn is node else self.unpack(node)
+
+
+def _keep_tangent(orig, out):
+    tangent = None if orig is None else _tangent_of(orig)
+    if tangent is not None:
+        _set_tangent(out, tangent)
 
 
 def saved_output(out, version=None):
@@ -803,6 +813,8 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
         out._vc = InferenceVersion((0,))
     out.grad_fn = node
     out._requires_grad = node is not None
+    if _FW.hook is not None:
+        _FW.hook(cls, inputs, out, info, saved)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, tuple(inputs), out, node)
     return out
@@ -873,6 +885,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 node._saved = _save(cls, saved, edges, out)
             out.grad_fn = node
             out._requires_grad = True
+            if _FW.hook is not None:
+                _FW.hook(cls, inputs, out, info, saved)
             if FWD.fn is not None:
                 FWD.fn(op or cls.__name__, inputs, out, node)
             return out
@@ -880,6 +894,8 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     out._requires_grad = False
     if _SEEN.any and _GM.inference:
         out._vc = InferenceVersion((0,))
+    if _FW.hook is not None:
+        _FW.hook(cls, inputs, out, info, saved)
     if FWD.fn is not None:
         FWD.fn(op or cls.__name__, inputs, out, None)
     return out
@@ -929,6 +945,8 @@ def make2(data, cls, a, b, saved=(), info=None):
                 node._saved = ()
             out.grad_fn = node
             out._requires_grad = True
+            if _FW.hook is not None:
+                _FW.hook(cls, (a, b), out, info, saved)
             if FWD.fn is not None:
                 FWD.fn(cls.__name__, (a, b), out, node)
             return out
@@ -936,6 +954,8 @@ def make2(data, cls, a, b, saved=(), info=None):
     out._requires_grad = False
     if _SEEN.any and _GM.inference:
         out._vc = InferenceVersion((0,))
+    if _FW.hook is not None:
+        _FW.hook(cls, (a, b), out, info, saved)
     if FWD.fn is not None:
         FWD.fn(cls.__name__, (a, b), out, None)
     return out
@@ -1001,6 +1021,8 @@ def make_views(base, datas, cls, info=None):
         if FWD.fn is not None:
             FWD.fn(cls.__name__, (base,), o, node)
         outs.append(o)
+    if _FW.hook is not None:
+        _FW.hook(cls, (base,), tuple(outs), info, ())
     return tuple(outs)
 
 

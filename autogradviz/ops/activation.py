@@ -6,6 +6,8 @@ import warnings
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import forward_ad as fw
+from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import (_const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim,
                     exports, keep_where, zeros_of)
@@ -25,6 +27,7 @@ def relu_(input):
 class LeakyReluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -60,6 +63,9 @@ class SoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
 
+    def jvp(self, t, p, out):
+        return out * (t[0] - (t[0] * out).sum(self._info, keepdim=True))  # result * (self_t - sum(self_t * result))
+
     def backward(self, g, s):
         y = s[0]
         dim = self._info
@@ -72,6 +78,9 @@ class SoftmaxBackward0(BackwardNode):
 class LogSoftmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+
+    def jvp(self, t, p, out):
+        return t[0] - (t[0] * out.exp()).sum(self._info, keepdim=True)  # self_t - sum(self_t * softmax)
 
     def backward(self, g, s):
         y = s[0]
@@ -119,6 +128,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 class TanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (_tanh_backward(g, s[0]),)
@@ -133,6 +143,7 @@ def tanh(a):
 class SigmoidBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (_sigmoid_backward(g, s[0]),)
@@ -152,6 +163,7 @@ def sigmoid(a):
 class ReluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (_threshold_backward(g, s[0]),)
@@ -170,6 +182,11 @@ class TanhBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("grad_output", "output")
 
+    def jvp(self, t, p, out):
+        g, r = p  # out = g * (1 - r**2)
+        return fw.add(None if t[0] is None else _tanh_backward(t[0], r),
+                      None if t[1] is None else t[1] * (_smul(r, -2) * g))
+
     def backward(self, go, s):
         g, r = s
         nf = self.next_functions
@@ -181,6 +198,11 @@ class TanhBackwardBackward0(BackwardNode):
 class SigmoidBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("grad_output", "output")
+
+    def jvp(self, t, p, out):
+        g, r = p  # out = g * (1 - r) * r
+        return fw.add(None if t[0] is None else _sigmoid_backward(t[0], r),
+                      None if t[1] is None else t[1] * g * _sadd(_smul(r, -2), 1))
 
     def backward(self, go, s):
         g, r = s
@@ -194,6 +216,9 @@ class SigmoidBackwardBackward0(BackwardNode):
 class ThresholdBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+
+    def jvp(self, t, p, out):
+        return None if t[0] is None else _threshold_backward(t[0], p[1])  # linear in grad; 0 in result
 
     def backward(self, go, s):
         (r,) = s
@@ -239,6 +264,7 @@ _tanh = _f(np_tanh, lambda x: tanh(x))
 class GeluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -270,6 +296,7 @@ def gelu(input, approximate="none"):
 class SoftplusBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -290,6 +317,7 @@ def softplus(input, beta=1, threshold=20):
 class EluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -309,6 +337,7 @@ def elu(input, alpha=1.0, inplace=False):
 class SiluBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -338,6 +367,7 @@ def _hardtanh_backward(g, x, lo, hi):
 class HardtanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (_hardtanh_backward(g, s[0], *self._info),)
@@ -346,6 +376,9 @@ class HardtanhBackward0(BackwardNode):
 class HardtanhBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+
+    def jvp(self, t, p, out):
+        return None if t[0] is None else _hardtanh_backward(t[0], p[1], *self._info)  # linear in grad
 
     def backward(self, go, s):
         nf = self.next_functions

@@ -9,6 +9,8 @@ import numpy as np
 from .. import _dtype
 from .._sumorder import small_sum
 from .._tensor import _wrap, Tensor
+from ..autograd import forward_ad as fw
+from ..autograd.forward_ad import elementwise
 from ..autograd.node import _SMALL_SUM, FWD, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
 from .index import where
@@ -34,6 +36,9 @@ class AddBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return fw.add(t[0], fw.scale(t[1], self._info[2]))  # self_t + alpha * other_t
+
     def backward(self, g, s):
         sa, sb, alpha = self._info
         nf = self.next_functions
@@ -55,6 +60,9 @@ class SubBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return fw.add(t[0], fw.scale(t[1], -self._info[2]))  # self_t - alpha * other_t
+
     def backward(self, g, s):
         sa, sb, alpha = self._info
         nf = self.next_functions
@@ -67,6 +75,7 @@ class SubBackward0(BackwardNode):
 class RsubBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (-g,)
@@ -141,6 +150,11 @@ class MulBackward0(BackwardNode):
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
     _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
+    def jvp(self, t, p, out):
+        x, y = p  # self_t * other + other_t * self
+        return fw.add(None if t[0] is None else t[0] * (y if y is not None else self._info[2]),
+                      None if t[1] is None else t[1] * x)
+
     def backward(self, g, s):
         x, y = s
         sa, sb, scalar = self._info
@@ -198,6 +212,10 @@ class DivBackward0(BackwardNode):
     _saved_if = (1, None)  # which edge decides whether each slot is saved (None: always)
     _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
+    def jvp(self, t, p, out):
+        y = p[1] if p[1] is not None else self._info[2]  # (self_t - other_t * result) / other
+        return fw.add(t[0], None if t[1] is None else -(t[1] * out)) / y
+
     def backward(self, g, s):
         x, y = s
         sa, sb, scalar = self._info
@@ -231,6 +249,9 @@ def _trunc_div(x, y):
 class DivBackward2(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return zeros_of(out)
 
     def backward(self, g, s):
         sa, sb = self._info
@@ -281,6 +302,9 @@ class _NotImplementedBackward(BackwardNode):
     def name(self):
         return "torch::autograd::NotImplemented"
 
+    def jvp(self, t, p, out):
+        raise NotImplementedError(f"Trying to use forward AD with {self._info} that does not support it.")
+
     def backward(self, g, s):
         raise RuntimeError(f"derivative for {self._info} is not implemented")
 _NotImplementedBackward.__name__ = _NotImplementedBackward.__qualname__ = "NotImplemented"
@@ -318,6 +342,7 @@ def rfloordiv(a, other):
 class RemainderBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)
@@ -327,6 +352,10 @@ class RemainderBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
     _saved_if = (1, 1)  # which edge decides whether each slot is saved (None: always)
+
+    def jvp(self, t, p, out):
+        x, y = p  # self_t - other_t * self.div(other, rounding_mode="floor")
+        return fw.add(t[0], None if t[1] is None else -(t[1] * div(x, y, rounding_mode="floor")))
 
     def backward(self, g, s):
         x, y = s
@@ -375,6 +404,7 @@ def rremainder(a, other):
 class PowBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         (x,) = s
@@ -391,6 +421,12 @@ class PowBackward0(BackwardNode):
 class PowBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "exponent", "result")
+
+    def jvp(self, t, p, out):
+        x, e = p  # PyTorch's pow_backward_self and pow_backward_exponent, with the tangents for the grads
+        ta = None if t[0] is None else where(eq(e, 0.0), 0.0, t[0] * (e * pow(x, _ssub(e, 1))))
+        tb = None if t[1] is None else t[1] * where(and_(eq(x, 0), ge(e, 0)), 0.0, out * x.log())
+        return fw.add(ta, tb)
 
     def backward(self, g, s):
         x, e, r = s
@@ -417,6 +453,7 @@ class PowBackward1(BackwardNode):
 class PowBackward2(BackwardNode):
     __slots__ = ()
     _saved_names = ("exponent", "result")
+    jvp = elementwise
 
     def backward(self, g, s):
         e, r = s
@@ -467,6 +504,7 @@ class MulBackward1(BackwardNode):
     """``tensor * scalar`` inside a backward formula (PyTorch's mul.Scalar)."""
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (_smul(g, self._info),)
@@ -483,6 +521,7 @@ class DivBackward1(BackwardNode):
     """``tensor / scalar`` inside a composite op (PyTorch's div.Scalar called from C++)."""
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g / self._info,)
@@ -498,6 +537,7 @@ class SubBackward1(BackwardNode):
     """``tensor - scalar`` inside a backward formula (PyTorch's sub.Scalar)."""
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)
@@ -513,6 +553,7 @@ class AddBackward1(BackwardNode):
     """``tensor + scalar`` inside a backward formula (PyTorch's add.Scalar)."""
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)

@@ -4,8 +4,9 @@ import numpy as np
 
 from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
-from ._core import _broadcast_error, _operand, _t, exports, keep_where
+from ._core import _broadcast_error, _operand, _t, exports, keep_where, zeros_of
 from .shape import AliasBackward0, unsqueeze
 
 
@@ -21,6 +22,10 @@ def _where(c, a, b):
 class GatherBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
+
+    def jvp(self, t, p, out):
+        shape, dim, idx = self._info
+        return gather(t[0], dim, _wrap(idx))
 
     def backward(self, g, s):
         shape, dim, idx = self._info
@@ -63,6 +68,7 @@ def gather(a, dim, index, sparse_grad=False):
 class MaskedFillBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mask",)
+    jvp = elementwise
 
     def backward(self, g, s):
         mask = self._info
@@ -72,6 +78,10 @@ class MaskedFillBackward0(BackwardNode):
 class MaskedFillBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("mask",)
+
+    def jvp(self, t, p, out):
+        mask = _wrap(self._info)  # where(mask, value_t, self_t)
+        return where(mask, zeros_of(p[1]) if t[1] is None else t[1], zeros_of(p[0]) if t[0] is None else t[0])
 
     def backward(self, g, s):
         mask = self._info
@@ -112,6 +122,10 @@ class IndexSelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index",)
 
+    def jvp(self, t, p, out):
+        shape, dim, idx = self._info
+        return index_select(t[0], dim, _wrap(np.asarray(idx)))
+
     def backward(self, g, s):
         shape, dim, idx = self._info
         view = [1] * len(shape)
@@ -141,6 +155,11 @@ def index_select(a, dim, index):
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
+
+    def jvp(self, t, p, out):
+        a, b = p  # where(condition, self_t, other_t)
+        return where(_wrap(self._info[0]), zeros_of(a) if t[0] is None else t[0],
+                     zeros_of(b) if t[1] is None else t[1])
 
     def backward(self, g, s):
         cond, sa, sb = self._info
@@ -208,6 +227,10 @@ class SelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        shape, dim, index = self._info
+        return getitem(t[0], (slice(None),) * dim + (index,))
+
     def backward(self, g, s):
         shape, dim, index = self._info
         return (_scatter_back(g, shape, (slice(None),) * dim + (index,)),)
@@ -222,6 +245,10 @@ class SliceBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        shape, dim, sl = self._info[:3]
+        return getitem(t[0], (slice(None),) * dim + (sl,))
+
     def backward(self, g, s):
         shape, dim, sl = self._info[:3]
         return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
@@ -233,6 +260,10 @@ class SliceBackward0(BackwardNode):
 class IndexBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("indices",)
+
+    def jvp(self, t, p, out):
+        return _wrap(np.ascontiguousarray(t[0]._data[self._info[1]])) if not t[0]._requires_grad \
+            else getitem(t[0], self._info[1])
 
     def backward(self, g, s):
         shape, idx = self._info
@@ -264,6 +295,9 @@ class _IndexPutGrad:
 class IndexPutBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return _scatter(t[0], tuple(out._data.shape), self._info)
 
     def backward(self, g, s):
         idx = self._info

@@ -9,7 +9,9 @@ from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
                              sum_to)
-from ._core import INPLACE, _shape_arg, report_inplace
+from .._dual import FW as _FW
+from ..autograd import forward_ad as _fw
+from ._core import INPLACE, _shape_arg, report_inplace, zeros_of
 from .index import _norm_index, _scatter, getitem
 
 
@@ -101,6 +103,8 @@ def apply_inplace(a, out):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, node is not None)
+    if _FW.tangents:
+        _fw.moved_inplace(a, out)
     return a
 
 
@@ -304,6 +308,8 @@ def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if _FW.tangents:
+        _fw.after_inplace(a, _FILL_NODES[node_name], (a,) if value is None else (a, value))
     if INPLACE.fn is not None and call is not None:
         report_inplace(call, (a,) + args, {}, before[0], old)
     return a
@@ -349,6 +355,8 @@ def copy_(a, src, non_blocking=False):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if _FW.tangents:
+        _fw.after_inplace(a, CopyBackwards, (a, src if isinstance(src, Tensor) else None), (sd.shape, a._data.dtype))
     if INPLACE.fn is not None:
         report_inplace("copy_", (a, src), {}, before[0], old)
     return a
@@ -360,6 +368,10 @@ class CopyBackwards(BackwardNode):
 
     def name(self):
         return "torch::autograd::CopyBackwards"
+
+    def jvp(self, t, p, out):
+        src = t[1]  # the source's tangent, broadcast and cast as copy_ does; zero when the source has none
+        return zeros_of(out) if src is None else src.expand(*out._data.shape).to(out.dtype)
 
     def backward(self, g, s):
         shape, dt = self._info
@@ -409,6 +421,9 @@ class FillBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return zeros_of(out)  # constants now
+
     def backward(self, g, s):
         return (g * 0,)
 
@@ -424,6 +439,9 @@ class FillBackward2(FillBackward0):
 class FillBackward3(FillBackward0):
     """fill_(value_tensor): no gradient to self; the value gets the sum of the incoming gradient."""
     __slots__ = ()
+
+    def jvp(self, t, p, out):
+        return zeros_of(out) if t[1] is None else t[1].expand(*out._data.shape)  # the value's tangent everywhere
 
     def backward(self, g, s):
         return (g * 0, g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
@@ -453,6 +471,12 @@ class CopySlices(BackwardNode):
 
     def name(self):
         return "torch::autograd::CopySlices"
+
+    def jvp(self, t, p, out):
+        idx, vshape = self._info  # the old tangent with the value's tangent written at the index
+        r = zeros_of(out) if t[0] is None else _wrap(np.array(t[0]._data, copy=True))
+        _idx_set(r._data, idx, 0 if t[1] is None else t[1]._data)
+        return r
 
     def backward(self, g, s):
         idx, vshape = self._info
@@ -562,6 +586,8 @@ def setitem(a, key, value):
         _after(a, before)
     if len(a._vc) > 1:
         refresh_views(a, a.grad_fn is not before[0])
+    if _FW.tangents:
+        _fw.after_inplace(a, CopySlices, (a, v), (key, np.shape(vd)))
     if INPLACE.fn is not None:
         report_inplace("__setitem__", (a, key0, value), {}, before[0], old)
 

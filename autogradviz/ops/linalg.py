@@ -2,6 +2,7 @@
 import numpy as np
 
 from .._tensor import Tensor
+from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _dtname, _operand, exports
 from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
@@ -88,6 +89,10 @@ class MmBackward0(BackwardNode):
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
     _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
+    def jvp(self, t, p, out):
+        a, b = p  # self_t @ other + self @ other_t
+        return fw.add(None if t[0] is None else t[0] @ b, None if t[1] is None else a @ t[1])
+
     def backward(self, g, s):
         a, b = s
         c1, c2 = self._info[:2]  # were self and mat2 column-major? (ATen keeps their strides)
@@ -117,6 +122,10 @@ class MvBackward0(BackwardNode):
     _saved_names = ("self", "vec")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
+    def jvp(self, t, p, out):
+        a, b = p  # self_t @ other + self @ other_t
+        return fw.add(None if t[0] is None else t[0] @ b, None if t[1] is None else a @ t[1])
+
     def backward(self, g, s):
         a, v = s
         nf = self.next_functions
@@ -140,6 +149,10 @@ class DotBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "tensor")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
+
+    def jvp(self, t, p, out):
+        a, b = p  # self_t . tensor + self . tensor_t
+        return fw.add(None if t[0] is None else t[0].dot(b), None if t[1] is None else a.dot(t[1]))
 
     def backward(self, g, s):
         a, b = s
@@ -165,6 +178,10 @@ class BmmBackward0(BackwardNode):
     _saved_names = ("self", "mat2")
     _saved_if = (1, 0)  # which edge decides whether each slot is saved (None: always)
 
+    def jvp(self, t, p, out):
+        a, b = p  # self_t @ other + self @ other_t
+        return fw.add(None if t[0] is None else t[0] @ b, None if t[1] is None else a @ t[1])
+
     def backward(self, g, s):
         a, b = s
         sa, sb = self._info
@@ -188,6 +205,9 @@ class SqueezeBackward4(BackwardNode):
     """``squeeze_(dim)`` (in place); matmul of a vector and a matrix ends with it, as in PyTorch."""
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].reshape(tuple(out._data.shape))
 
     def backward(self, g, s):
         return (g.reshape(self._info),)
@@ -310,6 +330,12 @@ class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")
     _saved_if = (2, 1)  # which edge decides whether each slot is saved (None: always)
+
+    def jvp(self, t, p, out):
+        bias, m1, m2 = p  # beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)
+        beta, alpha = self._info[1:3]
+        prod = fw.add(None if t[1] is None else t[1] @ m2, None if t[2] is None else m1 @ t[2])
+        return fw.add(fw.scale(t[0], beta), fw.scale(prod, alpha))
 
     def backward(self, g, s):
         m1, m2 = s

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._sumorder import full_sum
 from .._tensor import _wrap, Tensor
+from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze, keep_where
 from .activation import _np_sigmoid, log_softmax, softplus
@@ -54,6 +55,7 @@ def _reduction(reduction, size_average=None, reduce=None):
 class MseLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
+    jvp = fw.loss
 
     def backward(self, g, s):
         x, y = s
@@ -131,6 +133,7 @@ class NllLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "total_weight")
     _empty_if = {"weight": lambda n: n._info[5]}
+    jvp = fw.loss
 
     def backward(self, g, s):
         coef, reduction, cdim = self._info[:3]
@@ -326,6 +329,7 @@ class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
     _empty_if = {"weight": lambda n: n._info[2]}  # no weight given: reads None after release too, as PyTorch's
+    jvp = fw.loss
 
     def backward(self, g, s):
         x, t, w = s
@@ -372,6 +376,7 @@ class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
     _empty_if = {"weight": lambda n: n._info[2], "pos_weight": lambda n: n._info[3]}
+    jvp = fw.loss
 
     def backward(self, g, s):
         x, t, w, pw = s
@@ -433,6 +438,7 @@ def _pointwise_loss(cls, input, target, reduction, param, np_loss, out_dtype=Non
 class _PointwiseLossBackward(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
+    jvp = fw.loss
 
     def backward(self, g, s):
         x, y = s

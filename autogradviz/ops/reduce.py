@@ -4,6 +4,7 @@ import numpy as np
 
 from .. import _checks, _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _broadcast_error, _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
@@ -58,6 +59,9 @@ class SumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return t[0].sum()
+
     def backward(self, g, s):
         if isinstance(g, Tensor):
             return (_expand_back(g, self._info, (), True),)
@@ -72,6 +76,10 @@ class SumBackward0(BackwardNode):
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        shape, dims, keepdim = self._info
+        return t[0].sum(list(dims), keepdim)
 
     def backward(self, g, s):
         shape, dims, keepdim = self._info[:3]
@@ -118,6 +126,9 @@ class MeanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return t[0].sum() / self._info[1]
+
     def backward(self, g, s):
         shape, n = self._info
         if isinstance(g, Tensor):
@@ -133,6 +144,10 @@ class MeanBackward0(BackwardNode):
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        shape, dims, keepdim, n = self._info
+        return t[0].sum(list(dims), keepdim) / n
 
     def backward(self, g, s):
         shape, dims, keepdim, n = self._info[:4]
@@ -189,6 +204,9 @@ class MaxBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
 
+    def jvp(self, t, p, out):
+        return fw.reduction(self, t, p, out)  # the tangents of the tied extremes, averaged
+
     def backward(self, g, s):
         x, r = s
         if isinstance(x, Tensor):
@@ -212,6 +230,12 @@ class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
     _saved_names = ("indices",)
+
+    def jvp(self, t, p, out):
+        shape, dim, keepdim, idx = self._info  # the tangent at each selected position
+        ix = _wrap(idx if keepdim else np.expand_dims(idx, dim))
+        r = t[0].gather(dim, ix)
+        return r if keepdim else r.squeeze(dim)
 
     def backward(self, g, s):
         shape, dim, keepdim, idx = self._info
@@ -306,6 +330,14 @@ class MaximumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
 
+    def jvp(self, t, p, out):
+        a, b = p  # self_t where self wins, other_t where other wins, their mean on a tie
+        pick = (a._data > b._data) if self._info else (a._data < b._data)
+        wa = _wrap(np.where(a._data == b._data, 0.5, pick.astype(float)).astype(out._data.dtype))
+        ta = None if t[0] is None else t[0] * wa
+        tb = None if t[1] is None else t[1] * (1 - wa)
+        return fw.add(ta, tb)
+
     def backward(self, g, s):
         x, y = s
         xd = x._data if isinstance(x, Tensor) else x
@@ -385,6 +417,9 @@ def argmin(a, dim=None, keepdim=False, *, axis=None):
 class CumsumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].cumsum(self._info)
 
     def backward(self, g, s):
         dim = self._info
@@ -473,6 +508,9 @@ class LogsumexpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
 
+    def jvp(self, t, p, out):
+        return fw.reduction(self, t, p, out, *self._info)  # sum(self_t * softmax(self))
+
     def backward(self, g, s):
         x, r = s
         dims, keepdim = self._info
@@ -498,6 +536,9 @@ def logsumexp(a, dim, keepdim=False):
 class AmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
+
+    def jvp(self, t, p, out):
+        return fw.reduction(self, t, p, out, *self._info)  # the tangents of the tied extremes, averaged
 
     def backward(self, g, s):
         x, r = s
@@ -587,6 +628,9 @@ class ProdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
 
+    def jvp(self, t, p, out):
+        return fw.reduction(self, t, p, out)  # sum(self_t * result / self), with zeros handled
+
     def backward(self, g, s):
         x, r = s
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -597,6 +641,10 @@ class ProdBackward0(BackwardNode):
 class ProdBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
+
+    def jvp(self, t, p, out):
+        dim, keepdim = self._info
+        return fw.reduction(self, t, p, out, (dim,), keepdim)
 
     def backward(self, g, s):
         x, r = s
@@ -704,6 +752,10 @@ class VarBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
+    def jvp(self, t, p, out):
+        dims, keepdim = self._info[:2]
+        return fw.reduction(self, t, p, out, dims, keepdim)  # sum(self_t * 2 (self - mean) / (n - correction))
+
     def backward(self, g, s):
         return (_var_backward(g, s[0], *self._info[:4]),)
 
@@ -712,6 +764,10 @@ class VarBackward0(BackwardNode):
 class StdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
+
+    def jvp(self, t, p, out):
+        dims, keepdim = self._info[:2]
+        return fw.reduction(self, t, p, out, dims, keepdim)
 
     def backward(self, g, s):
         x, r = s
@@ -731,6 +787,10 @@ class StdBackward0(BackwardNode):
 class LinalgVectorNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
+
+    def jvp(self, t, p, out):
+        pn, dims, keepdim = self._info
+        return fw.reduction(self, t, p, out, dims, keepdim)
 
     def backward(self, g, s):
         x, r = s

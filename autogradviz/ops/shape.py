@@ -4,14 +4,19 @@ import numpy as np
 
 from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
+from ..autograd import functional as _functional
+from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
-from ._core import _shape_arg, _t, exports
+from ._core import _shape_arg, _t, exports, zeros_of
 
 
 @facts(fn="view", saved={"self_sym_sizes": lambda n: tuple(n._info)})
 class ViewBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].reshape(tuple(out._data.shape))  # linear: the same reshaping of the tangent
 
     def backward(self, g, s):
         return (g.reshape(self._info),)
@@ -32,6 +37,7 @@ class ReshapeAliasBackward0(ViewBackward0):
 class CloneBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)
@@ -125,6 +131,9 @@ class TBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return t[0].t()
+
     def backward(self, g, s):
         return (g.t() if isinstance(g, Tensor) else g.T,)
 
@@ -141,6 +150,9 @@ def t(a):
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].transpose(*self._info[:2])
 
     def backward(self, g, s):
         d0, d1 = self._info[:2]
@@ -160,6 +172,9 @@ def transpose(a, dim0, dim1):
 class PermuteBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].permute(*self._info)
 
     def backward(self, g, s):
         inv = tuple(np.argsort(self._info))
@@ -212,6 +227,9 @@ class SqueezeBackward0(ViewBackward0):
 class SqueezeBackward1(BackwardNode):
     __slots__ = ()
 
+    def jvp(self, t, p, out):
+        return t[0].reshape(tuple(out._data.shape))  # linear: the same reshaping of the tangent
+
     def backward(self, g, s):
         return (g.reshape(self._info[0]),)
 
@@ -223,6 +241,9 @@ class SqueezeBackward2(ViewBackward0):
 @facts(fn="unsqueeze", saved={"dim": lambda n: n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
 class UnsqueezeBackward0(BackwardNode):
     __slots__ = ()
+
+    def jvp(self, t, p, out):
+        return t[0].reshape(tuple(out._data.shape))  # linear: the same reshaping of the tangent
 
     def backward(self, g, s):
         return (g.reshape(self._info[0]),)
@@ -269,6 +290,9 @@ class ExpandBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return t[0].expand(*out._data.shape)
+
     def backward(self, g, s):
         return (sum_to(g, self._info),)
 
@@ -313,6 +337,7 @@ def expand_as(a, other):
 class AliasBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)
@@ -328,6 +353,9 @@ def alias(a):
 class RepeatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return t[0].repeat(*self._info[1])
 
     def backward(self, g, s):
         shape, reps = self._info
@@ -364,6 +392,9 @@ class FlipBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return t[0].flip(*self._info)
+
     def backward(self, g, s):
         dims = self._info
         return (flip(g, dims) if _t(g) else np.flip(g, dims).copy(),)
@@ -384,6 +415,10 @@ def flip(a, *dims):
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        shifts, dims = self._info
+        return t[0].roll(shifts, dims if dims else None)
 
     def backward(self, g, s):
         shifts, dims = self._info
@@ -420,6 +455,7 @@ def _triangle(np_fn, name, a, diagonal):
 class TrilBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         k = self._info
@@ -437,6 +473,7 @@ def tril(a, diagonal=0):
 class TriuBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         k = self._info
@@ -473,6 +510,12 @@ class _SplitNode(BackwardNode):
 
     def _fill_missing(self, buf, create_graph):
         return buf
+
+    def jvp(self, t, p, out):
+        shape, dim, pieces, stacked, dtype = self._info  # the tangent cut into the same pieces
+        if stacked:
+            return t[0].unbind(dim)
+        return t[0].split(list(pieces), dim)
 
     def backward(self, g, s):
         shape, dim, pieces, stacked, dtype = self._info
@@ -562,6 +605,9 @@ class CatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return cat([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info[0])
+
     def backward(self, g, s):
         dim, sizes = self._info
         out = []
@@ -593,6 +639,9 @@ def cat(tensors, dim=0):
 class StackBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return stack([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info[0])
 
     def backward(self, g, s):
         dim, n = self._info

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import _checks, _dtype
 from .._tensor import _wrap, Tensor
+from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
 from .arith import _smul
@@ -21,6 +22,7 @@ from ._math import f32_via_f64, np_cos, np_exp, np_log, np_sin, pow_scalar_np
 class NegBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (-g,)
@@ -38,6 +40,7 @@ def neg(a):
 class ExpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g * s[0],)
@@ -52,6 +55,7 @@ def exp(a):
 class LogBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g / s[0],)
@@ -67,6 +71,7 @@ def log(a):
 class SqrtBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g / _smul(s[0], 2),)  # PyTorch: grad / (2 * result)
@@ -82,6 +87,7 @@ def sqrt(a):
 class AbsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g * _sgn(s[0]),)  # PyTorch: grad * self.sgn()
@@ -96,6 +102,7 @@ def abs(a):
 class SinBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g * _cos(s[0]),)
@@ -110,6 +117,7 @@ def sin(a):
 class CosBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g * -_sin(s[0]),)
@@ -124,6 +132,7 @@ def cos(a):
 class ReciprocalBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         r = s[0]
@@ -141,6 +150,7 @@ def reciprocal(a):
 class ClampBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -240,6 +250,7 @@ class _ZeroBackward(BackwardNode):
     """The base of the nodes whose local derivative is 0 almost everywhere (sign and rounding)."""
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (zeros_of(g),)  # PyTorch: zeros_like(grad)
@@ -248,6 +259,7 @@ class _ZeroBackward(BackwardNode):
 class SgnBackward0(BackwardNode):  # the sign inside a derivative formula (AbsBackward0's, create_graph=True)
     __slots__ = ()
     _saved_names = ("self", "result")  # as PyTorch's sgn_backward(self, grad, result) keeps them
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g * 0,)
@@ -352,6 +364,7 @@ _erf = _f(_np_erf, lambda x: erf(x))
 class Log1PBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -371,6 +384,7 @@ def log1p(a):
 class Expm1Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         r = s[0]
@@ -390,6 +404,7 @@ def expm1(a):
 class SinhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -409,6 +424,7 @@ def sinh(a):
 class CoshBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -428,6 +444,7 @@ def cosh(a):
 class TanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         r = s[0]
@@ -447,6 +464,7 @@ def tan(a):
 class AtanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -466,6 +484,7 @@ def atan(a):
 class AsinBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -485,6 +504,7 @@ def asin(a):
 class AcosBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -504,6 +524,7 @@ def acos(a):
 class ErfBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -520,6 +541,7 @@ def erf(a):
 class Exp2Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         r = s[0]
@@ -539,6 +561,7 @@ def exp2(a):
 class Log2Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -558,6 +581,7 @@ def log2(a):
 class Log10Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+    jvp = elementwise
 
     def backward(self, g, s):
         x = s[0]
@@ -577,6 +601,7 @@ def log10(a):
 class RsqrtBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("result",)
+    jvp = elementwise
 
     def backward(self, g, s):
         r = s[0]
@@ -598,6 +623,7 @@ def rsqrt(a):
 class FracBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         return (g,)
@@ -689,6 +715,7 @@ def isinf(x):
 class ToCopyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = elementwise
 
     def backward(self, g, s):
         dt = self._info

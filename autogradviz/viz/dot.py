@@ -328,6 +328,10 @@ def _node_label(v, lang, show_saved):
 def _edge_label(e, lang):
     if e.kind == "tensor":
         lines = _value_lines(e.label, e.shape, e.value)
+        if e.tangent is not None:  # forward-mode AD: the tangent the tensor carried, beside its value
+            rows = e.tangent.split("\n")
+            name = t("edge.tangent", lang)
+            lines = lines + ([f"{name} = {rows[0]}"] if len(rows) == 1 else [f"{name} ="] + rows)
         return _center(lines) if lines else None
     if e.kind in ("next", "none", "more") and e.index is not None:
         return f"[{e.index}]"

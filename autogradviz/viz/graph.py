@@ -107,9 +107,9 @@ class OutInfo:
 
 
 class VEdge:
-    __slots__ = ("src", "dst", "kind", "label", "shape", "value", "role", "index")
+    __slots__ = ("src", "dst", "kind", "label", "shape", "value", "role", "index", "tangent")
 
-    def __init__(self, src, dst, kind, label=None, shape=None, value=None, role=None, index=None):
+    def __init__(self, src, dst, kind, label=None, shape=None, value=None, role=None, index=None, tangent=None):
         self.src = src
         self.dst = dst
         self.kind = kind     # backward: next | none | grad_fn | more ; forward: tensor | scalar | more
@@ -118,6 +118,7 @@ class VEdge:
         self.value = value
         self.role = role     # forward: the tensor's role (leaf, param, input, intermediate, output, nograd)
         self.index = index   # backward: position in next_functions
+        self.tangent = tangent  # forward: the tensor's forward-mode tangent as a trace recorded it (formatted)
 
     def __repr__(self):
         return f"VEdge({self.src}->{self.dst}, {self.kind})"
@@ -912,6 +913,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
     on tensors that need no grad) or else reconstructed from the grad_fn graph."""
     roots, trace = split_roots(source, roots, trace)
+    tangents = getattr(trace, "tangents", None)  # forward-mode AD: the tangents the trace recorded
     nm = _make_names(names, model, frame, auto_names)
     root_tensors = [r for r in roots if source.is_tensor(r)]
     if trace is not None:
@@ -1084,7 +1086,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
             c = succ(k)[0]
             src = _target(c, vid, hidden_of, more_id)
             p = ops_by_out(t)
-            m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="output",
+            m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="output", tangents=tangents,
                                         version=p[0].version if p is not None else None,
                                         held=[p[0].after] if p is not None else None))
             continue
@@ -1111,16 +1113,17 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
             if it[0] == "op":
                 t = it[3] if len(it) > 3 else None
                 e = _tensor_edge(source, src, dst, t, nm, show_values, role="intermediate" if it[1].grad else "nograd",
+                                 tangents=tangents,
                                  key=(it[1], it[2]), version=it[1].version, held=it[4] if len(it) > 4 else None)
                 m.edges.append(e)
             elif it[0] == "t":
                 t = it[1]
-                m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role=_tensor_role(source, t, nm),
+                m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role=_tensor_role(source, t, nm), tangents=tangents,
                                             held=it[2] if len(it) > 2 else None))
             else:  # a None in next_functions
                 t = it[2] if len(it) > 2 else None
                 if t is not None:
-                    m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="input"))
+                    m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="input", tangents=tangents))
                 else:
                     m.edges.append(VEdge(src, dst, "tensor", role="input"))
     _split_shared(m, split_shared)
@@ -1138,7 +1141,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
     return m
 
 
-def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=None, held=None):
+def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=None, held=None, tangents=None):
     """A tensor edge; ``version``: the version an in-place op left (shown in the label), ``held``: [the tensor's
     data at the version the edge carries] for a tensor written in place later (None inside: its data now)."""
     if t is not None:
@@ -1146,8 +1149,10 @@ def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=N
         if version is not None:
             label = version_label(label, version)
         data = held[0] if held is not None and held[0] is not None else t
+        tg = tangents.get(id(t)) if tangents else None
+        tangent = format_value(tg[1], show_values, source) if tg is not None and tg[0] is t else None
         return VEdge(src, dst, "tensor", label=label, shape=_shape(t, source),
-                     value=format_value(data, show_values, source), role=role)
+                     value=format_value(data, show_values, source), role=role, tangent=tangent)
     op, nr = key
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
 

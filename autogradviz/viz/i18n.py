@@ -29,6 +29,7 @@ STRINGS = {
     "legend.op": {"en": "operation: tensors flow along the edges", "zh": "操作：张量沿着边流动"},
     "legend.op_nograd": {"en": "operation that records no grad_fn", "zh": "不记录grad_fn的操作"},
     "legend.scalar": {"en": "Python number", "zh": "Python数值"},
+    "edge.tangent": {"en": "tangent", "zh": "切向量"},
     "legend.fn": {"en": "backward function (grad_fn)", "zh": "反向函数（grad_fn）"},
     "legend.acc": {"en": "gradient accumulator (AccumulateGrad) of a leaf",
                    "zh": "叶子张量的梯度累加器（AccumulateGrad）"},

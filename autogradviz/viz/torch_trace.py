@@ -246,6 +246,7 @@ def _make_mode_class():
                 for o in outs:
                     if o.grad_fn is node:
                         self.rec._oplog.append((name, inputs, o, node))
+                        _note_tangents(torch, self.rec, inputs, o)
             else:
                 inputs = tuple(a if isinstance(a, T) else None for a in flat
                                if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))
@@ -260,6 +261,7 @@ def _make_mode_class():
                 elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
                     name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
                 self.rec._oplog.append((name, inputs, outs[0], None))
+                _note_tangents(torch, self.rec, inputs, outs[0])
             return out
 
     return TorchOps
@@ -586,3 +588,10 @@ def record_backward_call(rec, func, args, kwargs):
                                inputs=inputs if "grad_outputs" in names else None)
     rec.backwards.append(run)
     return result
+
+
+def _note_tangents(torch, rec, inputs, out):
+    """Forward-mode AD in real torch: the recorder keeps the tangents of the op's tensors (Recorder._note_tangents)."""
+    fwad = torch.autograd.forward_ad
+    if fwad._current_level >= 0:
+        rec._note_tangents(inputs, out, lambda t: fwad.unpack_dual(t).tangent)

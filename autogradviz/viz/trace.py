@@ -34,6 +34,8 @@ import sys
 import numpy as np
 
 from .. import _hooks
+from .. import _dual
+from .._dual import FW as _FW
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
@@ -354,6 +356,7 @@ class Recorder:
         self._call = None     # the frame of the call the last recorded op came from, and its first record's index
         self._call_start = 0
         self._in_backward = 0  # inside a backward pass: its ops are not recorded
+        self.tangents = {}    # forward-mode AD: id(tensor) -> (tensor, numpy copy of its tangent when an op met it)
 
     # -- life cycle ------------------------------------------------------------------------------------------
     def start(self):
@@ -421,10 +424,15 @@ class Recorder:
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
         self._ops.clear()
+        self.tangents.clear()
         self.backwards.clear()
         self.failed.clear()
 
     def _on_op(self, name, inputs, out, node):
+        if _FW.tangents:  # forward-mode AD is on
+            if _FW.inside:  # an op computing a tangent: forward mode's own work, not the user's
+                return
+            self._note_tangents(inputs, out, _dual.tangent_of)
         if self._open:       # inside a composite call: one of its parts (none from a backward pass)
             if not self._in_backward:
                 self._open[-1].append((name, inputs, out, node))
@@ -451,6 +459,16 @@ class Recorder:
                 log.append((name, inputs, out, node))
                 return
         self._add_op(call, name, inputs, out, node)
+
+    def _note_tangents(self, inputs, out, tangent_of):
+        """Forward-mode AD: keep the tangents of an op's inputs and output as they are now (the dual level, and
+        with it every tangent, may be gone when the trace is drawn). ``tangent_of``: the source's reader."""
+        for t in tuple(inputs) + (out,):
+            if t is not None and id(t) not in self.tangents:
+                tg = tangent_of(t)
+                if tg is not None:
+                    self.tangents[id(t)] = (t, np.array(tg.detach().numpy() if hasattr(tg, "detach") else tg,
+                                                        copy=True))
 
     def _add_op(self, call, name, inputs, out, node):
         if not self._in_backward:
