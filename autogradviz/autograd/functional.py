@@ -248,7 +248,7 @@ def _jacobian_forward(func, inputs):
     column of every output's Jacobian (PyTorch batches these passes with vmap; here they run one by one)."""
     from . import forward_ad as fwad
     zeros_like = _creation.zeros_like
-    stack = STACK[0]
+    from ..ops.shape import stack  # found at call time: autograd imports nothing of the op catalogue at load
     in_tuple, inputs = _tuple_of_tensors(inputs, "inputs", "jacobian")
     # the primals require grad, so that a reverse pass inside func (hessian's inner jacobian) differentiates the
     # dual inputs themselves and its gradient carries their tangents (forward over reverse)
