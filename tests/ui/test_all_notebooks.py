@@ -69,6 +69,14 @@ STEPPER_JS = """(k) => {
   const main = [...s.querySelectorAll('.widget-hbox')].find(b => b.querySelector('.agv-graph'));
   const kids = [...main.children];
   const r = kids.map(e => e.getBoundingClientRect());
+  // the drawing as the reader sees it: the SVG, clipped by its pane when the pane scrolls
+  const pane = s.querySelector('.agv-graph'), svg = pane && pane.querySelector('svg');
+  if (svg) {
+    const a = svg.getBoundingClientRect();
+    const clip = getComputedStyle(pane).overflowX !== 'visible' ? pane.getBoundingClientRect() : null;
+    r[0] = clip ? {left: Math.max(a.left, clip.left), right: Math.min(a.right, clip.right),
+                   top: Math.max(a.top, clip.top), bottom: Math.min(a.bottom, clip.bottom)} : a;
+  }
   const f = s.querySelector('.agv-frame');
   const frames = [...s.querySelectorAll('.agv-frame')].filter(e => e.offsetParent !== null);
   const shown = frames.length ? frames[0] : f;
@@ -117,7 +125,8 @@ def test_notebook_in_jupyterlab(page, course_server, open_notebook, rel):
     for k in range(n_steppers):
         steppers.nth(k).scroll_into_view_if_needed()
         st = page.evaluate(STEPPER_JS, k)
-        assert _overlap(st["graph"], st["panel"]) == 0, f"{rel}: stepper {k}'s panel overlaps its drawing: {st}"
+        where = {key: st[key] for key in ("graph", "panel", "frame")}
+        assert _overlap(st["graph"], st["panel"]) == 0, f"{rel}: stepper {k}'s panel overlaps its drawing: {where}"
         start = st["frame"]
         steppers.nth(k).locator(".agv-next").click()
         page.wait_for_function(f"() => ({STEPPER_JS})({k}).frame !== {json.dumps(start)}", timeout=30_000)
