@@ -305,6 +305,12 @@ STRINGS.update({
     "stepper.ui.legend_used_kept": {"en": "grad just used, and kept", "zh": "刚用过的梯度，被保留"},
     "stepper.ui.legend_used_freed": {"en": "grad just used, its buffer freed", "zh": "刚用过的梯度，缓冲区已释放"},
     "stepper.ui.legend_wait": {"en": "grad waiting in a buffer", "zh": "在缓冲区中等待的梯度"},
+    "stepper.ui.zoom_in": {"en": "zoom in (+)", "zh": "放大（+）"},
+    "stepper.ui.zoom_out": {"en": "zoom out (−)", "zh": "缩小（−）"},
+    "stepper.ui.zoom_fit": {"en": "fit to the width (0)", "zh": "适应宽度（0）"},
+    "stepper.ui.zoom_fit_short": {"en": "fit", "zh": "适应宽度"},
+    "stepper.ui.zoom_help": {"en": "Zoom: + and − buttons or keys, 0 to fit; Ctrl + mouse wheel; drag to pan",
+                             "zh": "缩放：+、−按钮或按键，0适应宽度；Ctrl+鼠标滚轮；拖动可平移"},
     "stepper.ui.no_graph": {"en": "(no drawing: {reason})", "zh": "（无法绘图：{reason}）"},
     "stepper.ui.ops": {"en": "Forward ops", "zh": "正向操作"},
     # -- grad status in the side panel ---------------------------------------------------------------------------
