@@ -681,3 +681,48 @@ def test_a_stepper_never_shown_holds_nothing_global():
     assert len(set(_instances) - before) > 5
     s.close()
     assert set(_instances) == before
+
+
+# -- honest statuses (issue 29) ----------------------------------------------------------------------------------
+def _final_status(s, name):
+    return s.replay.timeline.status_of(name, len(s.frames) - 1)[0]
+
+
+def test_an_output_no_grad_reaches_reads_no_grad_flows_here():
+    """split's second half is unused: its node runs, but no grad comes for it. Never "freed" nor "waiting"."""
+    x = agv.tensor([1.0, 2.0, 3.0, 4.0], requires_grad=True)
+    a, b = x.split(2)
+    loss = (a * 2).sum()
+    s = BackwardStepper(loss, names={"x": x, "a": a, "b": b, "loss": loss}, lang="en")
+    assert _final_status(s, "b") == "no_grad"
+    assert _final_status(s, "a") == "freed"
+    last = s.static_html(len(s.frames) - 1)
+    row = re.search(r'data-tensor="b">(.*?)</tr>', last).group(1)
+    assert "no grad flows here" in row and "waiting" not in row and "not computed" not in row
+    c, d = x.split(2)
+    zh = BackwardStepper((c * 2).sum(), names={"c": c, "d": d}, lang="zh")
+    assert "没有梯度流经这里" in zh.static_html(len(zh.frames) - 1)
+
+
+def test_lstm_unused_h_n_c_n_read_no_grad_at_the_end():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(3, 2)
+    x = torch.randn(4, 1, 3)
+    out, (h_n, c_n) = lstm(x)
+    loss = out.sum()
+    # the oracle: no grad of loss reaches h_n or c_n
+    assert torch.autograd.grad(loss, [h_n, c_n], allow_unused=True, retain_graph=True) == (None, None)
+    s = BackwardStepper(loss, lang="en")
+    tl = s.replay.timeline
+    # h_n and c_n stack the RNN node's outputs 1 and 2, which get no grad (out is its output 0)
+    names = {ti.name for ti in s.facts.tensors if ti.node is not None and ti.node.kind != "acc" and ti.nr > 0}
+    assert len(names) == 2, [(ti.name, ti.nr) for ti in s.facts.tensors]
+    assert {tuple(s.facts.by_tensor[id(t)].node.name for t in (out,))} and _final_status(s, "out") == "freed"
+    for n in names:
+        assert _final_status(s, n) == "no_grad", (n, tl.status_hist[n])
+    # after the pass, nothing reads "waiting" or "not computed yet"
+    table = s.view.tensor_table(s.frames[-1])
+    cells = re.findall(r'<td class="agv-st">([^<]*)</td>', table)
+    assert cells and cells.count("no grad flows here") == 2, cells
+    assert not any("not computed yet" in c or "waiting" in c for c in cells), cells

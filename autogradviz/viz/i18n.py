@@ -324,6 +324,7 @@ STRINGS.update({
                                      "zh": "在缓冲区中等待：backward()开始时的梯度"},
     "stepper.status.returned": {"en": "returned by autograd.grad", "zh": "由autograd.grad返回"},
     "stepper.status.unused": {"en": "not reached", "zh": "未到达"},
+    "stepper.status.no_grad": {"en": "no grad flows here", "zh": "没有梯度流经这里"},
     "stepper.status.saved_alive": {"en": "kept for backward", "zh": "留给反向传播"},
     "stepper.status.just": {"en": "just now", "zh": "刚刚"},
     # -- narration -----------------------------------------------------------------------------------------------

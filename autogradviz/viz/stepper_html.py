@@ -51,7 +51,7 @@ BASE_CSS = """
 .{scope} tr.agv-st-freed td.agv-st {{ color: #b71c1c; }}
 .{scope} tr.agv-st-freed td.agv-g {{ text-decoration: line-through; color: #999; }}
 .{scope} tr.agv-st-pending td.agv-st {{ color: #e65100; }}
-.{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td {{ color: #888; }}
+.{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td, .{scope} tr.agv-st-no_grad td {{ color: #888; }}
 .{scope} tr.agv-st-returned td.agv-st {{ color: #0d47a1; font-weight: bold; }}
 .{scope} tr.agv-just td {{ background: #fff59d; }}
 .{scope} .agv-legend {{ margin-top: 4px; line-height: 1.7; }}
@@ -465,8 +465,8 @@ class BackwardView:
         node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
         head = t("stepper.ui.step", lang, i=i, n=len(self.frames) - 1, node=node)
         cur = self.current_id(fr)
-        return (f"--f:{i};--cur:{css_str(self.prefix + cur if cur else '')};--h:{css_str(head)};"
-                f"--t:{css_str(fr.text)}")
+        return (f"--f:{i};--h:{css_str(head)};--t:{css_str(fr.text)};"
+                f"--cur:{css_str(self.prefix + cur if cur else '')}")
 
     def page_rules(self):
         """The per-frame rules of the replay page: the frame whose option the hidden Dropdown has selected sets
