@@ -112,6 +112,14 @@ STRINGS = {
         "zh": "内置渲染器只能输出SVG；要转成{format}需要resvg-py（pip install resvg-py）或系统的Graphviz"
               "（apt-get install graphviz）。",
     },
+    "error.no_format": {
+        "en": "The embedded renderer writes SVG (and PNG, through resvg-py), not {format}: {format} needs the "
+              "system Graphviz program dot (apt-get install graphviz, brew install graphviz, conda install graphviz) "
+              "with viz.set_renderer(\"dot\"). Or write SVG (format=\"svg\") and convert it.",
+        "zh": "内置渲染器只能输出SVG（以及借助resvg-py输出PNG），不能输出{format}：{format}需要系统Graphviz的dot程序"
+              "（apt-get install graphviz、brew install graphviz、conda install graphviz），并使用"
+              "viz.set_renderer(\"dot\")。也可以先输出SVG（format=\"svg\"）再转换。",
+    },
     "error.wasm_stack": {
         "en": "The embedded renderer ran out of stack on this graph ({message}). Draw fewer nodes (max_nodes=...) "
               "or install the system Graphviz (apt-get install graphviz).",
