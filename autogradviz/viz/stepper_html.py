@@ -346,10 +346,21 @@ class BackwardView:
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
+        return self._nodes_sel([gid], parts)
+
+    def _nodes_sel(self, gids, parts=("polygon", "ellipse", "path", "rect")):
+        """One selector for the shapes of nodes ``gids``: ``.scope :is(#a, #b) :is(polygon, ...)``, as specific
+        as ``.scope #a polygon`` and a few bytes a node (frames of big graphs name many nodes)."""
         # a shared leaf may be drawn once per use (graph.py's split_shared): restyle every copy
         sc, p = "." + self.scope, self.prefix
-        ids = [gid] + list(self.aliases.get(gid, ()))
-        return ", ".join(f"{sc} #{p}{g} {x}" for g in ids for x in parts)
+        ids = [f"#{p}{a}" for g in gids for a in [g] + list(self.aliases.get(g, ()))]
+        return f"{sc} :is({','.join(ids)}) :is({','.join(parts)})"
+
+    def _edges_rule(self, eids, path, polygon, text=None):
+        sc = "." + self.scope
+        sel = f"{sc} :is({','.join('#' + e for e in eids)})"
+        out = f"{sel} path {{ {path} }} {sel} polygon {{ {polygon} }}"
+        return out + (f" {sel} text {{ {text} }}" if text else "")
 
     def frame_css(self, i):
         """The rules that restyle the drawing for frame ``i``, naming each element."""
@@ -357,17 +368,20 @@ class BackwardView:
         sc, p = "." + self.scope, self.prefix
         rules = []
         node_sel = self._node_sel
-        for nid in self.tl.done[:i]:
-            if nid != fr.node_id:
-                rules.append(f"{node_sel(nid)} {{ fill: {C_DONE} !important; }}")
-        for nid in fr.saved_freed:
-            rules.append(f"{node_sel(nid, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
+        done = [nid for nid in self.tl.done[:i] if nid != fr.node_id]
+        if done:
+            rules.append(f"{self._nodes_sel(done)} {{ fill: {C_DONE} !important; }}")
+        if fr.saved_freed:
+            rules.append(f"{self._nodes_sel(fr.saved_freed, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
         by_name = self.by_name
+        kept = []
         for name in fr.kept:
             ti = by_name.get(name)
             if ti is not None and ti.node is not None and ti.kind == "leaf":
-                rules.append(f"{node_sel(ti.node.id)} {{ fill: {C_KEPT} !important; "
-                             f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
+                kept.append(ti.node.id)
+        if kept:
+            rules.append(f"{self._nodes_sel(kept)} {{ fill: {C_KEPT} !important; "
+                         f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
         for name in fr.newly_kept:
             ti = by_name.get(name)
             if ti is not None and ti.node is not None:
@@ -375,14 +389,16 @@ class BackwardView:
                 rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
                              f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
         # grads waiting in buffers: edges from nodes that ran into nodes that have not run yet
+        waiting = []
         for ni in self.facts.nodes:
             if not ni.ran or ni.seq >= i:
                 continue
             for k, (tgt, _) in enumerate(ni.edges):
                 if tgt is not None and tgt.ran and tgt.seq > i and (ni.id, k) in self.eid:
-                    e = self.eid[(ni.id, k)]
-                    rules.append(f"{sc} #{e} path {{ stroke: {C_WAIT} !important; stroke-width: 2px; }} "
-                                 f"{sc} #{e} polygon {{ fill: {C_WAIT} !important; stroke: {C_WAIT} !important; }}")
+                    waiting.append(self.eid[(ni.id, k)])
+        if waiting:
+            rules.append(self._edges_rule(waiting, f"stroke: {C_WAIT} !important; stroke-width: 2px;",
+                                          f"fill: {C_WAIT} !important; stroke: {C_WAIT} !important;"))
         if fr.node_id is None:
             for rid in self.root_gids:
                 rules.append(f"{node_sel(rid)} {{ fill: {C_CUR} !important; stroke: {C_CUR_LINE} !important; "
