@@ -319,6 +319,8 @@ class BackwardView:
         self.prefix = p = prefix
         self.aliases = getattr(model, "aliases", None) or {}
         self.by_name = {ti.name: ti for ti in facts.tensors}
+        self._fmt = {}                # id(value) -> (value, its text): values recur in every frame's tables
+        self._saved_text = {}         # node id -> its saved items' text
         self.eid = {}                 # (node id, edge index) -> element id of the edge
         for ni in facts.nodes:
             for k in range(len(ni.edges)):
@@ -538,6 +540,24 @@ class BackwardView:
         out.append("</div>")
         return "".join(out)
 
+    def _fv(self, v):
+        """``fmt_value(v)``, formatted once per value object (held here, so its id stays valid)."""
+        e = self._fmt.get(id(v))
+        if e is not None and e[0] is v:
+            return e[1]
+        text = _narr.fmt_value(v, lang=self.lang)
+        self._fmt[id(v)] = (v, text)
+        return text
+
+    def _fve(self, v):
+        """``esc(fmt_value(v))``, made once per value object."""
+        e = self._fmt.get(("esc", id(v)))
+        if e is not None and e[0] is v:
+            return e[1]
+        text = esc(self._fv(v))
+        self._fmt[("esc", id(v))] = (v, text)
+        return text
+
     def tensor_table(self, fr, limit=None):
         lang = self.lang
         tl = self.tl
@@ -557,8 +577,8 @@ class BackwardView:
                 label = t("stepper.status." + code, lang)
             cls = f"agv-st-{code}" + (" agv-just" if ti.name in just and fr.node is not None else "")
             rows.append(f'<tr class="{cls}" data-tensor="{esc(ti.name)}"><td>{esc(ti.name)}</td>'
-                        f'<td>{esc(_narr.fmt_value(ti.value, lang=lang))}</td>'
-                        f'<td class="agv-g">{esc(_narr.fmt_value(g, lang=lang) if g is not None else "")}</td>'
+                        f'<td>{self._fve(ti.value)}</td>'
+                        f'<td class="agv-g">{self._fve(g) if g is not None else ""}</td>'
                         f'<td class="agv-st">{esc(label)}</td></tr>')
         more = len(self.facts.tensors) - limit
         if more > 0:
@@ -580,14 +600,17 @@ class BackwardView:
             count += 1
             if count > limit:
                 continue
-            items = "; ".join(f"{a.replace('_saved_', '')}" + (f" = {tn}" if tn else "") +
-                              f": {_narr.fmt_value(v, lang=lang)}" for a, tn, v in ni.saved_items)
+            items = self._saved_text.get(ni.id)
+            if items is None:
+                items = self._saved_text[ni.id] = esc("; ".join(
+                    f"{a.replace('_saved_', '')}" + (f" = {tn}" if tn else "") + f": {self._fv(v)}"
+                    for a, tn, v in ni.saved_items))
             freed = ni.id in gone
             code = "freed" if freed else "saved_alive"
             just = any(f"{ni.owner}.{a}" in freed_now for a, _, _ in ni.saved_items)
             cls = f"agv-st-{'freed' if freed else 'kept'}" + (" agv-just" if just else "")
             rows.append(f'<tr class="{cls}" data-node="{esc(ni.owner)}"><td>{esc(ni.owner)}</td>'
-                        f'<td class="agv-g">{esc(items)}</td>'
+                        f'<td class="agv-g">{items}</td>'
                         f'<td class="agv-st">{esc(t("stepper.status." + code, lang))}</td></tr>')
         if not rows:
             return ""
