@@ -189,13 +189,46 @@ def bench_new_process(repeat):
     return imp, first
 
 
+def bench_resnet_stepper(repeat=5):
+    """ResNet-18 (benchmarks/resnet18.py, real torch) on a 1x3x64x64 input: building its BackwardStepper, the
+    stepper's own backward included, the model's forward excluded (a fresh forward before each run)."""
+    try:
+        import torch as real
+    except ImportError:
+        print("ResNet-18 stepper: torch not installed, skipped")
+        return None
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from resnet18 import resnet18
+    real.manual_seed(0)
+    model = resnet18(real)
+    x = real.randn(1, 3, 64, 64)
+    times, n = [], 0
+    for _ in range(repeat):
+        loss = model(x).sum()
+        model.zero_grad(set_to_none=True)
+        t0 = time.perf_counter()
+        s = viz.BackwardStepper(loss, names=model, lang="en")
+        times.append(time.perf_counter() - t0)
+        n = len(s.frames)
+        s.close()
+    med = statistics.median(times)
+    print()
+    print(f"ResNet-18 BackwardStepper, input 1x3x64x64 ({n} frames): "
+          f"build median of {repeat} {med:.2f} s (target 0.5 s)")
+    return med
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--profile-recorder", action="store_true")
     ap.add_argument("--new-process", action="store_true", help="only the import and first-drawing rows")
     ap.add_argument("--torch", action="store_true", help="also the real-PyTorch rows (bench_viz_torch.py)")
+    ap.add_argument("--resnet-stepper", action="store_true", help="only the ResNet-18 stepper row")
     args = ap.parse_args()
+    if args.resnet_stepper:
+        bench_resnet_stepper(5)
+        return
     repeat = 3 if args.quick else 5
     svg_limit = 1000 if args.quick else 5000
     bench_new_process(5 if args.quick else 9)
@@ -207,6 +240,7 @@ def main():
     if args.profile_recorder:
         profile_recorder()
     if args.torch:
+        bench_resnet_stepper(repeat)
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import bench_viz_torch
         bench_viz_torch.main(["--quick"] if args.quick else [])

@@ -1,4 +1,6 @@
 """Automatic names for tensors: the learner's own variables, names= overrides, short stable fallbacks."""
+import pytest
+
 import autogradviz as torch
 from autogradviz import nn, viz
 from autogradviz.viz.names import Names
@@ -88,3 +90,40 @@ def test_names_object_directly():
     u = torch.zeros(1)
     assert nm.label(u) == "t0" and nm.label(u) == "t0"
     assert nm.module_of(t) is None
+
+
+# -- names from modules (issue 29) -------------------------------------------------------------------------------
+@pytest.mark.parametrize("lib_name", ["autogradviz", "torch"])
+def test_a_module_output_without_a_name_is_named_after_its_module(lib_name):
+    """GELU saves its input, the first Linear's output: the stepper's table and the drawing call it ``fc1 → out``,
+    not ``t<N>``. A user's own name still wins."""
+    import autogradviz
+    from autogradviz import viz
+    lib = autogradviz if lib_name == "autogradviz" else pytest.importorskip("torch")
+
+    class Net(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1 = lib.nn.Linear(3, 4)
+            self.act = lib.nn.GELU()
+            self.fc2 = lib.nn.Linear(4, 2)
+
+        def forward(self, x):
+            return self.fc2(self.act(self.fc1(x)))
+
+    lib.manual_seed(0)
+    net = Net()
+    x = lib.randn(2, 3)
+    loss = net(x).sum()
+    s = viz.BackwardStepper(loss, lang="en")
+    names = [ti.name for ti in s.facts.tensors]
+    assert "fc1 → out" in names, names
+    fc1_out = next(ti for ti in s.facts.tensors if ti.name == "fc1 → out")
+    assert tuple(fc1_out.tensor.shape) == (2, 4) and fc1_out.node.name == "AddmmBackward0"
+    table = s.view.tensor_table(s.frames[0])
+    assert 'data-tensor="fc1 → out"' in table, table
+    h = net.fc1(x)                     # a user name wins over the module's
+    loss2 = net.fc2(net.act(h)).sum()
+    s2 = viz.BackwardStepper(loss2, lang="en")
+    assert "h" in [ti.name for ti in s2.facts.tensors]
+    assert "fc1 → out" not in [ti.name for ti in s2.facts.tensors]

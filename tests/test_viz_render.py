@@ -115,3 +115,26 @@ def test_new_process_uses_the_cache(tmp_path, reference_svg):
         outs.append(r.stdout.split("\n", 1))
     assert [o[0] for o in outs] == ["compiled", "cache"]
     assert outs[0][1] == outs[1][1] == reference_svg.decode()
+
+
+def test_pdf_without_dot_says_what_is_missing(monkeypatch):
+    """pipe(format="pdf") with the embedded renderer: the message names the dot program, not resvg-py (which only
+    makes PNG, and may well be installed)."""
+    import autogradviz as agv
+    from autogradviz import viz
+    from autogradviz.viz import i18n
+    x = agv.tensor([1.0, 2.0], requires_grad=True)
+    g = viz.draw_backward((x * 2).sum())
+    monkeypatch.setattr(vrender, "_dot_path", lambda: None)
+    old = vrender.get_renderer()
+    vrender.set_renderer("wasm")
+    try:
+        for lang in ("en", "zh"):
+            monkeypatch.setattr(i18n, "_LANG", [lang])
+            with pytest.raises(vrender.NoRendererError) as e:
+                g.pipe(format="pdf")
+            msg = str(e.value)
+            assert "pip install resvg" not in msg and "PDF" in msg and "graphviz" in msg, msg
+            assert "set_renderer(\"dot\")" in msg
+    finally:
+        vrender.set_renderer(old)

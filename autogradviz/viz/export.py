@@ -25,11 +25,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "
 .agv-export .agv-controls button { padding: 3px 10px; cursor: pointer; }
 .agv-export .agv-range { flex: 1 1 240px; }
 .agv-export .agv-pos { font-variant-numeric: tabular-nums; min-width: 5em; }
-.agv-export .agv-main { display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }
-.agv-export .agv-left { flex: 1 1 55%; min-width: 280px; }
-.agv-export .agv-body { flex: 1 1 35%; min-width: 260px; }
-.agv-export .agv-graph { max-height: none; }
-.agv-figure svg { max-width: 100%; height: auto; }
+.agv-figure { margin: 0 0 32px 0; }
 """
 
 # the player: plain JavaScript, no library; one per page, it starts every stepper on it
@@ -40,6 +36,12 @@ PLAYER_JS = r"""
     var body = root.querySelector('.agv-body'), range = root.querySelector('.agv-range');
     var pos = root.querySelector('.agv-pos'), play = root.querySelector('.agv-play');
     var interval = +root.getAttribute('data-interval') || 900;
+    var zc = root.querySelector('.agv-zoom');
+    if (zc && !window.agvZoom) window.agvZoom = Function('e', 'r', zc.getAttribute('data-z'));
+    function follow() {      // keep the running node inside the drawing pane
+      var fr = body.querySelector('.agv-frame');
+      if (fr && window.agvZoom) window.agvZoom({type: 'animationstart', target: fr}, fr);
+    }
     function show(k) {
       k = Math.max(0, Math.min(n - 1, k));
       if (k === i) return;
@@ -49,6 +51,7 @@ PLAYER_JS = r"""
       range.value = String(i);
       pos.textContent = i + ' / ' + (n - 1);
       root.setAttribute('data-shown', String(i));
+      follow();
     }
     function stop() {
       if (timer !== null) { clearInterval(timer); timer = null; }
@@ -69,6 +72,7 @@ PLAYER_JS = r"""
     root.addEventListener('keydown', function (e) {
       var k = {ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: n - 1}[e.key];
       if (k !== undefined && e.target.tagName !== 'INPUT') { stop(); show(k); e.preventDefault(); }
+      else if (zc && window.agvZoom && /^[-+=0_]$/.test(e.key) && e.target.tagName !== 'INPUT') window.agvZoom(e, zc);
     });
     show(0);
   }
@@ -102,7 +106,7 @@ def _check_stepper(fn, s):
 
 def stepper_page_html(s):
     """The HTML of one stepper for a page: its styles, drawing, legend, controls and every frame in a template."""
-    from .stepper_html import BASE_CSS, VARS_CSS, C_CUR, C_CUR_LINE, C_DONE, C_KEPT_LINE, C_FLOW, C_WAIT, C_FREED
+    from .stepper_html import BASE_CSS, VARS_CSS, zoom_html, C_CUR, C_CUR_LINE, C_DONE, C_KEPT_LINE, C_FLOW, C_WAIT, C_FREED
     view, lang, scope = s.view, s.lang, s._scope
     n = len(s.frames)
     vars_mode = s.mode == "page"           # large graphs: each node carries its frame numbers, a frame sets --f
@@ -114,7 +118,7 @@ def stepper_page_html(s):
     else:
         svg = s._svg
     if svg is not None:
-        graph = f'<div class="agv-graph">{svg}</div>'
+        graph = zoom_html(f'<div class="agv-graph">{svg}</div>', lang)
     else:
         graph = (f'<div class="agv-graph agv-note">'
                  f'{_esc(_i18n.t("stepper.ui.no_graph", lang, reason=s._graph_err or "?"))}</div>')
@@ -137,11 +141,14 @@ def stepper_page_html(s):
             f'<div class="agv-body"></div></div>{frames}</section>')
 
 
-def _drawing_html(fig):
+def _drawing_html(fig, lang):
+    """A drawing for a page: fit to the width, with the same zoom control as the steppers'."""
     from .render import render
+    from .stepper_html import BASE_CSS, zoom_html
     svg = render(fig.source, "svg").decode("utf-8")
     k = svg.find("<svg")
-    return f'<section class="agv-figure">{svg[k:] if k >= 0 else svg}</section>'
+    pane = zoom_html(f'<div class="agv-graph">{svg[k:] if k >= 0 else svg}</div>', lang)
+    return f'<section class="agv-figure"><style>{BASE_CSS.format(scope="agv-figure")}</style>{pane}</section>'
 
 
 @_args.door
@@ -165,10 +172,10 @@ def _export(fn, path, figures, title, lang):
             _check_stepper(fn, f)
         elif not isinstance(getattr(f, "source", None), str):
             raise _args.bad_type(fn, "figures", "figure", f)
-    for f in figures:
-        parts.append(stepper_page_html(f) if _is_stepper(f) else _drawing_html(f))
     lang = _i18n._check(lang if lang is not None else
                         next((f.lang for f in figures if _is_stepper(f)), None))
+    for f in figures:
+        parts.append(stepper_page_html(f) if _is_stepper(f) else _drawing_html(f, lang))
     if title is None:
         first = next((f for f in figures if _is_stepper(f)), None)
         title = _i18n.t(first._title_key, lang) if first is not None else _i18n.t("title.backward", lang)

@@ -113,6 +113,14 @@ STRINGS = {
         "zh": "内置渲染器只能输出SVG；要转成{format}需要resvg-py（pip install resvg-py）或系统的Graphviz"
               "（apt-get install graphviz）。",
     },
+    "error.no_format": {
+        "en": "The embedded renderer writes SVG (and PNG, through resvg-py), not {format}: {format} needs the "
+              "system Graphviz program dot (apt-get install graphviz, brew install graphviz, conda install graphviz) "
+              "with viz.set_renderer(\"dot\"). Or write SVG (format=\"svg\") and convert it.",
+        "zh": "内置渲染器只能输出SVG（以及借助resvg-py输出PNG），不能输出{format}：{format}需要系统Graphviz的dot程序"
+              "（apt-get install graphviz、brew install graphviz、conda install graphviz），并使用"
+              "viz.set_renderer(\"dot\")。也可以先输出SVG（format=\"svg\"）再转换。",
+    },
     "error.wasm_stack": {
         "en": "The embedded renderer ran out of stack on this graph ({message}). Draw fewer nodes (max_nodes=...) "
               "or install the system Graphviz (apt-get install graphviz).",
@@ -306,6 +314,12 @@ STRINGS.update({
     "stepper.ui.legend_used_kept": {"en": "grad just used, and kept", "zh": "刚用过的梯度，被保留"},
     "stepper.ui.legend_used_freed": {"en": "grad just used, its buffer freed", "zh": "刚用过的梯度，缓冲区已释放"},
     "stepper.ui.legend_wait": {"en": "grad waiting in a buffer", "zh": "在缓冲区中等待的梯度"},
+    "stepper.ui.zoom_in": {"en": "zoom in (+)", "zh": "放大（+）"},
+    "stepper.ui.zoom_out": {"en": "zoom out (−)", "zh": "缩小（−）"},
+    "stepper.ui.zoom_fit": {"en": "fit to the width (0)", "zh": "适应宽度（0）"},
+    "stepper.ui.zoom_fit_short": {"en": "fit", "zh": "适应宽度"},
+    "stepper.ui.zoom_help": {"en": "Zoom: + and − buttons or keys, 0 to fit; Ctrl + mouse wheel; drag to pan",
+                             "zh": "缩放：+、−按钮或按键，0适应宽度；Ctrl+鼠标滚轮；拖动可平移"},
     "stepper.ui.no_graph": {"en": "(no drawing: {reason})", "zh": "（无法绘图：{reason}）"},
     "stepper.ui.ops": {"en": "Forward ops", "zh": "正向操作"},
     # -- grad status in the side panel ---------------------------------------------------------------------------
@@ -319,6 +333,7 @@ STRINGS.update({
                                      "zh": "在缓冲区中等待：backward()开始时的梯度"},
     "stepper.status.returned": {"en": "returned by autograd.grad", "zh": "由autograd.grad返回"},
     "stepper.status.unused": {"en": "not reached", "zh": "未到达"},
+    "stepper.status.no_grad": {"en": "no grad flows here", "zh": "没有梯度流经这里"},
     "stepper.status.saved_alive": {"en": "kept for backward", "zh": "留给反向传播"},
     "stepper.status.just": {"en": "just now", "zh": "刚刚"},
     # -- narration -----------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ Order of precedence, highest first:
    locals in their dict order, then its globals; names starting with ``_`` are skipped. The first name found for a
    tensor wins, so the choice is deterministic. Parameters of ``nn.Module`` objects found there come after plain
    tensor variables;
-4. everything else gets a short label ``t0``, ``t1``, ... in the order the drawing asks for it.
+4. a module's output with no name of its own: ``fc1 → out`` (``viz/module_names.py``);
+5. everything else gets a short label ``t0``, ``t1``, ... in the order the drawing asks for it.
 
 Dotted names (``layer1.weight``) from 1-3 also give the module path (``layer1``) used to group a model's nodes.
 Object identities are used only as dictionary keys here (the objects are held, so ids stay valid); they never
@@ -109,6 +110,7 @@ class Names:
         self._outputs = None    # (id(node), output_nr) -> (tensor, name), built lazily
         self._extra = []        # tensors known to the drawing (saved, roots) for the output map
         self._kinds = {}        # module path -> its class name (``layer1`` -> ``Linear``)
+        self._mod_out = None    # id(node) -> (node, "fc1 → out"), built lazily from the known roots
         if names is not None:
             for name, value in _pairs(names):
                 if _is_tensor(value):
@@ -178,6 +180,7 @@ class Names:
             if _is_tensor(t):
                 self._extra.append(t)
         self._outputs = None
+        self._mod_out = None
 
     # -- queries -------------------------------------------------------------------------------------------------
     def name(self, t):
@@ -193,9 +196,22 @@ class Names:
         e = self._fallback.get(id(t))
         if e is not None and e[0] is t:
             return e[1]
-        lab = f"t{len(self._fallback)}"
+        src = _src(t)
+        lab = self._module_output(src.grad_fn(t), src.output_nr(t))
+        if lab is None:
+            lab = f"t{len(self._fallback)}"
         self._fallback[id(t)] = (t, lab)
         return lab
+
+    def _module_output(self, node, nr):
+        """``fc1 → out`` if output ``nr`` of ``node`` is what a module returned, else None."""
+        if node is None or nr != 0 or not self._params or not self._extra:
+            return None
+        if self._mod_out is None:
+            from .module_names import module_outputs
+            self._mod_out = module_outputs(self._extra, self._params, _src(self._extra[0]))
+        e = self._mod_out.get(id(node))
+        return e[1] if e is not None and e[0] is node else None
 
     def placeholder(self, node, nr=0):
         """A short stable label for output ``nr`` of ``node`` when the tensor itself is unknown."""
@@ -203,7 +219,7 @@ class Names:
         e = self._fallback.get(key)
         if e is not None and e[0] is node:
             return e[1]
-        lab = f"t{len(self._fallback)}"
+        lab = self._module_output(node, nr) or f"t{len(self._fallback)}"
         self._fallback[key] = (node, lab)
         return lab
 

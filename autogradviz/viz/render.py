@@ -174,8 +174,8 @@ def _render_wasm(source, fmt, engine):
         svg = _wasm_call(mod, source, "svg", engine)
         return _rasterize(svg, fmt)
     if fmt not in _WASM_NATIVE:
-        # the embedded Graphviz has no raster or PDF writers
-        raise NoRendererError(t("error.no_raster", format=fmt.upper()))
+        # the embedded Graphviz has no raster or PDF writers, and resvg-py makes PNG only
+        raise NoRendererError(t("error.no_format", format=fmt.upper()))
     return _wasm_call(mod, source, fmt, engine)
 
 

@@ -437,7 +437,7 @@ class Frame:
     ``captured``: [(name, grad)] returned by autograd.grad. ``kept``: names whose ``.grad`` is kept as of this
     frame. ``freed``: buffers freed as of this frame (``"l4.grad"``, ``"l4.grad_fn._saved_self"``).
     ``newly_kept``/``newly_freed``: what this frame added. ``status``: {tensor name: (code, grad value or None)},
-    code one of kept/freed/not_needed/waiting/pending/returned/unused. ``pending``: {node id: grads arrived so far}
+    code one of kept/freed/not_needed/waiting/pending/returned/unused/no_grad (after the last step: still waiting). ``pending``: {node id: grads arrived so far}
     for nodes that have not run. ``done``: node ids that ran up to this frame. ``text``: the narration.
 
     ``kept``, ``freed``, ``status``, ``pending``, ``done`` and ``saved_freed`` are read from the replay's shared
@@ -637,7 +637,9 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 name = facts.out_name(ni, nr)
                 if name in retained_names or any(c[0] == name for c in captured):
                     continue
-                if nr < len(st.grads_in) and st.grads_in[nr] is None and name not in by_name:
+                if nr < len(st.grads_in) and st.grads_in[nr] is None:
+                    if name in by_name:       # the node ran, but no grad came for this output: nothing to free
+                        tl.set_status(name, ("no_grad", None))
                     continue
                 key = f"{name}.grad"
                 if key not in freed_set:
@@ -686,6 +688,16 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed)
         frames.append(fr)
         tl.close_frame()
+    # the pass has ended: a tensor still waiting for its grad gets none (an LSTM's unused h_n and c_n)
+    last = len(frames) - 1
+    for name in tl.status_names:
+        h = tl.status_hist[name]
+        if h[1][-1][0] in ("waiting", "pending"):
+            if h[0][-1] == last:
+                h[1][-1] = ("no_grad", None)
+            else:
+                h[0].append(last)
+                h[1].append(("no_grad", None))
     return Replay(frames, tl, facts)
 
 

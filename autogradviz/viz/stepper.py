@@ -49,7 +49,7 @@ from . import layout as _layout
 from .names import Names, user_frame, _is_tensor, _pairs as _name_pairs
 from .replay import Frame, GraphFacts, _copy, backward_replay, forward_replay
 from .sources import source_for
-from .stepper_html import BackwardView, ForwardView, annotate_svg, esc, header_html, nav_html, t
+from .stepper_html import BackwardView, ForwardView, annotate_svg, esc, header_html, nav_html, t, zoom_html
 from .trace import Recorder
 
 __all__ = ["BackwardStepper", "Frame", "ForwardStepper"]
@@ -411,14 +411,15 @@ class _StepperBase(widgets.VBox):
         title = t(self._title_key, lang)
         header = widgets.HTML(value=header_html(self._scope, title, vars_css=vars_css))
         if mode == "page":
-            gh = f'<div class="agv-graph">{page_html[1]}</div>'
+            gh = zoom_html(f'<div class="agv-graph">{page_html[1]}</div>', lang)
         elif svg is not None:
-            gh = f'<div class="agv-graph">{svg}</div>'
+            gh = zoom_html(f'<div class="agv-graph">{svg}</div>', lang)
         else:
             gh = (f'<div class="agv-graph agv-note">'
                   f'{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}</div>')
+        # the drawing and the panel share a wrapping row: below about 1,100 px the panel goes under the drawing
         self.graph_html = widgets.HTML(value=gh + view.legend_html(),
-                                       layout=widgets.Layout(flex="1 1 55%", min_width="260px"))
+                                       layout=widgets.Layout(flex="1 1 640px", min_width="0", max_width="100%"))
         self.slider = widgets.IntSlider(value=0, min=0, max=n - 1, step=1, description=t("stepper.ui.frame", lang),
                                         continuous_update=True, readout=True, layout=widgets.Layout(width="98%"))
         self.slider.add_class("agv-slider")
@@ -431,7 +432,7 @@ class _StepperBase(widgets.VBox):
                        widgets.jslink((self.speed, "value"), (self.play, "interval"))]
         self.nav = widgets.HTML(value=nav_html(lang))
         self.stack = self.pick = self.frame_html = self.page_html = self.live = None
-        body_layout = widgets.Layout(flex="1 1 45%", min_width="260px")
+        body_layout = widgets.Layout(flex="1 1 420px", min_width="0", max_width="100%", overflow="auto hidden")
         extra = []
         if mode == "stack":
             first = widgets.HTML(value=htmls[0])
@@ -447,7 +448,10 @@ class _StepperBase(widgets.VBox):
                                          layout=widgets.Layout(display="none"))
             self.pick.add_class("agv-pick")
             self._links.append(widgets.jslink((self.slider, "value"), (self.pick, "index")))
-            self.live = widgets.HTML(value=view.live_rule(0), layout=widgets.Layout(display="none"))
+            # shown but empty (an element in display:none runs no animation: the follower needs one)
+            self.live = widgets.HTML(value=view.live_rule(0),
+                                     layout=widgets.Layout(height="0px", min_height="0px", margin="0px",
+                                                           overflow="hidden"))
             body = self.page_html
             extra = [self.pick, self.live]
             note = (f'<div class="agv-note">{esc(t("stepper.ui.help", lang))}</div>'
@@ -460,7 +464,9 @@ class _StepperBase(widgets.VBox):
         self.slider.observe(self._on_slider, names="value")
         self.note = widgets.HTML(value=note)
         controls = widgets.HBox([self.nav, self.play, self.speed], layout=widgets.Layout(flex_flow="row wrap"))
-        main = widgets.HBox([self.graph_html, body], layout=widgets.Layout(width="100%", align_items="flex-start"))
+        main = widgets.HBox([self.graph_html, body], layout=widgets.Layout(width="100%", align_items="flex-start",
+                                                                           flex_flow="row wrap"))
+        main.add_class("agv-mainbox")
         widgets.VBox.__init__(self, children=[header, controls, self.slider, self.note, main] + extra)
         self.add_class("agv-stepper")
         self.add_class(self._scope)
@@ -573,7 +579,7 @@ class _StepperBase(widgets.VBox):
         i = self._index if i is None else _args.check_frame("static_html", "i", i, len(self.frames))
         view, lang = self.view, self.lang
         svg = self._svg
-        graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
+        graph = (zoom_html(f'<div class="agv-graph">{svg}</div>', lang) if svg is not None else
                  f'<div class="agv-graph agv-note">{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}'
                  f'</div>')
         panel = view.frame_html(i, css="explicit")
@@ -581,9 +587,8 @@ class _StepperBase(widgets.VBox):
                 f'.{self._scope} .agv-graph {{ max-height: none; }}</style>'
                 f'<b>{esc(t(self._title_key, lang))}</b> '
                 f'<span class="agv-note">{esc(t("stepper.ui.static", lang))}</span>'
-                f'<div style="display:flex;flex-wrap:wrap;gap:12px;align-items:flex-start">'
-                f'<div style="flex:1 1 55%;min-width:260px">{graph}{view.legend_html()}</div>'
-                f'<div style="flex:1 1 35%;min-width:240px">{panel}</div></div></div>')
+                f'<div class="agv-main"><div class="agv-left">{graph}{view.legend_html()}</div>'
+                f'<div class="agv-body">{panel}</div></div></div>')
         key = hashlib.sha1(re.sub(r"agv(-s)?\d+", "", body).encode("utf-8")).hexdigest()[:10]
         body = re.sub(re.escape(self._scope) + r"(?![0-9])", f"agv-p{key}", body)
         return body.replace(self._prefix, f"agvp{key}_")

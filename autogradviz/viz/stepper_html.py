@@ -20,11 +20,26 @@ from . import i18n as _i18n
 from . import narrate as _narr
 from .replay import TABLE_ROWS
 
-__all__ = ["BackwardView", "ForwardView", "BASE_CSS", "nav_html"]
+__all__ = ["BackwardView", "ForwardView", "BASE_CSS", "nav_html", "zoom_html", "ZOOM_JS", "FOLLOW_ATTR"]
 
 BASE_CSS = """
-.{scope} .agv-graph {{ overflow: auto; max-height: 85vh; border: 1px solid #ddd; background: #fff; }}
-.{scope} .agv-graph svg {{ max-width: none; height: auto; }}
+.{scope} .agv-graph {{ overflow: auto; max-height: 85vh; border: 1px solid #ddd; background: #fff;
+  overscroll-behavior: contain; }}
+.{scope} .agv-graph svg {{ max-width: 100%; height: auto; display: block; }}
+.{scope} .agv-zoom {{ outline: none; animation: agv-shown 1ms; min-width: 0; }}
+.{scope} .agv-zoom:focus-visible .agv-graph {{ border-color: #1976d2; }}
+.{scope} .agv-zoom.agv-zoomed .agv-graph {{ cursor: grab; }}
+.{scope} .agv-zoom.agv-drag .agv-graph {{ cursor: grabbing; user-select: none; }}
+.{scope} .agv-ztools {{ display: flex; gap: 4px; align-items: center; margin: 0 0 3px 0; font-size: 12px; }}
+.{scope} .agv-ztools button {{ padding: 0 8px; min-width: 26px; cursor: pointer; }}
+.{scope} .agv-zlevel {{ color: #555; font-variant-numeric: tabular-nums; min-width: 3.5em; }}
+.{scope} .agv-frame {{ animation: agv-shown 1ms; }}
+.{scope} .agv-follow {{ animation: agv-shown 1ms; height: 0; overflow: hidden; }}
+@keyframes agv-shown {{ from {{ outline-color: transparent; }} to {{ outline-color: transparent; }} }}
+.{scope} .agv-mainbox {{ gap: 12px; }}
+.{scope} .agv-main {{ display: flex; flex-wrap: wrap; gap: 12px; align-items: flex-start; }}
+.{scope} .agv-left {{ flex: 1 1 640px; min-width: 0; max-width: 100%; }}
+.{scope} .agv-body {{ flex: 1 1 420px; min-width: 0; max-width: 100%; overflow-x: auto; }}
 .{scope} .agv-frame {{ font-size: 13px; line-height: 1.45; padding: 0 4px; }}
 .{scope} .agv-head {{ font-weight: bold; margin: 2px 0 4px 0; }}
 .{scope} .agv-text {{ margin: 0 0 8px 0; background: #fffde7; border-left: 4px solid #fbc02d; padding: 4px 8px; }}
@@ -36,7 +51,7 @@ BASE_CSS = """
 .{scope} tr.agv-st-freed td.agv-st {{ color: #b71c1c; }}
 .{scope} tr.agv-st-freed td.agv-g {{ text-decoration: line-through; color: #999; }}
 .{scope} tr.agv-st-pending td.agv-st {{ color: #e65100; }}
-.{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td {{ color: #888; }}
+.{scope} tr.agv-st-not_needed td, .{scope} tr.agv-st-unused td, .{scope} tr.agv-st-no_grad td {{ color: #888; }}
 .{scope} tr.agv-st-returned td.agv-st {{ color: #0d47a1; font-weight: bold; }}
 .{scope} tr.agv-just td {{ background: #fff59d; }}
 .{scope} .agv-legend {{ margin-top: 4px; line-height: 1.7; }}
@@ -89,6 +104,127 @@ VARS_CSS = """
 .{scope} .agv-graph g[style*="--a:"] > polygon {{ stroke: var(--ec); }}
 .{scope} .agv-graph g[style*="--a:"]:not(.agv-open) > polygon {{ fill: var(--ec); }}
 """
+
+
+# The zoom control and the follower, in plain JavaScript reached through inline handlers: an ipywidgets HTML
+# widget runs no <script>, but it keeps on* attributes. The function is defined once per page, from the
+# data-z attribute of the first zoom control that gets an event (its own 1 ms CSS animation fires one as soon
+# as it is shown), as window.agvZoom(event, element):
+# - element = the control (.agv-zoom): buttons (+, -, fit), keys + - 0, Ctrl/Cmd + wheel, drag to pan;
+# - element = a frame (.agv-frame, .agv-follow) that was just shown (its animation started): scroll the drawing
+#   pane so that the frame's current node (data-current, else the stepper's --cur) is inside it.
+ZOOM_JS = r"""
+var t = e.type, st = r.closest('.agv-stepper, .agv-figure, .agv-static') || r.parentNode;
+var z = r.classList.contains('agv-zoom') ? r : st && st.querySelector('.agv-zoom');
+if (!z) return;
+var pane = z.querySelector('.agv-graph'), svg = pane && pane.querySelector('svg');
+if (!svg) return;
+function nat() {
+  var w = svg.getAttribute('width') || '', v = parseFloat(w);
+  if (!v && svg.viewBox && svg.viewBox.baseVal) v = svg.viewBox.baseVal.width;
+  return /pt$/.test(w) ? v * 4 / 3 : v || svg.getBoundingClientRect().width || 1;
+}
+function label() {
+  var l = z.querySelector('.agv-zlevel');
+  if (l) l.textContent = Math.round(svg.getBoundingClientRect().width / nat() * 100) + '%';
+}
+function zoom(s, cx, cy) {
+  var pr = pane.getBoundingClientRect(), old = svg.getBoundingClientRect().width || 1;
+  if (cx === undefined) { cx = pane.clientWidth / 2; cy = pane.clientHeight / 2; }
+  var ax = pane.scrollLeft + cx, ay = pane.scrollTop + cy;
+  if (s === null) {
+    svg.style.width = ''; svg.style.maxWidth = ''; z.classList.remove('agv-zoomed');
+  } else {
+    s = Math.max(0.05, Math.min(8, s));
+    svg.style.width = (nat() * s) + 'px'; svg.style.maxWidth = 'none'; z.classList.add('agv-zoomed');
+  }
+  var k = (svg.getBoundingClientRect().width || 1) / old;
+  pane.scrollLeft = ax * k - cx; pane.scrollTop = ay * k - cy;
+  label();
+}
+function now() { return svg.getBoundingClientRect().width / nat(); }
+if (t === 'animationstart') {
+  if (e.target !== r) return;
+  if (r === z) { label(); return; }
+  var id = r.getAttribute('data-current');
+  if (!id && st) id = getComputedStyle(st).getPropertyValue('--cur').trim().replace(/^['"]|['"]$/g, '');
+  if (!id) return;
+  var g = null, all = pane.querySelectorAll('g[id]');
+  for (var i = 0; i < all.length; i++) if (all[i].id === id) { g = all[i]; break; }
+  if (!g) return;
+  var p = pane.getBoundingClientRect(), b = g.getBoundingClientRect();
+  var left = p.left + pane.clientLeft, top = p.top + pane.clientTop;
+  var w = pane.clientWidth, h = pane.clientHeight, m = 16;
+  if (b.left < left + m || b.right > left + w - m)
+    pane.scrollLeft += (b.left + b.right) / 2 - (left + w / 2);
+  if (b.top < top + m || b.bottom > top + h - m)
+    pane.scrollTop += (b.top + b.bottom) / 2 - (top + h / 2);
+  return;
+}
+if (t === 'click') {
+  var btn = e.target.closest && e.target.closest('[data-zoom]');
+  if (!btn) return;
+  var a = btn.getAttribute('data-zoom');
+  zoom(a === 'fit' ? null : now() * (a === 'in' ? 1.25 : 0.8));
+  return;
+}
+if (t === 'keydown') {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  var key = e.key;
+  if (key === '+' || key === '=') zoom(now() * 1.25);
+  else if (key === '-' || key === '_' || key === '\u2212') zoom(now() * 0.8);
+  else if (key === '0') zoom(null);
+  else return;
+  e.preventDefault(); e.stopPropagation();
+  return;
+}
+if (t === 'wheel') {
+  if (!(e.ctrlKey || e.metaKey)) return;
+  e.preventDefault();
+  var q = pane.getBoundingClientRect();
+  zoom(now() * Math.exp(-Math.max(-100, Math.min(100, e.deltaY)) * 0.004), e.clientX - q.left, e.clientY - q.top);
+  return;
+}
+if (t === 'pointerdown') {
+  if (e.button !== 0 || !pane.contains(e.target)) return;
+  z._agvDrag = {x: e.clientX, y: e.clientY, l: pane.scrollLeft, t: pane.scrollTop, id: e.pointerId};
+  try { pane.setPointerCapture(e.pointerId); } catch (err) {}
+  z.classList.add('agv-drag');
+  return;
+}
+if (t === 'pointermove') {
+  var d = z._agvDrag;
+  if (!d) return;
+  pane.scrollLeft = d.l - (e.clientX - d.x); pane.scrollTop = d.t - (e.clientY - d.y);
+  return;
+}
+if (t === 'pointerup' || t === 'pointercancel') {
+  z._agvDrag = null; z.classList.remove('agv-drag');
+}
+"""
+
+# an inline handler: define window.agvZoom once, from the nearest zoom control's data-z, then call it
+_HANDLER = ("var s=this.closest('.agv-stepper,.agv-figure,.agv-static')||this.parentNode;"
+            "var z=this.getAttribute('data-z')?this:s&&s.querySelector('.agv-zoom');"
+            "if(!window.agvZoom&&z)window.agvZoom=Function('e','r',z.getAttribute('data-z'));"
+            "if(window.agvZoom)window.agvZoom(event,this)")
+# on a frame: it follows the running node when it is shown (short: the control, shown first, defined agvZoom)
+FOLLOW_ATTR = ' onanimationstart="window.agvZoom&amp;&amp;agvZoom(event,this)"'
+
+
+def zoom_html(inner, lang):
+    """The drawing pane ``inner`` (a ``<div class="agv-graph">``) with its zoom control: fit to the width by
+    default; +, - and fit buttons, the keys + - 0, Ctrl/Cmd + wheel to zoom at the pointer, drag to pan."""
+    h = html.escape(_HANDLER, quote=True)
+    ev = "".join(f' on{k}="{h}"' for k in ("click", "keydown", "wheel", "pointerdown", "pointermove", "pointerup",
+                                           "pointercancel", "animationstart"))
+    tools = "".join(f'<button type="button" data-zoom="{k}" title="{esc(t("stepper.ui.zoom_" + k, lang))}" '
+                    f'aria-label="{esc(t("stepper.ui.zoom_" + k, lang))}">{sym}</button>'
+                    for k, sym in (("in", "+"), ("out", "&#8722;"), ("fit", esc(t("stepper.ui.zoom_fit_short",
+                                                                                    lang)))))
+    return (f'<div class="agv-zoom" tabindex="0" data-lm-suppress-shortcuts="true" '
+            f'title="{esc(t("stepper.ui.zoom_help", lang))}" data-z="{esc(ZOOM_JS)}"{ev}>'
+            f'<div class="agv-ztools">{tools}<span class="agv-zlevel"></span></div>{inner}</div>')
 
 
 def t(key, lang, **kw):
@@ -183,6 +319,8 @@ class BackwardView:
         self.prefix = p = prefix
         self.aliases = getattr(model, "aliases", None) or {}
         self.by_name = {ti.name: ti for ti in facts.tensors}
+        self._fmt = {}                # id(value) -> (value, its text): values recur in every frame's tables
+        self._saved_text = {}         # node id -> its saved items' text
         self.eid = {}                 # (node id, edge index) -> element id of the edge
         for ni in facts.nodes:
             for k in range(len(ni.edges)):
@@ -210,10 +348,21 @@ class BackwardView:
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
+        return self._nodes_sel([gid], parts)
+
+    def _nodes_sel(self, gids, parts=("polygon", "ellipse", "path", "rect")):
+        """One selector for the shapes of nodes ``gids``: ``.scope :is(#a, #b) :is(polygon, ...)``, as specific
+        as ``.scope #a polygon`` and a few bytes a node (frames of big graphs name many nodes)."""
         # a shared leaf may be drawn once per use (graph.py's split_shared): restyle every copy
         sc, p = "." + self.scope, self.prefix
-        ids = [gid] + list(self.aliases.get(gid, ()))
-        return ", ".join(f"{sc} #{p}{g} {x}" for g in ids for x in parts)
+        ids = [f"#{p}{a}" for g in gids for a in [g] + list(self.aliases.get(g, ()))]
+        return f"{sc} :is({','.join(ids)}) :is({','.join(parts)})"
+
+    def _edges_rule(self, eids, path, polygon, text=None):
+        sc = "." + self.scope
+        sel = f"{sc} :is({','.join('#' + e for e in eids)})"
+        out = f"{sel} path {{ {path} }} {sel} polygon {{ {polygon} }}"
+        return out + (f" {sel} text {{ {text} }}" if text else "")
 
     def frame_css(self, i):
         """The rules that restyle the drawing for frame ``i``, naming each element."""
@@ -221,17 +370,20 @@ class BackwardView:
         sc, p = "." + self.scope, self.prefix
         rules = []
         node_sel = self._node_sel
-        for nid in self.tl.done[:i]:
-            if nid != fr.node_id:
-                rules.append(f"{node_sel(nid)} {{ fill: {C_DONE} !important; }}")
-        for nid in fr.saved_freed:
-            rules.append(f"{node_sel(nid, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
+        done = [nid for nid in self.tl.done[:i] if nid != fr.node_id]
+        if done:
+            rules.append(f"{self._nodes_sel(done)} {{ fill: {C_DONE} !important; }}")
+        if fr.saved_freed:
+            rules.append(f"{self._nodes_sel(fr.saved_freed, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
         by_name = self.by_name
+        kept = []
         for name in fr.kept:
             ti = by_name.get(name)
             if ti is not None and ti.node is not None and ti.kind == "leaf":
-                rules.append(f"{node_sel(ti.node.id)} {{ fill: {C_KEPT} !important; "
-                             f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
+                kept.append(ti.node.id)
+        if kept:
+            rules.append(f"{self._nodes_sel(kept)} {{ fill: {C_KEPT} !important; "
+                         f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
         for name in fr.newly_kept:
             ti = by_name.get(name)
             if ti is not None and ti.node is not None:
@@ -239,14 +391,16 @@ class BackwardView:
                 rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
                              f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
         # grads waiting in buffers: edges from nodes that ran into nodes that have not run yet
+        waiting = []
         for ni in self.facts.nodes:
             if not ni.ran or ni.seq >= i:
                 continue
             for k, (tgt, _) in enumerate(ni.edges):
                 if tgt is not None and tgt.ran and tgt.seq > i and (ni.id, k) in self.eid:
-                    e = self.eid[(ni.id, k)]
-                    rules.append(f"{sc} #{e} path {{ stroke: {C_WAIT} !important; stroke-width: 2px; }} "
-                                 f"{sc} #{e} polygon {{ fill: {C_WAIT} !important; stroke: {C_WAIT} !important; }}")
+                    waiting.append(self.eid[(ni.id, k)])
+        if waiting:
+            rules.append(self._edges_rule(waiting, f"stroke: {C_WAIT} !important; stroke-width: 2px;",
+                                          f"fill: {C_WAIT} !important; stroke: {C_WAIT} !important;"))
         if fr.node_id is None:
             for rid in self.root_gids:
                 rules.append(f"{node_sel(rid)} {{ fill: {C_CUR} !important; stroke: {C_CUR_LINE} !important; "
@@ -328,7 +482,9 @@ class BackwardView:
         lang = self.lang
         node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
         head = t("stepper.ui.step", lang, i=i, n=len(self.frames) - 1, node=node)
-        return f"--f:{i};--h:{css_str(head)};--t:{css_str(fr.text)}"
+        cur = self.current_id(fr)
+        return (f"--f:{i};--h:{css_str(head)};--t:{css_str(fr.text)};"
+                f"--cur:{css_str(self.prefix + cur if cur else '')}")
 
     def page_rules(self):
         """The per-frame rules of the replay page: the frame whose option the hidden Dropdown has selected sets
@@ -344,7 +500,9 @@ class BackwardView:
     def live_rule(self, i):
         """With a kernel, the widget also states the frame shown directly (a second way, for browsers without
         ``:has()``; both give the same values)."""
-        return f"<style>.{self.scope}{{{self.page_decl(i)}}}</style>"
+        cur = self.current_id(self.frames[i])
+        return (f"<style>.{self.scope}{{{self.page_decl(i)}}}</style><div class='agv-follow' data-frame='{i}' "
+                f"data-current='{esc(self.prefix + cur if cur else '')}'{FOLLOW_ATTR}></div>")
 
     def page_html(self):
         return ("<div class='agv-frame agv-now'><div class='agv-head'></div><p class='agv-text'></p></div>")
@@ -369,7 +527,7 @@ class BackwardView:
                     f"{esc(t('stepper.ui.step', lang, i=i, n=n, node=node))}</div>"
                     f"<p class='agv-text'>{esc(fr.text)}</p></div>")
         out = [f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
-               f'data-current="{esc(self.prefix + cur if cur else "")}">']
+               f'data-current="{esc(self.prefix + cur if cur else "")}"{FOLLOW_ATTR}>']
         if css == "explicit":
             out.append(f"<style>{self.frame_css(i)}</style>")
         elif css == "vars":
@@ -381,6 +539,24 @@ class BackwardView:
             out.append(self.saved_table(fr))
         out.append("</div>")
         return "".join(out)
+
+    def _fv(self, v):
+        """``fmt_value(v)``, formatted once per value object (held here, so its id stays valid)."""
+        e = self._fmt.get(id(v))
+        if e is not None and e[0] is v:
+            return e[1]
+        text = _narr.fmt_value(v, lang=self.lang)
+        self._fmt[id(v)] = (v, text)
+        return text
+
+    def _fve(self, v):
+        """``esc(fmt_value(v))``, made once per value object."""
+        e = self._fmt.get(("esc", id(v)))
+        if e is not None and e[0] is v:
+            return e[1]
+        text = esc(self._fv(v))
+        self._fmt[("esc", id(v))] = (v, text)
+        return text
 
     def tensor_table(self, fr, limit=None):
         lang = self.lang
@@ -401,8 +577,8 @@ class BackwardView:
                 label = t("stepper.status." + code, lang)
             cls = f"agv-st-{code}" + (" agv-just" if ti.name in just and fr.node is not None else "")
             rows.append(f'<tr class="{cls}" data-tensor="{esc(ti.name)}"><td>{esc(ti.name)}</td>'
-                        f'<td>{esc(_narr.fmt_value(ti.value, lang=lang))}</td>'
-                        f'<td class="agv-g">{esc(_narr.fmt_value(g, lang=lang) if g is not None else "")}</td>'
+                        f'<td>{self._fve(ti.value)}</td>'
+                        f'<td class="agv-g">{self._fve(g) if g is not None else ""}</td>'
                         f'<td class="agv-st">{esc(label)}</td></tr>')
         more = len(self.facts.tensors) - limit
         if more > 0:
@@ -424,14 +600,17 @@ class BackwardView:
             count += 1
             if count > limit:
                 continue
-            items = "; ".join(f"{a.replace('_saved_', '')}" + (f" = {tn}" if tn else "") +
-                              f": {_narr.fmt_value(v, lang=lang)}" for a, tn, v in ni.saved_items)
+            items = self._saved_text.get(ni.id)
+            if items is None:
+                items = self._saved_text[ni.id] = esc("; ".join(
+                    f"{a.replace('_saved_', '')}" + (f" = {tn}" if tn else "") + f": {self._fv(v)}"
+                    for a, tn, v in ni.saved_items))
             freed = ni.id in gone
             code = "freed" if freed else "saved_alive"
             just = any(f"{ni.owner}.{a}" in freed_now for a, _, _ in ni.saved_items)
             cls = f"agv-st-{'freed' if freed else 'kept'}" + (" agv-just" if just else "")
             rows.append(f'<tr class="{cls}" data-node="{esc(ni.owner)}"><td>{esc(ni.owner)}</td>'
-                        f'<td class="agv-g">{esc(items)}</td>'
+                        f'<td class="agv-g">{items}</td>'
                         f'<td class="agv-st">{esc(t("stepper.status." + code, lang))}</td></tr>')
         if not rows:
             return ""
@@ -559,7 +738,7 @@ class ForwardView:
                  f'<tr><th>{esc(t("stepper.ui.col_name", lang))}</th><th>{esc(t("stepper.ui.col_value", lang))}'
                  f'</th><th>requires_grad</th><th>grad_fn</th></tr>{"".join(rows)}</table>')
         return (f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
-                f'data-current="{esc(self.prefix + cur if cur else "")}"><style>{self.frame_css(i)}</style>'
+                f'data-current="{esc(self.prefix + cur if cur else "")}"{FOLLOW_ATTR}><style>{self.frame_css(i)}</style>'
                 f'<div class="agv-head">{esc(t("stepper.ui.step", lang, i=i, n=n, node=node))}</div>'
                 f'<p class="agv-text">{esc(fr.text)}</p>{table}</div>')
 

@@ -48,6 +48,7 @@ PAGE_JS = """() => {
     const views = [...c.querySelectorAll('.jp-OutputArea-output')].filter(o =>
         o.querySelector(':scope > .jupyter-widgets, :scope > .lm-Widget.jupyter-widgets'));
     return {prompt: prompt.trim(),
+            // textContent: JupyterLab skips rendering cells out of view (content-visibility), and their innerText is ''
             views: views.map(v => ({h: v.getBoundingClientRect().height, text: v.textContent.trim().length}))};
   });
 }"""
