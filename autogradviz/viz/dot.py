@@ -682,8 +682,11 @@ def _public_builder(builder, bools):
     (the views inside viz call the builders of graph.py directly)."""
     import functools
     import inspect
-    sig = inspect.signature(builder)
+    from . import graph as _graph
     fn = builder.__name__
+    # the arguments are those of the builder inside (``_backward_graph``), which picks its graph source itself
+    sig = inspect.signature(getattr(_graph, "_" + fn))
+    sig = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "source"])
 
     @functools.wraps(builder)
     def public(*roots, **kwargs):

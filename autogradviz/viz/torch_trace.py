@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step, inplace_inputs, inplace_name
+from .trace import BackwardRun, Step, inplace_inputs, inplace_name, with_call_tensors
 
 _new = object.__new__
 
@@ -82,6 +82,17 @@ def _flat_args(args, kwargs):
         else:
             flat.append(a)
     return flat
+
+
+def _top_args(args, kwargs):
+    """The arguments in order, a list or tuple of tensors flattened, one of numbers (a shape, a stride) left out."""
+    out = []
+    for a in list(args) + list((kwargs or {}).values()):
+        if isinstance(a, (list, tuple)):
+            out.extend(x for x in _flat_args(a, None) if not isinstance(x, (int, float)))
+        else:
+            out.append(a)
+    return out
 
 
 def _getitem_name(torch, a, idx):
@@ -237,12 +248,15 @@ def _make_mode_class():
                 if _made_inside(node, tensors):
                     inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
                 else:
+                    # the node's edges by position: tensors and the numbers given as arguments themselves (not
+                    # those inside a shape or a stride), then every other tensor argument (a mask, a buffer)
                     n_in = len(node.next_functions)
-                    items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
+                    items = [a for a in _top_args(args, kwargs) if isinstance(a, T) or isinstance(a, (int, float))
                              and not isinstance(a, bool)]
                     inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
                     if len(inputs) < n_in:
                         inputs = tuple(tensors)
+                    inputs = with_call_tensors(inputs, tensors)
                 for o in outs:
                     if o.grad_fn is node:
                         self.rec._oplog.append((name, inputs, o, node))

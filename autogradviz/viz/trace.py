@@ -97,6 +97,29 @@ def _call_inputs(frame):
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
 
 
+def with_call_tensors(inputs, call_tensors):
+    """An op's recorded inputs with every tensor argument of the call (one rule for both engines, so the drawing
+    connects a mask, a buffer or a bias that needs no grad and that the node's edges do not show): the call's tensor
+    arguments in the call's order, and a None (a Python-number operand) where ``inputs`` had one. ``inputs`` is kept
+    as it is when it holds a tensor that is not one of the call's arguments."""
+    if not call_tensors:
+        return inputs
+    n_t = 0
+    for x in inputs:
+        if x is not None:
+            n_t += 1
+            if not any(x is c for c in call_tensors):
+                return inputs
+    if n_t == len(call_tensors) and all(x is None or x is c for x, c in zip(
+            (y for y in inputs if y is not None), call_tensors)):
+        return inputs        # the common case: nothing to add, nothing moved
+    out = list(call_tensors)
+    for i, x in enumerate(inputs):
+        if x is None:
+            out.insert(min(i, len(out)), None)
+    return tuple(out)
+
+
 # -- in-place calls: one rule for both engines (this recorder and viz/torch_trace.py's TorchFunctionMode) --------
 # calls whose Python-number arguments are drawn as constant operands (``y.add_(1)``: the 1)
 NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"))
@@ -448,6 +471,8 @@ class Recorder:
                 self._call = call
                 log = self._oplog
                 self._call_start = len(log)
+                if call is not None:
+                    inputs = with_call_tensors(inputs, _call_inputs(call))
                 log.append((name, inputs, out, node))
                 return
         self._add_op(call, name, inputs, out, node)
@@ -458,6 +483,8 @@ class Recorder:
             if call is None or call is not self._call:
                 self._call = call
                 self._call_start = len(log)
+                if call is not None:
+                    inputs = with_call_tensors(inputs, _call_inputs(call))
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
                 log.append((name, inputs, out, node))    # one op with several outputs
@@ -487,7 +514,7 @@ class Recorder:
             recs = []
         elif len(parts) == 1 or all(p[3] is not None and p[3] is parts[0][3] for p in parts):
             # one op (or the outputs of one node): the record is the op's own
-            recs = [p + (None,) * (8 - len(p)) + call for p in parts]
+            recs = [(p[0], with_call_tensors(p[1], inputs)) + p[2:] + (None,) * (8 - len(p)) + call for p in parts]
         else:                   # the last op's name, output and node; the call's own tensor arguments
             last = parts[-1]
             recs = [(last[0], inputs, last[2], last[3], None, None, None, None) + call]

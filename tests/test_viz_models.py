@@ -1,0 +1,71 @@
+"""Drawings of real models that tell the truth (issue 28), checked at the DOT level in both engines: every tensor
+argument of a call is drawn into its op (a buffer, a bias, a mask), with its qualified name; numbers inside a shape
+are not drawn as inputs."""
+import re
+
+import pytest
+
+import autogradviz
+from autogradviz import viz
+
+torch = pytest.importorskip("torch")
+
+LIBS = pytest.mark.parametrize("lib", [autogradviz, torch], ids=["autogradviz", "torch"])
+
+
+def _nodes(src):
+    """{node id: label} of a DOT source (labels unquoted)."""
+    out = {}
+    for m in re.finditer(r'^\s*(n\d+) \[label=("(?:[^"\\]|\\.)*"|\S+)', src, re.M):
+        lab = m.group(2)
+        out[m.group(1)] = lab[1:-1] if lab.startswith('"') else lab
+    return out
+
+
+def _edges(src):
+    return [(m.group(1), m.group(2)) for m in re.finditer(r'^\s*(n\d+) -> (n\d+)', src, re.M)]
+
+
+def _into(src, op_prefix):
+    """The labels of the nodes drawn into the (one) op whose label starts with ``op_prefix``."""
+    nodes = _nodes(src)
+    ops = [k for k, v in nodes.items() if v.startswith(op_prefix)]
+    assert len(ops) == 1, (op_prefix, ops)
+    return [nodes[a] for a, b in _edges(src) if b == ops[0] and a in nodes]
+
+
+def _norm_program(lib, n, seq=4):
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.BatchNorm1d(n), lib.nn.LayerNorm(n))
+    x = lib.randn(seq, n, requires_grad=True)
+    m = lib.tril(lib.ones(seq, seq))
+    with viz.trace() as tr:
+        y = net(x)
+        z = y.sum(1).reshape(seq, 1).expand(seq, seq).masked_fill(m == 0, 0.0)
+    return tr, net, x
+
+
+@LIBS
+@pytest.mark.parametrize("n", [3, 5])
+def test_every_tensor_argument_is_drawn_with_its_name(lib, n):
+    tr, net, x = _norm_program(lib, n)
+    src = viz.draw_forward(tr, model=net, legend=False).source
+    bn = _into(src, "nativebatchnorm")
+    assert sorted(bn) == sorted(["x", "0.running_mean", "0.running_var", "0.weight", "0.bias"])
+    ln = _into(src, "nativelayernorm")
+    assert "number" not in ln                       # normalized_shape is not an input
+    assert sorted(ln) == sorted(["1.weight", "1.bias", "nativebatchnorm\\n(NativeBatchNormBackward0)"])
+    mf = _into(src, "maskedfill")
+    assert "eq\\n(no grad_fn)" in mf and len(mf) == 2   # the mask (m == 0) is connected
+    # a named buffer is never drawn as t<N>
+    for lab in _nodes(src).values():
+        assert not (re.fullmatch(r"t\d+", lab) and lab in bn)
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_tensor_arguments_same_dot_in_both_engines(n):
+    got = []
+    for lib in (autogradviz, torch):
+        tr, net, x = _norm_program(lib, n)
+        got.append(viz.draw_forward(tr, model=net, show_values=0, lang="en").source)
+    assert got[0] == got[1]
