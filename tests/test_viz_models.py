@@ -69,3 +69,20 @@ def test_tensor_arguments_same_dot_in_both_engines(n):
         tr, net, x = _norm_program(lib, n)
         got.append(viz.draw_forward(tr, model=net, show_values=0, lang="en").source)
     assert got[0] == got[1]
+
+
+@LIBS
+def test_num_batches_tracked_hidden_unless_asked(lib):
+    tr, net, x = _norm_program(lib, 3)
+    src = viz.draw_forward(tr, model=net, legend=False).source
+    assert "num_batches_tracked" not in src and "add_" not in src
+    shown = viz.draw_forward(tr, model=net, legend=False, show_bookkeeping=True).source
+    assert "0.num_batches_tracked" in shown
+    assert _into(shown, "add_") == ["0.num_batches_tracked", "number"]
+    with pytest.raises(TypeError, match="show_bookkeeping"):
+        viz.draw_forward(tr, model=net, show_bookkeeping="yes")
+    # not a buffer's bookkeeping: a user's own in-place add stays
+    y = lib.zeros(())
+    with viz.trace() as tr2:
+        y.add_(1)
+    assert "add_" in viz.draw_forward(tr2, legend=False).source
