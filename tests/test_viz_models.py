@@ -86,3 +86,22 @@ def test_num_batches_tracked_hidden_unless_asked(lib):
     with viz.trace() as tr2:
         y.add_(1)
     assert "add_" in viz.draw_forward(tr2, legend=False).source
+
+
+@LIBS
+def test_last_good_tensor_of_a_failed_trace_is_neutral(lib):
+    x = lib.ones(2, 3)
+    w = lib.ones(4, 5, requires_grad=True)
+    tr = viz.trace()
+    with pytest.raises(RuntimeError):
+        with tr:
+            h = x * 2
+            h @ w
+    m = viz.forward_graph(tr)
+    assert [v.role for v in m.nodes if v.kind == "sink"] == ["intermediate"]
+    src = viz.draw_forward(tr, lang="en").source
+    assert "backward starts here" not in src and "#C0392B" in src
+    # a trace that did not fail still draws its output as the place backward starts
+    with viz.trace() as ok:
+        h = x * 2
+    assert "backward starts here" in viz.draw_forward(ok, lang="en").source
