@@ -105,3 +105,37 @@ def test_last_good_tensor_of_a_failed_trace_is_neutral(lib):
     with viz.trace() as ok:
         h = x * 2
     assert "backward starts here" in viz.draw_forward(ok, lang="en").source
+
+
+@LIBS
+@pytest.mark.parametrize("name", ["matmul", "view"])
+def test_failed_call_caught_inside_the_trace_is_recorded(lib, name):
+    x = lib.ones(2, 3)
+    w = lib.ones(4, 5, requires_grad=True)
+    bad = {"matmul": lambda h: h @ w, "view": lambda h: h.view(4, 5)}[name]
+    with viz.trace() as tr:
+        h = x * 2
+        try:
+            bad(h)
+        except RuntimeError as e:
+            msg = str(e)
+        z = h + 1
+    assert [(f.error, f.error_type) for f in tr.failed] == [(msg, "RuntimeError")]
+    assert tr.failed[0].index == 1                      # between the two good ops
+    src = viz.draw_forward(tr, lang="en").source
+    assert "#C0392B" in src and "z" in _nodes(src).values()
+
+
+def test_failed_call_caught_inside_the_trace_same_dot():
+    got = []
+    for lib in (autogradviz, torch):
+        x = lib.ones(2, 3)
+        w = lib.ones(4, 5, requires_grad=True)
+        with viz.trace() as tr:
+            h = x * 2
+            try:
+                h @ w
+            except RuntimeError:
+                pass
+        got.append(viz.draw_forward(tr, lang="en").source)
+    assert got[0] == got[1]

@@ -34,6 +34,7 @@ import sys
 import numpy as np
 
 from .. import _hooks
+from . import raise_watch
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
@@ -373,6 +374,7 @@ class Recorder:
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
         self._active = False
         self.failed = []      # ops that raised (viz/torch_trace.FailedOp), with their inputs and error
+        self._failed_exc = []  # the exceptions of the autogradviz ops in ``failed`` (viz/raise_watch.py)
         self._torch_mode = None  # real PyTorch's ops, when torch is loaded (viz/torch_trace.py)
         self._call = None     # the frame of the call the last recorded op came from, and its first record's index
         self._call_start = 0
@@ -388,6 +390,7 @@ class Recorder:
             handles.append(_hooks.FWD.add(self._on_op))
             handles.append(_hooks.INPLACE.add(self._on_inplace))
             handles.append(_hooks.CALLS.add(self._on_call))
+            handles.append(raise_watch.watch(self))   # failed ops the user's code catches inside the block
         self._active = True
         if sys.modules.get("torch") is not None:
             from . import torch_trace  # real PyTorch's ops: found at call time (it is built on this module)
@@ -426,7 +429,7 @@ class Recorder:
         if exc[1] is not None and self._forward:
             # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
             from .failed import failed_from_traceback  # found at call time (it is built on this module)
-            f = failed_from_traceback(self, exc[1], exc[2])
+            f = None if any(e is exc[1] for e in self._failed_exc) else failed_from_traceback(self, exc[1], exc[2])
             if f is not None and not any(x.error == f.error for x in self.failed):
                 self.failed.append(f)
         return False
@@ -446,6 +449,7 @@ class Recorder:
         self._ops.clear()
         self.backwards.clear()
         self.failed.clear()
+        self._failed_exc.clear()
 
     def _on_op(self, name, inputs, out, node):
         if self._open:       # inside a composite call: one of its parts (none from a backward pass)
