@@ -50,12 +50,12 @@ def _norm_program(lib, n, seq=4):
 def test_every_tensor_argument_is_drawn_with_its_name(lib, n):
     tr, net, x = _norm_program(lib, n)
     src = viz.draw_forward(tr, model=net, legend=False).source
-    bn = _into(src, "nativebatchnorm")
+    bn = _into(src, "batch_norm")
     assert sorted(bn) == sorted(["x", "0.running_mean", "0.running_var", "0.weight", "0.bias"])
-    ln = _into(src, "nativelayernorm")
+    ln = _into(src, "layer_norm")
     assert "number" not in ln                       # normalized_shape is not an input
-    assert sorted(ln) == sorted(["1.weight", "1.bias", "nativebatchnorm\\n(NativeBatchNormBackward0)"])
-    mf = _into(src, "maskedfill")
+    assert sorted(ln) == sorted(["1.weight", "1.bias", "batch_norm\\n(NativeBatchNormBackward0)"])
+    mf = _into(src, "masked_fill")
     assert "eq\\n(no grad_fn)" in mf and len(mf) == 2   # the mask (m == 0) is connected
     # a named buffer is never drawn as t<N>
     for lab in _nodes(src).values():
@@ -107,35 +107,58 @@ def test_last_good_tensor_of_a_failed_trace_is_neutral(lib):
     assert "backward starts here" in viz.draw_forward(ok, lang="en").source
 
 
-@LIBS
-@pytest.mark.parametrize("name", ["matmul", "view"])
-def test_failed_call_caught_inside_the_trace_is_recorded(lib, name):
-    x = lib.ones(2, 3)
-    w = lib.ones(4, 5, requires_grad=True)
-    bad = {"matmul": lambda h: h @ w, "view": lambda h: h.view(4, 5)}[name]
+
+def _calls_program(lib, n):
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.randn(2, 4, n, requires_grad=True)
+    W = lib.randn(5, n, requires_grad=True)
+    b = lib.randn(5, requires_grad=True)
+    v = lib.randn(n, requires_grad=True)
+    M = lib.randn(n, 2, requires_grad=True)
+    img = lib.randn(1, 1, 4 + n, 4 + n)
+    k = lib.randn(2, 1, 3, 3, requires_grad=True)
+    g = lib.ones(5, requires_grad=True)
     with viz.trace() as tr:
-        h = x * 2
-        try:
-            bad(h)
-        except RuntimeError as e:
-            msg = str(e)
-        z = h + 1
-    assert [(f.error, f.error_type) for f in tr.failed] == [(msg, "RuntimeError")]
-    assert tr.failed[0].index == 1                      # between the two good ops
-    src = viz.draw_forward(tr, lang="en").source
-    assert "#C0392B" in src and "z" in _nodes(src).values()
+        y = F.linear(x, W)
+        y2 = F.linear(x, W, b)
+        z = F.layer_norm(y2, (5,), g, b)
+        loss = F.cross_entropy(z.reshape(8, 5), lib.tensor([0, 1, 2, 3, 4, 0, 1, 2]))
+        u = v @ M
+        c = F.conv2d(img, k, stride=2)
+    return tr, (x, W, b, v, M, img, k, y, y2, z, loss, u, c)
 
 
-def test_failed_call_caught_inside_the_trace_same_dot():
+@pytest.mark.parametrize("n", [3, 6])
+def test_ops_labelled_by_the_call_same_in_both_engines(n):
     got = []
     for lib in (autogradviz, torch):
-        x = lib.ones(2, 3)
-        w = lib.ones(4, 5, requires_grad=True)
-        with viz.trace() as tr:
-            h = x * 2
-            try:
-                h @ w
-            except RuntimeError:
-                pass
-        got.append(viz.draw_forward(tr, lang="en").source)
+        tr, keep = _calls_program(lib, n)
+        got.append(viz.draw_forward(tr, lang="en", show_values=0).source)
+        labels = [lab.split("\\n")[0] for lab in _nodes(got[-1]).values() if "\\n(" in lab]
+        assert labels == ["linear", "linear", "layer_norm", "reshape", "cross_entropy", "matmul", "conv2d"], labels
+        # the grad_fn node the call made, in parentheses (v @ M on a vector: the squeeze at its end)
+        assert "matmul\\n(SqueezeBackward4)" in got[-1] and "cross_entropy\\n(NllLossBackward0)" in got[-1]
+        assert "layer_norm\\n(NativeLayerNormBackward0)" in got[-1]
     assert got[0] == got[1]
+
+
+@LIBS
+def test_operators_keep_the_name_of_their_node(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    w = lib.ones(3, 4)
+    with viz.trace() as tr:
+        y = (x * 2) @ w
+        s = y[0]
+    labels = [lab.split("\\n")[0] for lab in _nodes(viz.draw_forward(tr, legend=False).source).values() if "\\n(" in lab]
+    assert labels == ["mul", "mm", "select"]
+
+
+@LIBS
+def test_forward_stepper_labels_read_like_the_drawing(lib):
+    v = lib.ones(3, requires_grad=True)
+    M = lib.ones(3, 2, requires_grad=True)
+    st = viz.ForwardStepper(lambda v, M: v @ M, v, M, lang="en")
+    assert [fr.label for fr in st.frames[1:]] == ["matmul"]
+    assert "matmul\\n(SqueezeBackward4)" in viz.draw_forward(st.trace, lang="en").source
+    assert "squeezebackward4" not in " ".join(fr.text for fr in st.frames)

@@ -252,6 +252,30 @@ def op_name(node_or_name, source=None):
     return (source if source is not None else source_for((node_or_name,))).op(node_or_name)["name"]
 
 
+# the functions an operator calls (``x @ w``: matmul, ``x[0]``: getitem, ``x * 2``: mul): drawn by the node they made
+# (``mm``, ``select``), except when that node is only the reshaping at the end (``v @ M`` on a vector: squeeze)
+OPERATOR_FNS = frozenset(("add", "radd", "iadd", "sub", "rsub", "isub", "mul", "rmul", "imul", "div", "rdiv", "truediv",
+                          "rtruediv", "itruediv", "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul",
+                          "rmatmul", "neg", "pos", "abs", "invert", "getitem", "eq", "ne", "lt", "le", "gt", "ge",
+                          "and", "or", "xor", "and_", "or_", "remainder", "rremainder"))
+_RESHAPING = frozenset(("squeeze", "unsqueeze", "view", "unsafeview", "expand", "reshape"))
+
+
+def call_label(fn, name):
+    """The label of a traced op: the function the user called (``linear``, ``layer_norm``, ``cross_entropy``), its
+    node's name in parentheses below; an operator (``OPERATOR_FNS``) by the node it made (``name``)."""
+    if fn is None or fn == name:
+        return name
+    if fn in OPERATOR_FNS:
+        base = name.lower()
+        k = base.rfind("backward")
+        if k > 0 and base[k + 8:].isdigit():    # a node the op catalogue has no short name for: SqueezeBackward4
+            base = base[:k]
+        if base not in _RESHAPING:
+            return name
+    return fn
+
+
 def _node_title(source, node):
     if source.is_leaf_node(node):
         return "AccumulateGrad"
@@ -1236,6 +1260,7 @@ def _ops_from_trace(source, trace, root_tensors, skip=()):
             if node is None and hasattr(fop, "name") and fop.name.endswith("Backward") and not \
                     fop.name.endswith("Backward0"):
                 name = fop.name[:-len("Backward")]
+            name = call_label(getattr(fop, "fn", None), name)
             inputs = []
             for i, x in enumerate(fop.inputs):
                 if x is None:

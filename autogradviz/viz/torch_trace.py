@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step, inplace_inputs, inplace_name, with_call_tensors
+from .trace import BackwardRun, Step, call_fn, inplace_inputs, inplace_name, with_call_tensors
 
 _new = object.__new__
 
@@ -251,14 +251,18 @@ def _make_mode_class():
                     # the node's edges by position: tensors and the numbers given as arguments themselves (not
                     # those inside a shape or a stride), then every other tensor argument (a mask, a buffer)
                     n_in = len(node.next_functions)
-                    items = [a for a in _top_args(args, kwargs) if isinstance(a, T) or isinstance(a, (int, float))
-                             and not isinstance(a, bool)]
-                    inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
+                    # (an absent optional tensor, None, holds its place: F.layer_norm(x, shape) without weight)
+                    items = [a for a in _top_args(args, kwargs) if a is None or isinstance(a, T) or
+                             isinstance(a, (int, float)) and not isinstance(a, bool)][:n_in]
+                    inputs = tuple(a if isinstance(a, T) else None for a in items if a is not None)
                     if len(inputs) < n_in:
                         inputs = tuple(tensors)
                     inputs = with_call_tensors(inputs, tensors)
+                fn = call_fn(fname)
                 for o in outs:
                     if o.grad_fn is node:
+                        if fn is not None:
+                            self.rec._fn[len(self.rec._oplog)] = fn
                         self.rec._oplog.append((name, inputs, o, node))
             else:
                 inputs = tuple(a if isinstance(a, T) else None for a in flat
@@ -273,6 +277,8 @@ def _make_mode_class():
                     name = _getitem_name(torch, a, args[1]) or name
                 elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
                     name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
+                if call_fn(fname) is not None:
+                    self.rec._fn[len(self.rec._oplog)] = call_fn(fname)
                 self.rec._oplog.append((name, inputs, outs[0], None))
             return out
 

@@ -34,7 +34,6 @@ import sys
 import numpy as np
 
 from .. import _hooks
-from . import raise_watch
 from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
@@ -75,6 +74,41 @@ def _entry_frame(f):
         call = f
         f = f.f_back
     return call
+
+
+def call_fn(name):
+    """The name a call is recorded with (``ForwardOp.fn``), one rule for both engines: an operator's method is named
+    without its underscores (``__matmul__`` -> ``matmul``, ``__getitem__`` -> ``getitem``); another name that starts
+    with an underscore is none the user wrote (None)."""
+    if name[:2] == "__" and name[-2:] == "__":
+        return name[2:-2]
+    return None if name[:1] in ("_", "<") else name
+
+
+_LAMBDAS = {}    # code of a Tensor method written as a lambda (``x.long()``) -> the method's name
+
+
+def _lambda_name(code):
+    if not _LAMBDAS:
+        from ..ops import _methods
+        for name, fn in _methods.METHODS.items():
+            c = getattr(fn, "__code__", None)
+            if c is not None and c.co_name == "<lambda>":
+                _LAMBDAS[c] = name
+        for name in ("mT", "mH", "H"):
+            c = getattr(getattr(Tensor, name, None), "fget", None)
+            if c is not None and c.__code__.co_name == "<lambda>":
+                _LAMBDAS[c.__code__] = name
+    return _LAMBDAS.get(code)
+
+
+def call_name(frame):
+    """The name of the function the user called, from the outermost frame of the op layer (``call_fn``)."""
+    code = frame.f_code
+    n = code.co_name
+    if n == "<lambda>":
+        n = _lambda_name(code) or n
+    return call_fn(n)
 
 
 def _call_inputs(frame):
@@ -187,7 +221,7 @@ class ForwardOp:
     (then ``node`` is None)."""
 
     __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
-                 "composite")
+                 "composite", "fn")
 
     def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
                  parts=(), composite=None):
@@ -207,6 +241,9 @@ class ForwardOp:
         # None and () for an op that is not a composite call
         self.composite = composite
         self.parts = tuple(ForwardOp(i, *p) for i, p in enumerate(parts)) if parts else ()
+        # the function the user called (``linear``, ``layer_norm``, ``reshape``), as PyTorch's TorchFunctionMode
+        # names it; None when not known (an operator such as ``*`` is named by its node)
+        self.fn = None
 
     @property
     def inplace(self):
@@ -364,6 +401,7 @@ class Recorder:
         if not _is_bool(forward):
             raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
+        self._fn = {}         # index in _oplog -> the name of the function the user called (ForwardOp.fn)
         self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
         self._forward = forward
@@ -374,7 +412,6 @@ class Recorder:
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
         self._active = False
         self.failed = []      # ops that raised (viz/torch_trace.FailedOp), with their inputs and error
-        self._failed_exc = []  # the exceptions of the autogradviz ops in ``failed`` (viz/raise_watch.py)
         self._torch_mode = None  # real PyTorch's ops, when torch is loaded (viz/torch_trace.py)
         self._call = None     # the frame of the call the last recorded op came from, and its first record's index
         self._call_start = 0
@@ -390,7 +427,6 @@ class Recorder:
             handles.append(_hooks.FWD.add(self._on_op))
             handles.append(_hooks.INPLACE.add(self._on_inplace))
             handles.append(_hooks.CALLS.add(self._on_call))
-            handles.append(raise_watch.watch(self))   # failed ops the user's code catches inside the block
         self._active = True
         if sys.modules.get("torch") is not None:
             from . import torch_trace  # real PyTorch's ops: found at call time (it is built on this module)
@@ -429,7 +465,7 @@ class Recorder:
         if exc[1] is not None and self._forward:
             # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
             from .failed import failed_from_traceback  # found at call time (it is built on this module)
-            f = None if any(e is exc[1] for e in self._failed_exc) else failed_from_traceback(self, exc[1], exc[2])
+            f = failed_from_traceback(self, exc[1], exc[2])
             if f is not None and not any(x.error == f.error for x in self.failed):
                 self.failed.append(f)
         return False
@@ -439,17 +475,20 @@ class Recorder:
     def ops(self):
         """One ForwardOp per forward op, in execution order."""
         ops, log = self._ops, self._oplog
+        fn = self._fn
         for k in range(len(ops), len(log)):
-            ops.append(ForwardOp(k, *log[k]))
+            op = ForwardOp(k, *log[k])
+            op.fn = fn.get(k)
+            ops.append(op)
         return ops
 
     def clear(self):
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
+        self._fn.clear()
         self._ops.clear()
         self.backwards.clear()
         self.failed.clear()
-        self._failed_exc.clear()
 
     def _on_op(self, name, inputs, out, node):
         if self._open:       # inside a composite call: one of its parts (none from a backward pass)
@@ -477,6 +516,7 @@ class Recorder:
                 self._call_start = len(log)
                 if call is not None:
                     inputs = with_call_tensors(inputs, _call_inputs(call))
+                    self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
                 return
         self._add_op(call, name, inputs, out, node)
@@ -489,6 +529,7 @@ class Recorder:
                 self._call_start = len(log)
                 if call is not None:
                     inputs = with_call_tensors(inputs, _call_inputs(call))
+                    self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
                 log.append((name, inputs, out, node))    # one op with several outputs
@@ -498,6 +539,7 @@ class Recorder:
                 del log[start:]
                 if len(self._ops) > start:
                     del self._ops[start:]
+                self._fn[len(log)] = call_name(call)
                 log.append((name, _call_inputs(call), out, node))
 
     def _on_call(self, kind, name, depth, inputs, records):
@@ -527,6 +569,9 @@ class Recorder:
             return
         if not self._in_backward:
             self._call = None
+            if inputs is not None and not name.endswith("Backward"):
+                for k in range(len(self._oplog), len(self._oplog) + len(recs)):
+                    self._fn[k] = name
             self._oplog.extend(recs)
 
     def _on_inplace(self, call, args, kwargs, before, old):
