@@ -162,3 +162,28 @@ def test_forward_stepper_labels_read_like_the_drawing(lib):
     assert [fr.label for fr in st.frames[1:]] == ["matmul"]
     assert "matmul\\n(SqueezeBackward4)" in viz.draw_forward(st.trace, lang="en").source
     assert "squeezebackward4" not in " ".join(fr.text for fr in st.frames)
+
+
+def _lenet_trace(lib, width, ref=None):
+    from _support.models import copy_weights, lenet
+    lib.manual_seed(0)
+    net = lenet(lib, width)
+    if ref is not None:
+        copy_weights(ref, net, lib)
+    x = lib.ones(2, 1, 28, 28)
+    with viz.trace() as tr:
+        loss = lib.nn.functional.cross_entropy(net(x), lib.tensor([1, 2]))
+    return net, tr, loss
+
+
+@pytest.mark.parametrize("width", [6, 4])
+def test_lenet_forward_labels_and_identity(width):
+    ref, tr_t, _ = _lenet_trace(torch, width)
+    net, tr_a, _ = _lenet_trace(autogradviz, width, ref)
+    srcs = [viz.draw_forward(tr, model=m, lang="en", show_values=0).source for tr, m in ((tr_a, net), (tr_t, ref))]
+    labels = [lab.split("\\n")[0] for lab in _nodes(srcs[0]).values() if "\\n(" in lab]
+    assert sorted(labels) == sorted(["conv2d", "relu", "max_pool2d", "conv2d", "relu", "max_pool2d", "flatten",
+                                     "linear", "relu", "linear", "relu", "linear", "cross_entropy"]), labels
+    assert sorted(_into(srcs[0], "cross_entropy"))[0] == "linear\\n(AddmmBackward0)"   # and the target
+    assert len(_into(srcs[0], "cross_entropy")) == 2
+    assert srcs[0] == srcs[1]
