@@ -117,7 +117,10 @@ def _call_inputs(frame):
     code = frame.f_code
     n = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + (1 if code.co_flags & 8 else 0)
     loc = frame.f_locals
-    work = [loc.get(v) for v in reversed(code.co_varnames[:n])]
+    vals = [loc.get(v) for v in code.co_varnames[:n]]
+    if not any(isinstance(a, (list, tuple, dict)) for a in vals):    # the common case: no nesting to flatten
+        return tuple(a for a in vals if isinstance(a, Tensor))
+    work = vals[::-1]
     out = []
     while work:
         a = work.pop()
