@@ -70,6 +70,7 @@ def add_failed(m, trace, names=None, model=None, frame=None):
                 continue
             src = m.id_of(t)
             if src is not None and m.node(src).kind == "sink":   # drawn from the op that made it
+                _neutral(m, src)
                 src = next((e.src for e in m.edges if e.dst == src), src)
             if src is None:
                 s = VNode("source", _tensor_role(source, t, nm), nm.label(t), ref=t)
@@ -82,6 +83,16 @@ def add_failed(m, trace, names=None, model=None, frame=None):
                                  value=format_value(t, 6, source), role=_tensor_role(source, t, nm)))
         m.notes.append(("note.failed", {"op": fop.op, "error": fop.error_type}))
     return m
+
+
+def _neutral(m, sink_id):
+    """A tensor the failed op read is the last good one, not an output where a backward starts: drawn neutral."""
+    v = m.node(sink_id)
+    if v.role == "output":
+        v.role = "intermediate"
+        for e in m.edges:
+            if e.dst == sink_id and e.role == "output":
+                e.role = "intermediate"
 
 
 def _cut(s):

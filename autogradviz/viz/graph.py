@@ -253,6 +253,30 @@ def op_name(node_or_name, source=None):
     return (source if source is not None else source_for((node_or_name,))).op(node_or_name)["name"]
 
 
+# the functions an operator calls (``x @ w``: matmul, ``x[0]``: getitem, ``x * 2``: mul): drawn by the node they made
+# (``mm``, ``select``), except when that node is only the reshaping at the end (``v @ M`` on a vector: squeeze)
+OPERATOR_FNS = frozenset(("add", "radd", "iadd", "sub", "rsub", "isub", "mul", "rmul", "imul", "div", "rdiv", "truediv",
+                          "rtruediv", "itruediv", "floordiv", "rfloordiv", "mod", "rmod", "pow", "rpow", "matmul",
+                          "rmatmul", "neg", "pos", "abs", "invert", "getitem", "eq", "ne", "lt", "le", "gt", "ge",
+                          "and", "or", "xor", "and_", "or_", "remainder", "rremainder"))
+_RESHAPING = frozenset(("squeeze", "unsqueeze", "view", "unsafeview", "expand", "reshape"))
+
+
+def call_label(fn, name):
+    """The label of a traced op: the function the user called (``linear``, ``layer_norm``, ``cross_entropy``), its
+    node's name in parentheses below; an operator (``OPERATOR_FNS``) by the node it made (``name``)."""
+    if fn is None or fn == name:
+        return name
+    if fn in OPERATOR_FNS:
+        base = name.lower()
+        k = base.rfind("backward")
+        if k > 0 and base[k + 8:].isdigit():    # a node the op catalogue has no short name for: SqueezeBackward4
+            base = base[:k]
+        if base not in _RESHAPING:
+            return name
+    return fn
+
+
 def _node_title(source, node):
     if source.is_leaf_node(node):
         return "AccumulateGrad"
@@ -909,17 +933,19 @@ def _trace_roots(trace):
 
 def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
                    collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
-                   split_shared="auto", source):
+                   split_shared="auto", show_bookkeeping=False, source):
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
-    on tensors that need no grad) or else reconstructed from the grad_fn graph."""
+    on tensors that need no grad) or else reconstructed from the grad_fn graph. A module's bookkeeping
+    (``BatchNorm``'s ``num_batches_tracked.add_(1)``) is left out unless ``show_bookkeeping``."""
     roots, trace = split_roots(source, roots, trace)
     tangents = getattr(trace, "tangents", None)  # forward-mode AD: the tangents the trace recorded
     nm = _make_names(names, model, frame, auto_names)
     root_tensors = [r for r in roots if source.is_tensor(r)]
     if trace is not None:
+        skip = () if show_bookkeeping else _bookkeeping(trace, nm)
         if not root_tensors:
-            root_tensors = [t for t in _trace_roots(trace) if source.is_tensor(t)]
-        sinks, ops_by_out = _ops_from_trace(source, trace, root_tensors)
+            root_tensors = [t for t in _trace_roots(trace) if source.is_tensor(t) and id(t) not in skip]
+        sinks, ops_by_out = _ops_from_trace(source, trace, root_tensors, skip)
     else:
         sinks, ops_by_out = _ops_from_nodes(source, roots, nm)
     nm.add_known(root_tensors)
@@ -1201,8 +1227,24 @@ def version_label(label, version):
     return f"{label} (v{version})" if version else label
 
 
-def _ops_from_trace(source, trace, root_tensors):
-    """Op vertices from a trace. Returns (sink keys, producer lookup tensor -> (op, nr))."""
+BOOKKEEPING = ("num_batches_tracked",)
+"""Buffers a module counts in and that no op reads (``BatchNorm``'s): their in-place updates are hidden by default."""
+
+
+def _bookkeeping(trace, nm):
+    """The ids of the tensors written in place in ``trace`` that are bookkeeping buffers (by their found name)."""
+    out = set()
+    for fop in trace.ops:
+        if getattr(fop, "version", None) is not None:
+            n = nm.name(fop.output)
+            if n is not None and n.rsplit(".", 1)[-1] in BOOKKEEPING:
+                out.add(id(fop.output))
+    return out
+
+
+def _ops_from_trace(source, trace, root_tensors, skip=()):
+    """Op vertices from a trace (the in-place writes of the tensors whose ids are in ``skip`` left out). Returns (sink
+    keys, producer lookup tensor -> (op, nr))."""
     ops = []
     prod = {}
     last = None
@@ -1212,6 +1254,8 @@ def _ops_from_trace(source, trace, root_tensors):
     written = {id(f.output) for f in trace.ops if getattr(f, "version", None) is not None}
     held = {}
     for fop in trace.ops:
+        if skip and id(fop.output) in skip and getattr(fop, "version", None) is not None:
+            continue
         node = fop.node
         if last is not None and node is not None and last.node is node and fop.name == last_name and \
                 getattr(fop, "version", None) is None:
@@ -1221,6 +1265,7 @@ def _ops_from_trace(source, trace, root_tensors):
             if node is None and hasattr(fop, "name") and fop.name.endswith("Backward") and not \
                     fop.name.endswith("Backward0"):
                 name = fop.name[:-len("Backward")]
+            name = call_label(getattr(fop, "fn", None), name)
             inputs = []
             for i, x in enumerate(fop.inputs):
                 if x is None:

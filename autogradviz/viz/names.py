@@ -91,6 +91,14 @@ def _named_params(module):
         return []
 
 
+def _named_buffers(module):
+    """``module.named_buffers()`` (``bn1.running_mean``): a buffer is drawn with its qualified name, as a parameter."""
+    try:
+        return list(module.named_buffers())
+    except Exception:  # a half-built module, or none of them
+        return []
+
+
 def _module_kinds(module, prefix=""):
     """``{path: class name}`` of the submodules (``layer1`` -> ``Linear``), for the labels of module groups."""
     try:
@@ -122,11 +130,11 @@ class Names:
                         or (TP is not None and isinstance(value, TP)))
                     self._set(value, str(name), "explicit", param=param)
                 elif _is_module(value):
-                    for pn, p in _named_params(value):
+                    for pn, p in _named_params(value) + _named_buffers(value):
                         self._set(p, f"{name}.{pn}", "explicit", param=True)
                     self._add_kinds(_module_kinds(value, str(name)))
         if model is not None:
-            for pn, p in _named_params(model):
+            for pn, p in _named_params(model) + _named_buffers(model):
                 self._set(p, pn, "model", param=True)
             self._add_kinds(_module_kinds(model))
         if auto:
@@ -170,7 +178,7 @@ class Names:
             if id(m) in seen_mod:
                 continue
             seen_mod.add(id(m))
-            for pn, p in _named_params(m):
+            for pn, p in _named_params(m) + _named_buffers(m):
                 self._set(p, pn, "frame", param=True)
             self._add_kinds(_module_kinds(m))
 

@@ -730,7 +730,7 @@ def forward_replay(ops, label, lang):
     f0.text = _i18n.t("stepper.ui.ops", lang) + f": {len(ops)}"
     frames = [f0]
     tl.close_frame()
-    from .graph import inplace_label, version_label
+    from .graph import call_label, inplace_label, version_label
     # tensors written in place (y.add_(1)): each op shows the version it read or made (``y``, ``y (v1)``) and the
     # data of that version (the data before the next write, or after the write for the in-place op itself)
     values = [None] * len(ops)
@@ -751,7 +751,8 @@ def forward_replay(ops, label, lang):
         fr = Frame(len(frames), tl)
         fr.node = op.name
         inplace = getattr(op, "call", None) is not None
-        fr.label = inplace_label(op.call) if inplace else op.op
+        # the op's label, as the drawing reads it: the function the user called (``matmul``, ``linear``)
+        fr.label = inplace_label(op.call) if inplace else call_label(getattr(op, "fn", None), op.op)
         args = [vlabel(t) if t is not None else _i18n.t("label.scalar", lang) for t in op.inputs]
         if inplace:
             version[id(op.output)] = op.version
@@ -764,7 +765,7 @@ def forward_replay(ops, label, lang):
         if sym and len(args) == 2:
             expr = f"{out} = {args[0]} {sym} {args[1]}"
         else:
-            expr = f"{out} = {op.op}({', '.join(args)})"
+            expr = f"{out} = {fr.label}({', '.join(args)})"
         val = values[k] if values[k] is not None else source_for([op.output]).array(op.output)
         text = _i18n.t("stepper.narr.fwd_op", lang, op=fr.label, expr=expr, v=_narr.fmt_value(val, lang=lang))
         sep = "" if lang == "zh" else " "

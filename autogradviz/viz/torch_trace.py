@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step, inplace_inputs, inplace_name
+from .trace import BackwardRun, Step, call_fn, inplace_inputs, inplace_name, with_call_tensors
 
 _new = object.__new__
 
@@ -82,6 +82,17 @@ def _flat_args(args, kwargs):
         else:
             flat.append(a)
     return flat
+
+
+def _top_args(args, kwargs):
+    """The arguments in order, a list or tuple of tensors flattened, one of numbers (a shape, a stride) left out."""
+    out = []
+    for a in list(args) + list((kwargs or {}).values()):
+        if isinstance(a, (list, tuple)):
+            out.extend(x for x in _flat_args(a, None) if not isinstance(x, (int, float)))
+        else:
+            out.append(a)
+    return out
 
 
 def _getitem_name(torch, a, idx):
@@ -237,14 +248,21 @@ def _make_mode_class():
                 if _made_inside(node, tensors):
                     inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
                 else:
+                    # the node's edges by position: tensors and the numbers given as arguments themselves (not
+                    # those inside a shape or a stride), then every other tensor argument (a mask, a buffer)
                     n_in = len(node.next_functions)
-                    items = [a for a in flat if isinstance(a, T) or isinstance(a, (int, float))
-                             and not isinstance(a, bool)]
-                    inputs = tuple(a if isinstance(a, T) else None for a in items)[:n_in]
+                    # (an absent optional tensor, None, holds its place: F.layer_norm(x, shape) without weight)
+                    items = [a for a in _top_args(args, kwargs) if a is None or isinstance(a, T) or
+                             isinstance(a, (int, float)) and not isinstance(a, bool)][:n_in]
+                    inputs = tuple(a if isinstance(a, T) else None for a in items if a is not None)
                     if len(inputs) < n_in:
                         inputs = tuple(tensors)
+                    inputs = with_call_tensors(inputs, tensors)
+                fn = call_fn(fname)
                 for o in outs:
                     if o.grad_fn is node:
+                        if fn is not None:
+                            self.rec._fn[len(self.rec._oplog)] = fn
                         self.rec._oplog.append((name, inputs, o, node))
                         _note_tangents(torch, self.rec, inputs, o)
             else:
@@ -260,6 +278,8 @@ def _make_mode_class():
                     name = _getitem_name(torch, a, args[1]) or name
                 elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
                     name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
+                if call_fn(fname) is not None:
+                    self.rec._fn[len(self.rec._oplog)] = call_fn(fname)
                 self.rec._oplog.append((name, inputs, outs[0], None))
                 _note_tangents(torch, self.rec, inputs, outs[0])
             return out

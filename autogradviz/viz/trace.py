@@ -78,13 +78,51 @@ def _entry_frame(f):
     return call
 
 
+def call_fn(name):
+    """The name a call is recorded with (``ForwardOp.fn``), one rule for both engines: an operator's method is named
+    without its underscores (``__matmul__`` -> ``matmul``, ``__getitem__`` -> ``getitem``); another name that starts
+    with an underscore is none the user wrote (None)."""
+    if name[:2] == "__" and name[-2:] == "__":
+        return name[2:-2]
+    return None if name[:1] in ("_", "<") else name
+
+
+_LAMBDAS = {}    # code of a Tensor method written as a lambda (``x.long()``) -> the method's name
+
+
+def _lambda_name(code):
+    if not _LAMBDAS:
+        from ..ops import _methods
+        for name, fn in _methods.METHODS.items():
+            c = getattr(fn, "__code__", None)
+            if c is not None and c.co_name == "<lambda>":
+                _LAMBDAS[c] = name
+        for name in ("mT", "mH", "H"):
+            c = getattr(getattr(Tensor, name, None), "fget", None)
+            if c is not None and c.__code__.co_name == "<lambda>":
+                _LAMBDAS[c.__code__] = name
+    return _LAMBDAS.get(code)
+
+
+def call_name(frame):
+    """The name of the function the user called, from the outermost frame of the op layer (``call_fn``)."""
+    code = frame.f_code
+    n = code.co_name
+    if n == "<lambda>":
+        n = _lambda_name(code) or n
+    return call_fn(n)
+
+
 def _call_inputs(frame):
     """The tensor arguments of the call running in ``frame``, in the order of its parameters (lists, tuples and
     ``**kwargs`` flattened): what PyTorch's TorchFunctionMode is given for the same call."""
     code = frame.f_code
     n = code.co_argcount + code.co_kwonlyargcount + (1 if code.co_flags & 4 else 0) + (1 if code.co_flags & 8 else 0)
     loc = frame.f_locals
-    work = [loc.get(v) for v in reversed(code.co_varnames[:n])]
+    vals = [loc.get(v) for v in code.co_varnames[:n]]
+    if not any(isinstance(a, (list, tuple, dict)) for a in vals):    # the common case: no nesting to flatten
+        return tuple(a for a in vals if isinstance(a, Tensor))
+    work = vals[::-1]
     out = []
     while work:
         a = work.pop()
@@ -97,6 +135,29 @@ def _call_inputs(frame):
     return tuple(out)
 
 __all__ = ["Recorder", "trace", "ForwardOp", "BackwardRun", "Step"]
+
+
+def with_call_tensors(inputs, call_tensors):
+    """An op's recorded inputs with every tensor argument of the call (one rule for both engines, so the drawing
+    connects a mask, a buffer or a bias that needs no grad and that the node's edges do not show): the call's tensor
+    arguments in the call's order, and a None (a Python-number operand) where ``inputs`` had one. ``inputs`` is kept
+    as it is when it holds a tensor that is not one of the call's arguments."""
+    if not call_tensors:
+        return inputs
+    n_t = 0
+    for x in inputs:
+        if x is not None:
+            n_t += 1
+            if not any(x is c for c in call_tensors):
+                return inputs
+    if n_t == len(call_tensors) and all(x is None or x is c for x, c in zip(
+            (y for y in inputs if y is not None), call_tensors)):
+        return inputs        # the common case: nothing to add, nothing moved
+    out = list(call_tensors)
+    for i, x in enumerate(inputs):
+        if x is None:
+            out.insert(min(i, len(out)), None)
+    return tuple(out)
 
 
 # -- in-place calls: one rule for both engines (this recorder and viz/torch_trace.py's TorchFunctionMode) --------
@@ -165,7 +226,7 @@ class ForwardOp:
     (then ``node`` is None)."""
 
     __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
-                 "composite")
+                 "composite", "fn")
 
     def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
                  parts=(), composite=None):
@@ -185,6 +246,9 @@ class ForwardOp:
         # None and () for an op that is not a composite call
         self.composite = composite
         self.parts = tuple(ForwardOp(i, *p) for i, p in enumerate(parts)) if parts else ()
+        # the function the user called (``linear``, ``layer_norm``, ``reshape``), as PyTorch's TorchFunctionMode
+        # names it; None when not known (an operator such as ``*`` is named by its node)
+        self.fn = None
 
     @property
     def inplace(self):
@@ -342,6 +406,7 @@ class Recorder:
         if not _is_bool(forward):
             raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
+        self._fn = {}         # index in _oplog -> the name of the function the user called (ForwardOp.fn)
         self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
         self._forward = forward
@@ -416,13 +481,17 @@ class Recorder:
     def ops(self):
         """One ForwardOp per forward op, in execution order."""
         ops, log = self._ops, self._oplog
+        fn = self._fn
         for k in range(len(ops), len(log)):
-            ops.append(ForwardOp(k, *log[k]))
+            op = ForwardOp(k, *log[k])
+            op.fn = fn.get(k)
+            ops.append(op)
         return ops
 
     def clear(self):
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
+        self._fn.clear()
         self._ops.clear()
         self.tangents.clear()
         self.backwards.clear()
@@ -456,6 +525,9 @@ class Recorder:
                 self._call = call
                 log = self._oplog
                 self._call_start = len(log)
+                if call is not None:
+                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
                 return
         self._add_op(call, name, inputs, out, node)
@@ -476,6 +548,9 @@ class Recorder:
             if call is None or call is not self._call:
                 self._call = call
                 self._call_start = len(log)
+                if call is not None:
+                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
                 log.append((name, inputs, out, node))    # one op with several outputs
@@ -485,6 +560,7 @@ class Recorder:
                 del log[start:]
                 if len(self._ops) > start:
                     del self._ops[start:]
+                self._fn[len(log)] = call_name(call)
                 log.append((name, _call_inputs(call), out, node))
 
     def _on_call(self, kind, name, depth, inputs, records):
@@ -505,7 +581,7 @@ class Recorder:
             recs = []
         elif len(parts) == 1 or all(p[3] is not None and p[3] is parts[0][3] for p in parts):
             # one op (or the outputs of one node): the record is the op's own
-            recs = [p + (None,) * (8 - len(p)) + call for p in parts]
+            recs = [(p[0], with_call_tensors(p[1], inputs)) + p[2:] + (None,) * (8 - len(p)) + call for p in parts]
         else:                   # the last op's name, output and node; the call's own tensor arguments
             last = parts[-1]
             recs = [(last[0], inputs, last[2], last[3], None, None, None, None) + call]
@@ -514,6 +590,9 @@ class Recorder:
             return
         if not self._in_backward:
             self._call = None
+            if inputs is not None and not name.endswith("Backward"):
+                for k in range(len(self._oplog), len(self._oplog) + len(recs)):
+                    self._fn[k] = name
             self._oplog.extend(recs)
 
     def _on_inplace(self, call, args, kwargs, before, old):
