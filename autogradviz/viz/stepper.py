@@ -579,7 +579,8 @@ class _StepperBase(widgets.VBox):
         i = self._index if i is None else _args.check_frame("static_html", "i", i, len(self.frames))
         view, lang = self.view, self.lang
         svg = self._svg
-        graph = (zoom_html(f'<div class="agv-graph">{svg}</div>', lang) if svg is not None else
+        # no zoom control here (viewers without widgets drop its handlers anyway): the drawing fits the width
+        graph = (f'<div class="agv-graph">{svg}</div>' if svg is not None else
                  f'<div class="agv-graph agv-note">{esc(t("stepper.ui.no_graph", lang, reason=self._graph_err or "?"))}'
                  f'</div>')
         panel = view.frame_html(i, css="explicit")

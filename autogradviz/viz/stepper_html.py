@@ -203,21 +203,27 @@ if (t === 'pointerup' || t === 'pointercancel') {
 }
 """
 
+# the script as it is stored: no indentation (it is in every drawing's attributes)
+ZOOM_JS = "\n".join(line.strip() for line in ZOOM_JS.strip().splitlines())
+
 # an inline handler: define window.agvZoom once, from the nearest zoom control's data-z, then call it
 _HANDLER = ("var s=this.closest('.agv-stepper,.agv-figure,.agv-static')||this.parentNode;"
             "var z=this.getAttribute('data-z')?this:s&&s.querySelector('.agv-zoom');"
             "if(!window.agvZoom&&z)window.agvZoom=Function('e','r',z.getAttribute('data-z'));"
             "if(window.agvZoom)window.agvZoom(event,this)")
-# on a frame: it follows the running node when it is shown (short: the control, shown first, defined agvZoom)
-FOLLOW_ATTR = ' onanimationstart="window.agvZoom&amp;&amp;agvZoom(event,this)"'
+# the other handlers, and a frame that follows the running node when it is shown: short, as the control's own
+# animationstart (it fires as soon as the control is shown, before any click or key) has defined agvZoom
+_SHORT = "window.agvZoom&&agvZoom(event,this)"
+FOLLOW_ATTR = f' onanimationstart="{html.escape(_SHORT, quote=True)}"'
 
 
 def zoom_html(inner, lang):
     """The drawing pane ``inner`` (a ``<div class="agv-graph">``) with its zoom control: fit to the width by
     default; +, - and fit buttons, the keys + - 0, Ctrl/Cmd + wheel to zoom at the pointer, drag to pan."""
-    h = html.escape(_HANDLER, quote=True)
+    h = html.escape(_SHORT, quote=True)
     ev = "".join(f' on{k}="{h}"' for k in ("click", "keydown", "wheel", "pointerdown", "pointermove", "pointerup",
-                                           "pointercancel", "animationstart"))
+                                           "pointercancel"))
+    ev += f' onanimationstart="{html.escape(_HANDLER, quote=True)}"'
     tools = "".join(f'<button type="button" data-zoom="{k}" title="{esc(t("stepper.ui.zoom_" + k, lang))}" '
                     f'aria-label="{esc(t("stepper.ui.zoom_" + k, lang))}">{sym}</button>'
                     for k, sym in (("in", "+"), ("out", "&#8722;"), ("fit", esc(t("stepper.ui.zoom_fit_short",

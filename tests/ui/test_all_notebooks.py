@@ -114,6 +114,12 @@ def test_notebook_in_jupyterlab(page, course_server, open_notebook, rel):
     workspace = re.sub(r"[^a-z0-9]", "-", rel.lower())
     _run_all(page, f"{course_server}/lab/workspaces/{workspace}/tree/{rel}?reset", open_notebook)
     assert page.locator(".jp-FileBrowser").first.is_visible(), "the file browser is open"
+    # the kernel is idle, but the widget manager may still be drawing the last views: wait for them (or time out)
+    try:
+        page.wait_for_function(f"() => ({PAGE_JS})().reduce((a, c) => a + c.views.length, 0) >= {n_widgets}",
+                               timeout=30_000)
+    except Exception:
+        pass                   # the assertion below says how many were drawn
     cells = page.evaluate(PAGE_JS)
     shown_errors = {i for i, e in enumerate(page.evaluate(MODEL_JS)) if e}
     assert shown_errors <= errors, f"{rel}: errors in cells {sorted(shown_errors - errors)}"
