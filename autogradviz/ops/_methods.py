@@ -17,6 +17,7 @@ from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import FWD
 from ._aliases import numpy_names
 from ._core import INPLACE, TENSOR, TORCH, exports, report_inplace
+from . import _core
 from .activation import log_softmax, relu, sigmoid, softmax, tanh
 from .arith import (add, and_, div, eq, floor_divide, ge, gt, invert, le, lt, mul, ne, or_, pow, radd, rdiv, remainder,
                     rfloordiv, rmul, rpow, rremainder, rsub, sub)

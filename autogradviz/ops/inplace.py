@@ -566,7 +566,9 @@ def setitem(a, key, value):
             target = a._data[key].shape if type(key) is not _TwoStep else None
         except (IndexError, ValueError, TypeError):
             target = None
-        if target is not None and np.ndim(vd) > 0:
+        # numpy's "could not be broadcast to indexing result" (tensor indices) has PyTorch's own words
+        # (_torch_words); a value that does not fit a slice gets PyTorch's expand error
+        if target is not None and np.ndim(vd) > 0 and "indexing result" not in str(e):
             from .shape import expand_target
             expand_target(np.asarray(vd), target)  # PyTorch's words for a value that does not fit
         raise RuntimeError(_torch_words(str(e))) from None

@@ -10,6 +10,7 @@ NaN sorts above every number, as in PyTorch (last ascending, first descending; t
 """
 import numpy as np
 
+from .. import _checks
 from .._tensor import _wrap, _wrap_dim
 from ..autograd.node import BackwardNode, facts, make
 from ._core import _t, exports, nograd_result
@@ -116,6 +117,7 @@ def sort(a, dim=-1, descending=False, stable=None):
 
 @exports("torch", "Tensor")
 def argsort(a, dim=-1, descending=False, stable=False):
+    _checks.flag("argsort", "descending", descending, cls=_checks.BadArgument)
     idx, _ = _sort(a, dim, descending, stable)
     return nograd_result(_wrap(idx), "ArgsortBackward0", (a,))
 
