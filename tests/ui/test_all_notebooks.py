@@ -145,3 +145,5 @@ def test_notebook_in_jupyterlab(page, course_server, open_notebook, rel):
         else:
             assert not _CJK.search(text), f"{rel}: stepper {k} shows Chinese in an English lesson"
     assert not page.errors, page.errors
+    # the kernel is not needed any more: 32 notebooks would otherwise leave 32 kernels running
+    page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.shutdown(); }")
