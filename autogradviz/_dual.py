@@ -29,9 +29,10 @@ def tangent_of(t):
     e = FW.tangents.get(id(t))
     if e is None:
         return None
-    if e[0]() is not t:  # a dead tensor's id, reused
+    ref, tangent = e
+    if ref() is not t:  # a dead tensor's id, reused
         return None
-    return e[1]
+    return tangent
 
 
 def set_tangent(t, tangent):
