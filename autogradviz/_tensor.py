@@ -109,6 +109,19 @@ INFERENCE_INPLACE_MSG = (
 INFERENCE_VERSION_MSG = "Inference tensors do not track version counter."
 
 
+
+SCALAR_WARNING = ("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+                  "Consider using tensor.detach() first.")
+_scalar_warned = False
+
+
+def _warn_scalar_once():
+    """float() of a tensor that requires grad: PyTorch warns once per process (TORCH_WARN_ONCE), so do we."""
+    global _scalar_warned
+    if not _scalar_warned:
+        _scalar_warned = True
+        warnings.warn(SCALAR_WARNING, UserWarning, stacklevel=3)
+
 class TensorHooks(list):
     """A leaf's hooks: the list holds the gradient hooks (``register_hook``), ``post`` the post-accumulate-grad
     hooks. True when either is non-empty (the engine's fast path checks it)."""
@@ -328,8 +341,7 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         if self._requires_grad:
-            warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
-                          "Consider using tensor.detach() first.", UserWarning, stacklevel=2)
+            _warn_scalar_once()
         return float(self.item())
 
     def __int__(self):

@@ -195,9 +195,9 @@ def run(fn, T, log=None):
             res = fn(T)
     # PyTorch's C++ warnings end with the build machine's source path; that part is not the library's text
     warns = [(x.category.__name__, TRIGGERED.sub("", str(x.message))) for x in w]
-    # warned once per process by both libraries, so it depends on test order; test_create_graph_warning_once
-    # checks it in fresh processes
-    warns = [x for x in warns if "create a reference cycle" not in x[1]]
+    # warned once per process by both libraries, so they depend on test order; test_create_graph_warning_once
+    # and test_scalar_conversion_warning_once check them in fresh processes
+    warns = [x for x in warns if "create a reference cycle" not in x[1] and "to a scalar may lead" not in x[1]]
     return canon(res), scrub(out.getvalue()), warns
 
 
@@ -2132,6 +2132,24 @@ def test_create_graph_warning_once():
     )
     out = _in_fresh_processes(code)
     assert out["torch"] == "1"
+    assert out["autogradviz"] == out["torch"]
+
+
+def test_scalar_conversion_warning_once():
+    """float() of a tensor that requires grad warns once per process, in both libraries; .item() never does."""
+    code = (
+        "import warnings, sys\n"
+        "import {mod} as T\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always')\n"
+        "    x = T.tensor([1.5], requires_grad=True)\n"
+        "    x.item(); (x * 2).item()\n"
+        "    n0 = len(w)\n"
+        "    float(x); float(x * 2); float(x.sum())\n"
+        "print(n0, sum('to a scalar may lead to unexpected behavior' in str(m.message) for m in w))\n"
+    )
+    out = _in_fresh_processes(code)
+    assert out["torch"] == "0 1"
     assert out["autogradviz"] == out["torch"]
 
 
