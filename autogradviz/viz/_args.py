@@ -15,6 +15,7 @@ import errno
 import functools
 import os
 
+from ._errors import ArgTypeError, ArgValueError, _got
 from .i18n import t
 
 __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_names", "check_int", "check_bool",
@@ -22,31 +23,8 @@ __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_name
            "check_writable", "check_readable", "write_file", "FrameIndexError"]
 
 
-def ArgTypeError(msg):
-    """A plain ``TypeError`` (the learner sees ``TypeError: ...``), marked as a bad argument for :func:`door`."""
-    e = TypeError(msg)
-    e._agv_arg = True
-    return e
-
-
-def ArgValueError(msg):
-    """A plain ``ValueError``, marked as a bad argument for :func:`door`."""
-    e = ValueError(msg)
-    e._agv_arg = True
-    return e
-
-
 class FrameIndexError(IndexError, ValueError):
     """A frame number out of range: a ``ValueError`` naming the argument, and the ``IndexError`` a list gives."""
-
-
-def _got(v):
-    """How the wrong value is shown: its type, and its repr when short."""
-    r = repr(v) if isinstance(v, (int, float, str, bool, type(None))) or (isinstance(v, (list, tuple, dict))
-                                                                            and not v) else None
-    if r is not None and len(r) > 40:
-        r = r[:39] + "…"
-    return r if r is not None else type(v).__name__
 
 
 def bad_type(fn, arg, accepted, value):

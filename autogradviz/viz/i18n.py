@@ -10,6 +10,8 @@ environment variable ``AUTOGRADVIZ_LANG`` (``en`` or ``zh``), else English.
 """
 import os
 
+from ._errors import ArgTypeError, ArgValueError, _got
+
 __all__ = ["STRINGS", "LANGS", "set_lang", "get_lang", "t"]
 
 LANGS = ("en", "zh")
@@ -252,14 +254,12 @@ def t(key, lang=None, **fmt):
         entry = STRINGS[key]
     except (KeyError, TypeError):     # not a key: TypeError (not a str) or ValueError naming the argument
         __tracebackhide__ = True  # noqa: F841
-        from ._args import ArgTypeError, ArgValueError, _got
         e = (ArgValueError if isinstance(key, str) else ArgTypeError)(t("error.key", fn="t", got=_got(key)))
         raise e.with_traceback(None) from None
     try:
         code = _check(lang) if lang is not None else _LANG[0]
     except ValueError:
         __tracebackhide__ = True  # noqa: F841
-        from ._args import ArgTypeError, ArgValueError, _got
         e = (ArgValueError if isinstance(lang, str) else ArgTypeError)(
             t("error.arg", fn="t", arg="lang", accepted=t("accept.lang"), got=_got(lang)))
         raise e.with_traceback(None) from None
