@@ -35,7 +35,8 @@ NO_LEVEL_MSG = ("Trying to create a dual Tensor for forward AD but no level exis
 NOT_IMPLEMENTED_MSG = (
     "Trying to use forward AD with {} that does not support it because it has not been implemented yet.\nPlease "
     "file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
-    "we can prioritize its implementation.")
+    "we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+NO_SUPPORT_MSG = "Trying to use forward AD with {} that does not support it."
 
 
 def enter_dual_level():
@@ -157,7 +158,7 @@ def tangent_for(cls, info, t, p, out, saved=()):
     """Run ``cls``'s forward derivative on tangents ``t`` (the hook held off: a tangent has no tangent)."""
     f = getattr(cls, "jvp", None)
     if f is None:
-        raise RuntimeError(NOT_IMPLEMENTED_MSG.format(op_name(cls)))
+        raise NotImplementedError(NOT_IMPLEMENTED_MSG.format(op_name(cls)))
     node = _new(cls)
     node._info = info
     node._x = None
@@ -217,6 +218,18 @@ def elementwise(self, t, p, out):
     transpose, and the backward formula applied to the tangent is the Jacobian-vector product (PyTorch's
     ``auto_element_wise``). The backward reads the tensors the op saved (its output for ``OUT``)."""
     return self.backward(t[0], list(self._saved))[0]
+
+
+def not_in_pytorch(op, formula=True):
+    """The ``jvp`` of an op that PyTorch 2.13 has no forward derivative for: forward mode through it raises
+    PyTorch's error. ``formula``: the op is in derivatives.yaml without a forward formula ("not been implemented
+    yet"); else it has no derivative formula at all (``aten::histogram``: "does not support it.")."""
+    msg = (NOT_IMPLEMENTED_MSG if formula else NO_SUPPORT_MSG).format(op)
+
+    def jvp(self, t, p, out):
+        raise NotImplementedError(msg)
+    jvp.no_forward_in_pytorch = op
+    return jvp
 
 
 def add(a, b):
