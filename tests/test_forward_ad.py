@@ -261,9 +261,8 @@ def _node_classes():
     return seen
 
 
-# node classes whose outputs no forward-mode computation reaches: the nodes an in-place write through a view
-# regenerates on the view's base (docs/differences.md)
-NO_FORWARD = {"autogradviz.ops.inplace.AsStridedBackward0", "autogradviz.ops.inplace._CopySlicesOnView"}
+# node classes without a forward derivative (none now)
+NO_FORWARD = set()
 
 
 # node classes of ops that PyTorch 2.13 itself has no forward derivative for: their jvp raises PyTorch's error
@@ -444,3 +443,132 @@ def _jac_errors(T):
 
 def test_forward_mode_jacobian_errors_as_pytorchs():
     assert _jac_errors(A) == _jac_errors(torch)
+
+
+# -- in-place writes through views: the tangent is written in place, so that the base and every view see it --------
+def _tl(fw, x):
+    t = fw.unpack_dual(x).tangent
+    return None if t is None else t.tolist()
+
+
+P23 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]
+T23 = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def _view_writes(T):
+    fw = T.autograd.forward_ad
+    out = {}
+
+    def d():
+        return fw.make_dual(T.tensor(P23, dtype=T.float64), T.tensor(T23, dtype=T.float64))
+    with fw.dual_level():
+        t = T.tensor(T23, dtype=T.float64)
+        x = fw.make_dual(T.tensor(P23, dtype=T.float64), t)
+        v = x[1:]
+        v.mul_(2)
+        out["dual"] = (_tl(fw, x), _tl(fw, v), t.tolist())  # the tangent given to make_dual is written too
+        y = d() * 1
+        v1, v = y[:, :2], y[1:]
+        v.mul_(3)
+        out["non-leaf"] = (_tl(fw, y), _tl(fw, v), _tl(fw, v1))
+        z = T.zeros(2, 3, dtype=T.float64)
+        v1, v = z[:1], z[1:]
+        v.copy_(d()[0])
+        out["plain base"] = (_tl(fw, z), _tl(fw, v), _tl(fw, v1))  # the base (and its other views) get zeros first
+        z = T.zeros(2, 3, dtype=T.float64)
+        v = z[:, 1]
+        v.add_(d()[:, 0])
+        out["plain column"] = (_tl(fw, z), _tl(fw, v))
+        y = d() * 1
+        v = y.t()
+        v.add_(d().t() * 2)
+        out["t"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[1:]
+        w = v[:, 0]
+        w.mul_(2)
+        out["view of view"] = (_tl(fw, y), _tl(fw, v), _tl(fw, w))
+        y = d() * 1
+        v = y[1:]
+        y.mul_(2)
+        out["base written"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[1:]
+        v.zero_()
+        out["zero_"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[0]
+        v[1] = d()[1, 2] * 5
+        out["setitem"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[0]
+        v.exp_()
+        out["exp_"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y.diagonal()
+        v.mul_(4)
+        out["diagonal"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y.select(0, 1)
+        v.sub_(d()[0], alpha=2)
+        out["select"] = (_tl(fw, y), _tl(fw, v))
+        y = d() + 2  # a new tensor whose tangent must not be x's own: writing y's leaves x's alone
+        y.mul_(3)
+        x2 = d()
+        y2 = x2.clone()
+        y2.mul_(2)
+        out["not shared"] = (_tl(fw, y), _tl(fw, x2), _tl(fw, y2))
+        q = T.tensor(P23, dtype=T.float64, requires_grad=True)
+        x = fw.make_dual(q * 1, T.tensor(T23, dtype=T.float64))
+        v2 = x[:, 1:]
+        v = x[1:]
+        v.mul_(2)
+        out["grad mode"] = (_tl(fw, x), _tl(fw, v), _tl(fw, v2), type(v.grad_fn).__name__, type(v2.grad_fn).__name__)
+        (x * x).sum().backward()
+        out["grad mode backward"] = q.grad.tolist()
+    return out
+
+
+def test_writes_through_views_update_the_base_tangent_as_pytorchs():
+    ours, ref = _view_writes(A), _view_writes(torch)
+    assert list(ours) == list(ref)
+    for k in ref:
+        assert ours[k] == ref[k], k
+
+
+def _regenerated(T, op):
+    """In grad mode a write through ``v`` gives the base a CopySlices node and its other views AsStridedBackward0."""
+    fw = T.autograd.forward_ad
+    q = T.tensor(P23, dtype=T.float64, requires_grad=True)
+    with fw.dual_level():
+        x = fw.make_dual(q * 1, T.tensor(T23, dtype=T.float64)) * 1  # the base: a non-leaf that is no view
+        before = fw.unpack_dual(x).tangent.clone()
+        v2 = x[:, 1:]
+        v = x[1:]
+        other = fw.make_dual(T.tensor([0.3, -0.6, 0.9], dtype=T.float64), T.tensor([1.0, -1.0, 0.5], dtype=T.float64))
+        op(v, other)
+        return x, v2, before, other, _tl(fw, x), _tl(fw, v2)
+
+
+_OPS = {"mul_": (lambda v, o: v.mul_(2), False), "add_": (lambda v, o: v.add_(o, alpha=3), True),
+        "mul_t_saved": (lambda v, o: v.mul_(o.requires_grad_()), True), "exp_": (lambda v, o: v.exp_(), False),
+        "pow_": (lambda v, o: v.pow_(2), False), "div_t": (lambda v, o: v.div_(o), True)}
+
+
+@pytest.mark.parametrize("op", list(_OPS))
+def test_copyslices_and_as_strided_forward_derivatives_as_pytorchs(op):
+    """The nodes' own jvp (CopySlices of a view's base, AsStridedBackward0 of the other views) give PyTorch's tangents."""
+    fn, uses_other = _OPS[op]
+    x, v2, before, other, _, _ = _regenerated(A, fn)
+    _, _, _, _, ref_x, ref_v2 = _regenerated(torch, fn)
+    cs, ast = x.grad_fn, v2.grad_fn
+    assert (cs.name(), ast.name()) == ("torch::autograd::CopySlices", "AsStridedBackward0")
+    t = (before,) + ((A.tensor([1.0, -1.0, 0.5], dtype=A.float64),) if uses_other else ())
+    p = (x,) + ((other.detach(),) if uses_other else ())
+    extra = len(cs.next_functions) - len(t)  # a number (mul_(2)) is an input without an edge's tangent
+    with A.autograd.forward_ad.dual_level():
+        got = afw.tangent_for(type(cs), cs._info, t + (None,) * extra, p + (None,) * extra, x,
+                              tuple(s for s, _ in cs._saved))
+        np.testing.assert_allclose(got.detach().numpy(), ref_x, rtol=1e-12)
+        seen = afw.tangent_for(type(ast), ast._info, (A.tensor(ref_x, dtype=A.float64),), (x,), v2)
+        np.testing.assert_allclose(seen.detach().numpy(), ref_v2, rtol=1e-12)
