@@ -18,7 +18,10 @@ How an op states its forward derivative (``jvp(self, t, p, out)``, ``self._info`
 transpose: the forward derivative is the backward formula applied to the tangent (PyTorch's ``auto_element_wise``).
 ``reduction`` and ``loss`` weight the tangent by the local partials the backward formula gives for a gradient of
 ones, and sum it to the output's shape. In-place ops move the out-of-place result's tangent to the tensor they wrote
-(``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``).
+(``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``);
+either way the new tangent is written into the old one's memory (``write_tangent``), so that a view's base and the
+other views see a write through a view, as in PyTorch. An op PyTorch has no forward derivative for states
+``jvp = not_in_pytorch(name)``: forward mode through it raises PyTorch's error.
 The state is global, as PyTorch's forward-AD levels are (not per thread).
 """
 from typing import NamedTuple, Optional
