@@ -557,7 +557,7 @@ _OPS = {"mul_": (lambda v, o: v.mul_(2), False), "add_": (lambda v, o: v.add_(o,
 
 @pytest.mark.parametrize("op", list(_OPS))
 def test_copyslices_and_as_strided_forward_derivatives_as_pytorchs(op):
-    """The nodes' own jvp (CopySlices of a view's base, AsStridedBackward0 of the other views) give PyTorch's tangents."""
+    """The nodes' own jvp (CopySlices of a view's base, AsStridedBackward0 of its other views): PyTorch's tangents."""
     fn, uses_other = _OPS[op]
     x, v2, before, other, _, _ = _regenerated(A, fn)
     _, _, _, _, ref_x, ref_v2 = _regenerated(torch, fn)

@@ -390,8 +390,8 @@ def _strided_like(v, base, bt):
     off = vd.__array_interface__["data"][0] - bd.__array_interface__["data"][0]
     if off % size or any(st % size for st in vd.strides):
         return None
-    pos = off // size + sum(np.arange(n, dtype=np.int64).reshape([-1 if k == i else 1 for k in range(vd.ndim)]) * (st // size)
-                            for i, (n, st) in enumerate(zip(vd.shape, vd.strides)))
+    pos = off // size + sum(np.arange(n, dtype=np.int64).reshape([-1 if k == i else 1 for k in range(vd.ndim)])
+                            * (st // size) for i, (n, st) in enumerate(zip(vd.shape, vd.strides)))
     return strided_view(bt, np.broadcast_to(np.asarray(pos, dtype=np.int64), vd.shape))
 
 

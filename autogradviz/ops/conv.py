@@ -119,7 +119,7 @@ class ConvolutionBackward0(BackwardNode):
 
     def jvp(self, t, p, out):
         """Bilinear: ``conv(input_t, weight) + conv(input, weight_t) + bias_t`` (PyTorch's convolution_jvp)."""
-        (x, w, b), (tx, tw, tb) = p, t
+        (x, w, _), (tx, tw, tb) = p, t
         stride, padding, dilation, groups = self._info[1]
         conv = conv1d if self._info[3] else conv2d
         r = None
