@@ -60,6 +60,62 @@ ROWS = {
 }
 
 
+IMG = np.sin(np.arange(40.0) * 1.7).reshape(1, 2, 4, 5)  # no two values equal: max_pool2d's windows have one maximum
+SEQ = np.cos(np.arange(12.0) * 0.9 + 0.2).reshape(2, 6)
+CUMZ = np.array([[0.5, 0.0, -1.5, 2.0], [1.2, -0.7, 0.0, 0.0]])  # cumprod through zeros
+
+
+def _F(T):
+    return T.nn.functional
+
+
+# name -> (input array, fn(T, x)): the next course's ops (issue 25), and clamp with tensor bounds (issue 23)
+NEXT_ROWS = {
+    "clamp_tensor": (X, lambda T, x: x.clamp(x[0] * 0.5, x.flip(1) + 0.2) + x.clamp(min=x.flip(0))
+                     + x.clamp(max=T.tensor(0.1, dtype=x.dtype))),
+    "clamp_tensor_bounds": (X, lambda T, x: T.clamp(T.tensor(X * 0.3, dtype=x.dtype), x * 0.5, x.exp())),
+    "cumprod_zeros": (CUMZ, lambda T, x: x.cumprod(1) + x.cumprod(0)), "cumprod_1d": (X[0], lambda T, x: x.cumprod(0)),
+    "topk_dim0": (X, lambda T, x: T.topk(x * x, 1, dim=0, largest=False).values),
+    "sort_desc": (SEQ, lambda T, x: x.sort(1, descending=True)[0] * x),
+    "diag_embed_pos": (X[1], lambda T, x: T.diag(x.exp(), 2)), "diag_neg": (X, lambda T, x: T.diag(x, -1)),
+    "diagonal_dims": (IMG, lambda T, x: x.diagonal(1, 2, 3) * 2 + x.diagonal(-1, -1, 1).sum()),
+    "trace_t": (X, lambda T, x: (x.t() * 2).trace()), "nan_to_num_inf": (X, lambda T, x: (x.log()).nan_to_num(1.5)),
+    "addcmul_bcast": (X, lambda T, x: T.addcmul(x[0], x, x[:, :1], value=-2)),
+    "addcmul_const": (X, lambda T, x: T.addcmul(T.ones(2, 3, dtype=x.dtype), x, T.tensor(W.T, dtype=x.dtype))),
+    "lerp_end": (X, lambda T, x: T.lerp(T.zeros(2, 3, dtype=x.dtype), x, 0.75)),
+    "lerp_weight": (X, lambda T, x: T.lerp(T.zeros(3, dtype=x.dtype), T.ones(2, 3, dtype=x.dtype), x.sigmoid())),
+    "conv2d": (IMG, lambda T, x: _F(T).conv2d(x, x[:, :, :3, :3].repeat(3, 1, 1, 1) * 0.5, x[0, 0, 0, :3],
+                                              padding=1, stride=(1, 2))),
+    "conv2d_groups": (IMG, lambda T, x: _F(T).conv2d(x, T.tensor(np.ones((4, 1, 2, 2)) * 0.3, dtype=x.dtype),
+                                                     groups=2, dilation=(2, 1))),
+    "conv1d": (SEQ, lambda T, x: _F(T).conv1d(x.unsqueeze(0), x[:, :3].unsqueeze(1).repeat(1, 2, 1), padding="same")),
+    "conv1d_weight": (X, lambda T, x: _F(T).conv1d(T.tensor(SEQ, dtype=x.dtype).unsqueeze(0), x.unsqueeze(0))),
+    "embedding": (X, lambda T, x: _F(T).embedding(T.tensor([[1, 0], [1, 1]]), x * 2)),
+    "embedding_padding": (X, lambda T, x: _F(T).embedding(T.tensor([[1, 0], [1, 1]]), x, padding_idx=0)),
+    "layer_norm": (X, lambda T, x: _F(T).layer_norm(x, (3,), x[0] * 2, x[1]) + _F(T).layer_norm(x, (2, 3))),
+    "layer_norm_wb": (X, lambda T, x: _F(T).layer_norm(T.tensor(SEQ[:, :3], dtype=x.dtype), (3,), x[0], x[1])),
+    "batch_norm": (IMG, lambda T, x: _F(T).batch_norm(x * x, None, None, x[0, :, 0, 0], x[0, :, 1, 1],
+                                                      training=True)),
+    "batch_norm_2d": (X, lambda T, x: _F(T).batch_norm(x.t(), None, None, training=True)),
+    "batch_norm_eval": (IMG, lambda T, x: _F(T).batch_norm(x, T.tensor([0.1, -0.2], dtype=x.dtype),
+                                                           T.tensor([1.5, 0.5], dtype=x.dtype), x[0, :, 0, 0],
+                                                           training=False)),
+    "max_pool2d": (IMG, lambda T, x: _F(T).max_pool2d(x, 2, stride=1, padding=1)),
+    "max_pool2d_3d": (IMG, lambda T, x: _F(T).max_pool2d(x[0], (2, 3), dilation=(1, 2), ceil_mode=True)),
+    "avg_pool2d": (IMG, lambda T, x: _F(T).avg_pool2d(x, 3, stride=2, padding=1, count_include_pad=False)),
+    "adaptive_avg_pool2d": (IMG, lambda T, x: _F(T).adaptive_avg_pool2d(x, (3, 2))),
+    "pad_constant": (X, lambda T, x: _F(T).pad(x, (1, 2, 0, 1), value=3.0) * x.sum()),
+    "pad_crop": (X, lambda T, x: _F(T).pad(x, (-1, 1))),
+    "pad_reflect1": (SEQ, lambda T, x: _F(T).pad(x, (2, 3), mode="reflect")),
+    "pad_reflect2": (IMG, lambda T, x: _F(T).pad(x, (1, 2, 2, 1), mode="reflect")),
+    "pad_replicate1": (SEQ, lambda T, x: _F(T).pad(x.unsqueeze(0), (3, 1), mode="replicate")),
+    "pad_replicate2": (IMG, lambda T, x: _F(T).pad(x[0], (2, 0, 1, 3), mode="replicate")),
+    "sdpa_math": (IMG, lambda T, x: _F(T).scaled_dot_product_attention(x[0], x[0] * 0.5, x[0].exp(), is_causal=True)),
+    "sdpa_mask": (IMG, lambda T, x: _F(T).scaled_dot_product_attention(
+        x[0], x[0], x[0], attn_mask=T.tensor(np.tril(np.ones((4, 4), bool))))),
+}
+
+
 def _setitem(T, x):
     y = x * 2
     y[0] = x[1] * 3
@@ -87,21 +143,14 @@ def _jvp(T, arr, fn, v, dtype):
         return [(p.detach().numpy().copy(), None if tg is None else tg.detach().numpy().copy()) for p, tg in res]
 
 
-ALL = {**ROWS, **MORE}
+ALL = {**ROWS, **MORE, **NEXT_ROWS}
+
+# rows whose forward derivative is, in PyTorch, not the transpose of the backward: embedding's backward gives the
+# padding_idx row no gradient, its forward derivative reads that row's tangent like any other (both as PyTorch's)
+NOT_TRANSPOSED = {"embedding_padding"}
 
 
-# rows of ops the next-course issue added after the forward derivatives were written: no jvp yet (each raises
-# PyTorch's "not implemented" error for forward AD); a row that starts to pass fails here, so the list shrinks
-PENDING_ROWS = {'sort', 'sort_stable', 'topk', 'cumprod', 'diag', 'diag_embed', 'diagonal', 'trace', 'nan_to_num', 'addcmul', 'lerp', 'lerp_tensor'}
-
-
-def _rows():
-    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, raises=RuntimeError,
-                                                    reason="no forward derivative yet (issue 25's op)"))
-            if n in PENDING_ROWS else n for n in ALL]
-
-
-@pytest.mark.parametrize("name", _rows())
+@pytest.mark.parametrize("name", ALL)
 def test_forward_derivative_as_pytorchs(name):
     arr, fn = ALL[name]
     v = np.random.default_rng(3).uniform(-1, 1, size=arr.shape)
@@ -117,7 +166,7 @@ def test_forward_derivative_as_pytorchs(name):
             np.testing.assert_allclose(t, rt, rtol=1e-10, atol=1e-12, err_msg=name)
 
 
-@pytest.mark.parametrize("name", _rows())
+@pytest.mark.parametrize("name", [n for n in ALL if n not in NOT_TRANSPOSED])
 def test_forward_derivative_is_the_backward_transposed(name):
     """u · (J v) from the forward derivative equals (Jᵀ u) · v from the op's own backward."""
     arr, fn = ALL[name]
@@ -134,6 +183,63 @@ def test_forward_derivative_is_the_backward_transposed(name):
     vjp_side = 0.0 if g is None else float((g.numpy() * v).sum())
     jvp_side = sum(float((u * t).sum()) for u, (_, t) in zip(us, fw) if t is not None)
     assert abs(vjp_side - jvp_side) <= 1e-9 * max(1.0, abs(vjp_side)), name
+
+
+FORMER_PENDING = ["sort", "sort_stable", "topk", "cumprod", "diag", "diag_embed", "diagonal", "trace", "nan_to_num",
+                  "addcmul", "lerp", "lerp_tensor"]  # test_more_ops rows that had no forward derivative before
+
+
+def _func_jvp(T, arr, fn, v):
+    x, tv = T.tensor(arr, dtype=T.float64), T.tensor(v, dtype=T.float64)
+    out, tangent = T.func.jvp(lambda x: fn(T, x), (x,), (tv,))
+    return out.detach().numpy(), tangent.detach().numpy()
+
+
+@pytest.mark.parametrize("name", FORMER_PENDING + list(NEXT_ROWS))
+def test_next_ops_under_func_jvp_as_pytorchs(name):
+    """The same rows through ``torch.func.jvp`` (its own dual level, tangents of zeros where none flows)."""
+    arr, fn = ALL[name]
+    v = np.random.default_rng(5).uniform(-1, 1, size=arr.shape)
+    (o, t), (ro, rt) = _func_jvp(A, arr, fn, v), _func_jvp(torch, arr, fn, v)
+    np.testing.assert_allclose(o, ro, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(t, rt, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+def _rev_over_fwd(T, arr, fn):
+    x = T.tensor(arr, dtype=T.float64)
+    return T.func.jacrev(T.func.jacfwd(lambda x: fn(T, x).sum()))(x).detach().numpy()
+
+
+def _numeric_hessian(arr, fn, eps=1e-6):
+    """Central differences of PyTorch's ``jacfwd`` (the first derivative, itself checked above)."""
+    def g(a):
+        return torch.func.jacfwd(lambda x: fn(torch, x).sum())(torch.tensor(a, dtype=torch.float64)).numpy()
+    out = np.zeros(arr.shape + arr.shape)
+    for i in np.ndindex(arr.shape):
+        e = np.zeros_like(arr)
+        e[i] = eps
+        out[(...,) + i] = (g(arr + e) - g(arr - e)) / (2 * eps)
+    return out
+
+
+# rows where PyTorch's own reverse-over-forward second derivative is not the Hessian: its layer_norm and batch_norm
+# forward derivatives are not differentiated through the statistics, and its cumprod one gives nan at a zero
+# (docs/differences.md); ours is compared with the numeric Hessian only
+PYTORCH_SECOND_ORDER_OFF = {"cumprod_zeros", "layer_norm", "batch_norm_2d"}
+
+
+@pytest.mark.parametrize("name", ["cumprod", "cumprod_zeros", "addcmul_bcast", "lerp_tensor", "clamp_tensor",
+                                  "layer_norm", "batch_norm_2d", "conv1d", "sdpa_math", "nan_to_num"])
+def test_next_ops_tangents_are_differentiable(name):
+    """Reverse mode over forward mode (``jacrev(jacfwd(f))``, a Hessian): the tangents are built of recorded ops."""
+    arr, fn = ALL[name]
+    ours = _rev_over_fwd(A, arr, fn)
+    np.testing.assert_allclose(ours, _numeric_hessian(arr, fn), rtol=1e-6, atol=1e-6)
+    ref = _rev_over_fwd(torch, arr, fn)
+    if name in PYTORCH_SECOND_ORDER_OFF:
+        assert not np.allclose(ref, ours, rtol=1e-6, atol=1e-6, equal_nan=True)  # still so in PyTorch?
+    else:
+        np.testing.assert_allclose(ours, ref, rtol=1e-9, atol=1e-11)
 
 
 def _node_classes():
@@ -155,49 +261,17 @@ def _node_classes():
     return seen
 
 
-# node classes whose outputs no forward-mode computation reaches: the nodes an in-place write through a view
-# regenerates on the view's base (docs/differences.md)
-NO_FORWARD = {"autogradviz.ops.inplace.AsStridedBackward0", "autogradviz.ops.inplace._CopySlicesOnView"}
+# node classes without a forward derivative (none now)
+NO_FORWARD = set()
 
 
-# node classes that the next-course ops (issue 25) and the op table (issue 23: clamp with tensor bounds) added
-# after the forward derivatives were written: forward AD through them raises PyTorch's "not implemented" error.
-# The list is exact, so giving one a jvp means taking it off here.
-NO_FORWARD_YET = {
-    'autogradviz.ops.attention.SafeSoftmaxBackward0',
-    'autogradviz.ops.attention.ScaledDotProductFlashAttentionForCpuBackward0',
-    'autogradviz.ops.conv.ConvolutionBackward0',
-    'autogradviz.ops.counting.NotImplemented',
-    'autogradviz.ops.embedding.EmbeddingBackward0',
-    'autogradviz.ops.norm.NativeBatchNormBackward0',
-    'autogradviz.ops.norm.NativeLayerNormBackward0',
-    'autogradviz.ops.pointwise.AddcmulBackward0',
-    'autogradviz.ops.pointwise.LerpBackward0',
-    'autogradviz.ops.pointwise.LerpBackward1',
-    'autogradviz.ops.pointwise.NanToNumBackward0',
-    'autogradviz.ops.pool.AdaptiveAvgPool2DBackward0',
-    'autogradviz.ops.pool.AvgPool2DBackward0',
-    'autogradviz.ops.pool.ConstantPadNdBackward0',
-    'autogradviz.ops.pool.MaxPool2DWithIndicesBackward0',
-    'autogradviz.ops.pool.ReflectionPad1DBackward0',
-    'autogradviz.ops.pool.ReflectionPad2DBackward0',
-    'autogradviz.ops.pool.ReplicationPad1DBackward0',
-    'autogradviz.ops.pool.ReplicationPad2DBackward0',
-    'autogradviz.ops.pool._EdgePadNode',
-    'autogradviz.ops.reduce.CumprodBackward0',
-    'autogradviz.ops.sort.SortBackward0',
-    'autogradviz.ops.sort.SortBackward1',
-    'autogradviz.ops.sort.TopkBackward0',
-    'autogradviz.ops.sort.Unique2Backward0',
-    'autogradviz.ops.sort.UniqueDimBackward0',
-    'autogradviz.ops.sort._PickBackward',
-    'autogradviz.ops.structure.DiagEmbedBackward0',
-    'autogradviz.ops.structure.DiagonalBackward0',
-    'autogradviz.ops.structure.DiagonalBackward0_copy',
-    'autogradviz.ops.structure.TraceBackward0',
-    'autogradviz.ops.structure._DiagPlace',
-    'autogradviz.ops.structure._DiagScatter',
-    'autogradviz.ops.unary.ClampBackward0',
+# node classes of ops that PyTorch 2.13 itself has no forward derivative for: their jvp raises PyTorch's error
+# (test_ops_pytorch_cannot_run_forward_refuse_it_as_pytorch)
+NO_FORWARD_IN_PYTORCH = {
+    "autogradviz.ops.attention.ScaledDotProductFlashAttentionForCpuBackward0",
+    "autogradviz.ops.counting.NotImplemented",
+    "autogradviz.ops.sort.Unique2Backward0",
+    "autogradviz.ops.sort.UniqueDimBackward0",
 }
 
 
@@ -205,7 +279,29 @@ def test_every_op_with_a_backward_has_a_forward_derivative():
     classes = _node_classes()
     assert len(classes) > 100
     missing = sorted(n for n, c in classes.items() if getattr(c, "jvp", None) is None)
-    assert missing == sorted(NO_FORWARD | NO_FORWARD_YET)
+    assert missing == sorted(NO_FORWARD)
+    refused = sorted(n for n, c in classes.items() if hasattr(getattr(c, "jvp", None), "no_forward_in_pytorch"))
+    assert refused == sorted(NO_FORWARD_IN_PYTORCH)
+
+
+def _pytorch_has_none(T):
+    fwad = T.autograd.forward_ad
+    F = T.nn.functional
+    p = T.tensor(IMG)
+    with fwad.dual_level():
+        d = fwad.make_dual(p, T.ones_like(p))
+        return [_err(lambda: T.unique(d)), _err(lambda: T.unique(d, dim=1)), _err(lambda: d.unique(return_counts=True)),
+                _err(lambda: T.histogram(d.reshape(-1), 4)),
+                _err(lambda: T.histogram(p.reshape(-1), 4, weight=d.reshape(-1).abs())),
+                _err(lambda: F.scaled_dot_product_attention(d, d, d)),
+                _err(lambda: F.scaled_dot_product_attention(p, d * 2, p, is_causal=True)),
+                _err(lambda: F.scaled_dot_product_attention(d[0], d[0], d[0]).sum().item())]  # 3-d: the math path
+
+
+def test_ops_pytorch_cannot_run_forward_refuse_it_as_pytorch():
+    ours, ref = _pytorch_has_none(A), _pytorch_has_none(torch)
+    assert ours == ref
+    assert ref[-1] is None and all(e[0] == "NotImplementedError" for e in ref[:-1])
 
 
 def _err(fn):
@@ -347,3 +443,132 @@ def _jac_errors(T):
 
 def test_forward_mode_jacobian_errors_as_pytorchs():
     assert _jac_errors(A) == _jac_errors(torch)
+
+
+# -- in-place writes through views: the tangent is written in place, so that the base and every view see it --------
+def _tl(fw, x):
+    t = fw.unpack_dual(x).tangent
+    return None if t is None else t.tolist()
+
+
+P23 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]
+T23 = [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]
+
+
+def _view_writes(T):
+    fw = T.autograd.forward_ad
+    out = {}
+
+    def d():
+        return fw.make_dual(T.tensor(P23, dtype=T.float64), T.tensor(T23, dtype=T.float64))
+    with fw.dual_level():
+        t = T.tensor(T23, dtype=T.float64)
+        x = fw.make_dual(T.tensor(P23, dtype=T.float64), t)
+        v = x[1:]
+        v.mul_(2)
+        out["dual"] = (_tl(fw, x), _tl(fw, v), t.tolist())  # the tangent given to make_dual is written too
+        y = d() * 1
+        v1, v = y[:, :2], y[1:]
+        v.mul_(3)
+        out["non-leaf"] = (_tl(fw, y), _tl(fw, v), _tl(fw, v1))
+        z = T.zeros(2, 3, dtype=T.float64)
+        v1, v = z[:1], z[1:]
+        v.copy_(d()[0])
+        out["plain base"] = (_tl(fw, z), _tl(fw, v), _tl(fw, v1))  # the base (and its other views) get zeros first
+        z = T.zeros(2, 3, dtype=T.float64)
+        v = z[:, 1]
+        v.add_(d()[:, 0])
+        out["plain column"] = (_tl(fw, z), _tl(fw, v))
+        y = d() * 1
+        v = y.t()
+        v.add_(d().t() * 2)
+        out["t"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[1:]
+        w = v[:, 0]
+        w.mul_(2)
+        out["view of view"] = (_tl(fw, y), _tl(fw, v), _tl(fw, w))
+        y = d() * 1
+        v = y[1:]
+        y.mul_(2)
+        out["base written"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[1:]
+        v.zero_()
+        out["zero_"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[0]
+        v[1] = d()[1, 2] * 5
+        out["setitem"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y[0]
+        v.exp_()
+        out["exp_"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y.diagonal()
+        v.mul_(4)
+        out["diagonal"] = (_tl(fw, y), _tl(fw, v))
+        y = d() * 1
+        v = y.select(0, 1)
+        v.sub_(d()[0], alpha=2)
+        out["select"] = (_tl(fw, y), _tl(fw, v))
+        y = d() + 2  # a new tensor whose tangent must not be x's own: writing y's leaves x's alone
+        y.mul_(3)
+        x2 = d()
+        y2 = x2.clone()
+        y2.mul_(2)
+        out["not shared"] = (_tl(fw, y), _tl(fw, x2), _tl(fw, y2))
+        q = T.tensor(P23, dtype=T.float64, requires_grad=True)
+        x = fw.make_dual(q * 1, T.tensor(T23, dtype=T.float64))
+        v2 = x[:, 1:]
+        v = x[1:]
+        v.mul_(2)
+        out["grad mode"] = (_tl(fw, x), _tl(fw, v), _tl(fw, v2), type(v.grad_fn).__name__, type(v2.grad_fn).__name__)
+        (x * x).sum().backward()
+        out["grad mode backward"] = q.grad.tolist()
+    return out
+
+
+def test_writes_through_views_update_the_base_tangent_as_pytorchs():
+    ours, ref = _view_writes(A), _view_writes(torch)
+    assert list(ours) == list(ref)
+    for k in ref:
+        assert ours[k] == ref[k], k
+
+
+def _regenerated(T, op):
+    """In grad mode a write through ``v`` gives the base a CopySlices node and its other views AsStridedBackward0."""
+    fw = T.autograd.forward_ad
+    q = T.tensor(P23, dtype=T.float64, requires_grad=True)
+    with fw.dual_level():
+        x = fw.make_dual(q * 1, T.tensor(T23, dtype=T.float64)) * 1  # the base: a non-leaf that is no view
+        before = fw.unpack_dual(x).tangent.clone()
+        v2 = x[:, 1:]
+        v = x[1:]
+        other = fw.make_dual(T.tensor([0.3, -0.6, 0.9], dtype=T.float64), T.tensor([1.0, -1.0, 0.5], dtype=T.float64))
+        op(v, other)
+        return x, v2, before, other, _tl(fw, x), _tl(fw, v2)
+
+
+_OPS = {"mul_": (lambda v, o: v.mul_(2), False), "add_": (lambda v, o: v.add_(o, alpha=3), True),
+        "mul_t_saved": (lambda v, o: v.mul_(o.requires_grad_()), True), "exp_": (lambda v, o: v.exp_(), False),
+        "pow_": (lambda v, o: v.pow_(2), False), "div_t": (lambda v, o: v.div_(o), True)}
+
+
+@pytest.mark.parametrize("op", list(_OPS))
+def test_copyslices_and_as_strided_forward_derivatives_as_pytorchs(op):
+    """The nodes' own jvp (CopySlices of a view's base, AsStridedBackward0 of its other views): PyTorch's tangents."""
+    fn, uses_other = _OPS[op]
+    x, v2, before, other, _, _ = _regenerated(A, fn)
+    _, _, _, _, ref_x, ref_v2 = _regenerated(torch, fn)
+    cs, ast = x.grad_fn, v2.grad_fn
+    assert (cs.name(), ast.name()) == ("torch::autograd::CopySlices", "AsStridedBackward0")
+    t = (before,) + ((A.tensor([1.0, -1.0, 0.5], dtype=A.float64),) if uses_other else ())
+    p = (x,) + ((other.detach(),) if uses_other else ())
+    extra = len(cs.next_functions) - len(t)  # a number (mul_(2)) is an input without an edge's tangent
+    with A.autograd.forward_ad.dual_level():
+        got = afw.tangent_for(type(cs), cs._info, t + (None,) * extra, p + (None,) * extra, x,
+                              tuple(s for s, _ in cs._saved))
+        np.testing.assert_allclose(got.detach().numpy(), ref_x, rtol=1e-12)
+        seen = afw.tangent_for(type(ast), ast._info, (A.tensor(ref_x, dtype=A.float64),), (x,), v2)
+        np.testing.assert_allclose(seen.detach().numpy(), ref_v2, rtol=1e-12)

@@ -18,10 +18,15 @@ How an op states its forward derivative (``jvp(self, t, p, out)``, ``self._info`
 transpose: the forward derivative is the backward formula applied to the tangent (PyTorch's ``auto_element_wise``).
 ``reduction`` and ``loss`` weight the tangent by the local partials the backward formula gives for a gradient of
 ones, and sum it to the output's shape. In-place ops move the out-of-place result's tangent to the tensor they wrote
-(``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``).
+(``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``);
+either way the new tangent is written into the old one's memory (``write_tangent``), so that a view's base and the
+other views see a write through a view, as in PyTorch. An op PyTorch has no forward derivative for states
+``jvp = not_in_pytorch(name)``: forward mode through it raises PyTorch's error.
 The state is global, as PyTorch's forward-AD levels are (not per thread).
 """
 from typing import NamedTuple, Optional
+
+import numpy as np
 
 from .._dual import FW, keep_tangent, set_tangent, tangent_of
 from .._tensor import Tensor, _new
@@ -35,7 +40,8 @@ NO_LEVEL_MSG = ("Trying to create a dual Tensor for forward AD but no level exis
 NOT_IMPLEMENTED_MSG = (
     "Trying to use forward AD with {} that does not support it because it has not been implemented yet.\nPlease "
     "file an issue to PyTorch at https://github.com/pytorch/pytorch/issues/new?template=feature-request.yml so that "
-    "we can prioritize its implementation.")
+    "we can prioritize its implementation or submit a PR adding the implementation to derivatives.yaml")
+NO_SUPPORT_MSG = "Trying to use forward AD with {} that does not support it."
 
 
 def enter_dual_level():
@@ -157,7 +163,7 @@ def tangent_for(cls, info, t, p, out, saved=()):
     """Run ``cls``'s forward derivative on tangents ``t`` (the hook held off: a tangent has no tangent)."""
     f = getattr(cls, "jvp", None)
     if f is None:
-        raise RuntimeError(NOT_IMPLEMENTED_MSG.format(op_name(cls)))
+        raise NotImplementedError(NOT_IMPLEMENTED_MSG.format(op_name(cls)))
     node = _new(cls)
     node._info = info
     node._x = None
@@ -192,7 +198,21 @@ def propagate(cls, inputs, out, info, saved):
         for o, ro in zip(out, r):
             _store(o, ro)
     else:
-        _store(out, r)
+        _store(out, _own(r, out, inputs, t))
+
+
+def _own(r, out, inputs, t):
+    """``r``, or a copy of it if it shares memory with an input's tangent while ``out`` does not share memory with
+    that input (``x + 2`` whose tangent is ``x``'s own): a later in-place write into ``out``'s tangent must not
+    reach ``x``'s, as in PyTorch. The tangent of a view stays a view of its base's tangent."""
+    if not isinstance(r, Tensor):
+        return r
+    for x, tx in zip(inputs, t):
+        if tx is not None and np.may_share_memory(r._data, tx._data) and not (
+                isinstance(x, Tensor) and np.may_share_memory(out._data, x._data)):
+            with _Quiet():
+                return r.clone()
+    return r
 
 
 def _store(out, r):
@@ -217,6 +237,18 @@ def elementwise(self, t, p, out):
     transpose, and the backward formula applied to the tangent is the Jacobian-vector product (PyTorch's
     ``auto_element_wise``). The backward reads the tensors the op saved (its output for ``OUT``)."""
     return self.backward(t[0], list(self._saved))[0]
+
+
+def not_in_pytorch(op, formula=True):
+    """The ``jvp`` of an op that PyTorch 2.13 has no forward derivative for: forward mode through it raises
+    PyTorch's error. ``formula``: the op is in derivatives.yaml without a forward formula ("not been implemented
+    yet"); else it has no derivative formula at all (``aten::histogram``: "does not support it.")."""
+    msg = (NOT_IMPLEMENTED_MSG if formula else NO_SUPPORT_MSG).format(op)
+
+    def jvp(self, t, p, out):
+        raise NotImplementedError(msg)
+    jvp.no_forward_in_pytorch = op
+    return jvp
 
 
 def add(a, b):
@@ -272,14 +304,121 @@ def after_inplace(a, cls, inputs, info=None):
     t = tuple(None if x is None else tangent_of(x) for x in inputs)
     if all(x is None for x in t):
         return
-    _store(a, tangent_for(cls, info, t, tuple(inputs), a))
+    write_tangent(a, tangent_for(cls, info, t, tuple(inputs), a))
 
 
 def moved_inplace(a, out):
     """An in-place op computed ``out`` out of place and wrote it into ``a``: ``a`` takes ``out``'s tangent."""
     r = tangent_of(out)
     if r is not None:
-        set_tangent(a, r)
+        write_tangent(a, r)
+
+
+# -- in-place writes: the tangent is written in place too, so that views and bases see it (as in PyTorch) ---------
+def _writable(dst, r):
+    d = dst._data
+    return (d.flags.writeable and d.shape == r._data.shape and d.dtype == r._data.dtype
+            and not dst._requires_grad and not r._requires_grad)
+
+
+def write_tangent(a, r):
+    """``a`` was written in place and ``r`` is its new tangent. As PyTorch does, the new values go into ``a``'s
+    tangent's own memory, so that the tangent of every view of ``a``, and of the base ``a`` is a view of, changes
+    with it. A view whose base has no tangent yet gives the base one of zeros first, and takes a view of it
+    (PyTorch's ``_set_fw_grad`` for an in-place op on a view). Where the tangents take part in a reverse pass
+    (``requires_grad``), or the old tangent cannot be written (an expanded one), ``a`` takes ``r`` as it is."""
+    if not isinstance(r, Tensor):
+        _store(a, r)
+        return
+    if r._data.shape != a._data.shape:
+        with _Quiet():
+            r = r.expand(tuple(a._data.shape)).contiguous()
+    old = tangent_of(a)
+    if old is None and a._base is not None and not r._requires_grad:
+        old = _tangent_view(a, r._data.dtype)
+    if old is not None and old is not r and _writable(old, r):
+        old._data[...] = r._data
+        old._vc[0] += 1
+        r = old
+    _store(a, r)
+
+
+def _tangent_view(v, dtype):
+    """A tangent for view ``v`` that is a view of its base's tangent (the base getting zeros if it has none); the
+    other views of that base without a tangent get theirs too. None where the memory does not allow it."""
+    base = v._base
+    while tangent_of(base) is None and base._base is not None:
+        base = base._base
+    bt = tangent_of(base)
+    if bt is None:
+        from .._creation import zeros_like
+        bt = zeros_like(base, dtype=_dtype_of(dtype))
+        set_tangent(base, bt)
+        for ref in base._vc[1:]:
+            w = ref()
+            if w is not None and w is not v and tangent_of(w) is None and _inside(w, base):
+                wt = _strided_like(w, base, bt)
+                if wt is not None:
+                    set_tangent(w, wt)
+    if not _writable(bt, bt) or bt._data.dtype != dtype:
+        return None
+    vt = _strided_like(v, base, bt)
+    if vt is not None:
+        set_tangent(v, vt)
+    return vt
+
+
+def _dtype_of(npdtype):
+    from .. import _dtype
+    return _dtype.to_dtype(npdtype)
+
+
+def _inside(w, base):
+    b = w._base
+    while b is not None and b is not base:
+        b = b._base
+    return b is base
+
+
+def _strided_like(v, base, bt):
+    """The view of ``bt`` (``base``'s tangent, C-ordered) that has ``v``'s place in ``base`` (from the memory
+    addresses; ``base``'s data C-ordered too), or None."""
+    bd, vd = base._data, v._data
+    if not (bd.flags.c_contiguous and bt._data.flags.c_contiguous) or vd.dtype.itemsize != bd.dtype.itemsize:
+        return None
+    size = bd.dtype.itemsize
+    off = vd.__array_interface__["data"][0] - bd.__array_interface__["data"][0]
+    if off % size or any(st % size for st in vd.strides):
+        return None
+    pos = off // size + sum(np.arange(n, dtype=np.int64).reshape([-1 if k == i else 1 for k in range(vd.ndim)])
+                            * (st // size) for i, (n, st) in enumerate(zip(vd.shape, vd.strides)))
+    return strided_view(bt, np.broadcast_to(np.asarray(pos, dtype=np.int64), vd.shape))
+
+
+def strided_view(t, idx):
+    """``t`` (a C-ordered tangent) read at the flat positions ``idx``: a view of ``t``'s memory where the positions
+    are evenly strided (any view's are), else a copy. The forward derivative of AsStridedBackward0."""
+    from .._tensor import _wrap
+    d = t._data
+    idx = np.asarray(idx, dtype=np.int64)
+    flat = d.reshape(-1)
+    if idx.size == 0:
+        return _wrap(flat[:0].reshape(idx.shape))
+    first = int(idx.flat[0])
+    strides = []
+    for k, n in enumerate(idx.shape):
+        if n > 1:
+            step = [0] * idx.ndim
+            step[k] = 1
+            strides.append(int(idx[tuple(step)]) - first)
+        else:
+            strides.append(0)
+    grid = first + sum(np.arange(n, dtype=np.int64).reshape([-1 if j == k else 1 for j in range(idx.ndim)]) * st
+                       for k, (n, st) in enumerate(zip(idx.shape, strides))) if idx.ndim else first
+    if d.flags.c_contiguous and np.array_equal(grid, idx) and min(strides, default=0) >= 0:
+        item = d.dtype.itemsize
+        return _wrap(np.lib.stride_tricks.as_strided(flat[first:], idx.shape, tuple(st * item for st in strides)))
+    return _wrap(flat[idx.reshape(-1)].reshape(idx.shape))
 
 
 NO_JVP_MSG = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .._tensor import Tensor, _wrap
+from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make, OUT
 from ._core import _exp, _sum_keep, _t
 from .arith import _smul, mul
@@ -39,6 +40,9 @@ class SafeSoftmaxBackward0(BackwardNode):
     """``_safe_softmax``: softmax whose fully masked rows are zeros; its backward is softmax's."""
     __slots__ = ()
     _saved_names = ("result",)
+
+    def jvp(self, t, p, out):
+        return out * (t[0] - _sum_keep(t[0] * out, -1))  # softmax's: result * (self_t - sum(self_t * result))
 
     def backward(self, g, s):
         y = s[0]
@@ -72,6 +76,7 @@ class ScaledDotProductFlashAttentionForCpuBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("query", "key", "value", "attn_mask", "output", "logsumexp")
     _empty_if = {"attn_mask": lambda n: n._info[4]}
+    jvp = _fw.not_in_pytorch("_scaled_dot_product_flash_attention_for_cpu")
 
     def backward(self, g, s):
         q, k, v, mask, o, lse = s

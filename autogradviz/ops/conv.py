@@ -117,6 +117,22 @@ class ConvolutionBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight")
 
+    def jvp(self, t, p, out):
+        """Bilinear: ``conv(input_t, weight) + conv(input, weight_t) + bias_t`` (PyTorch's convolution_jvp)."""
+        (x, w, _), (tx, tw, tb) = p, t
+        stride, padding, dilation, groups = self._info[1]
+        conv = conv1d if self._info[3] else conv2d
+        r = None
+        if tx is not None:
+            r = conv(tx, w, None, stride, padding, dilation, groups)
+        if tw is not None:
+            rw = conv(x, tw, None, stride, padding, dilation, groups)
+            r = rw if r is None else r + rw
+        if tb is not None:
+            rb = tb.reshape((1, -1) + (1,) * (out._data.ndim - 2))
+            r = rb if r is None else r + rb
+        return r
+
     def backward(self, g, s):
         x, w = s
         geo2, _, bias_sizes, one_d = self._info

@@ -11,6 +11,8 @@ import numpy as np
 
 from .. import _random
 from .._tensor import _wrap, Tensor
+from .._dual import FW as _FW, tangent_of
+from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, make
 from ._core import _dtname, exports, nograd_result
 from .reduce import _ReturnTypes
@@ -146,6 +148,8 @@ class NotImplemented(BackwardNode):  # noqa: A001  (PyTorch's name for a node wi
     def name(self):
         return "torch::autograd::NotImplemented"
 
+    jvp = _fw.not_in_pytorch("aten::histogram", formula=False)
+
     def backward(self, g, s):
         raise RuntimeError("derivative for aten::histogram is not implemented")
 
@@ -235,7 +239,8 @@ def histogram(input, bins=100, *, range=None, weight=None, density=False):
         with np.errstate(all="ignore"):
             hist = (hist / hist.sum(dtype=t)).astype(t) / np.diff(edges).astype(t)
     tensors = (input,) + ((weight,) if weight is not None else ())
-    if any(v.requires_grad for v in tensors):
+    if any(v.requires_grad for v in tensors) or (_FW.tangents and any(tangent_of(v) is not None for v in tensors)):
+        # (a dual input: the node's jvp refuses forward mode, as PyTorch)
         h = make(hist.astype(t), NotImplemented, tensors, ())
         e = _wrap(edges)
         if h.grad_fn is not None:  # bin_edges is the node's second output, as in PyTorch

@@ -154,6 +154,32 @@ class _CopySlicesOnView(BackwardNode):
     def name(self):
         return "torch::autograd::CopySlices"
 
+    def jvp(self, t, p, out):
+        """The base's tangent with the view's place holding the view op's forward derivative (inputs: the base,
+        then the op's other inputs). The view's value before the write is the op's saved ``self``; an op that kept
+        none (``v.mul_(w)`` where ``w`` needs no grad) is given the value after the write, which is exact only
+        where its forward derivative does not read it. Forward mode itself does not run this: an in-place write
+        writes the tangent in place (``forward_ad.write_tangent``), which is what this formula describes."""
+        idx, fn = self._info
+        root_t = zeros_of(out) if t[0] is None else t[0]
+        region_t = _fw.strided_view(root_t, idx) if not root_t._requires_grad else root_t.reshape(-1)[_wrap(idx)]
+        names = getattr(type(fn), "_saved_names", ())
+        saved = tuple(self._saved)  # as tangent_for gives them: Tensors
+        before = next((x for x, n in zip(saved, names) if n == "self"), None)
+        view = getitem(out.reshape(-1), _wrap(idx))
+        new = _fw.tangent_for(type(fn), fn._info, (region_t,) + tuple(t[1:]),
+                              ((view if before is None else before),) + tuple(p[1:]), view, saved)
+        r = root_t.clone() if root_t._requires_grad else _wrap(np.array(root_t._data, copy=True))
+        if new is None:
+            new = zeros_of(view)
+        if r._requires_grad or new._requires_grad:
+            keep = np.ones(r._data.shape, dtype=r._data.dtype)
+            key = np.unravel_index(idx, r._data.shape)
+            keep[key] = 0
+            return r * _wrap(keep) + _scatter(new.expand(idx.shape), r._data.shape, key)
+        r._data.reshape(-1)[idx.reshape(-1)] = np.broadcast_to(new._data, idx.shape).reshape(-1)
+        return r
+
     def backward(self, g, s):
         idx, fn = self._info
         if isinstance(g, Tensor):
@@ -244,6 +270,12 @@ def _as_strided_args(n):
 class AsStridedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        shape, idx = self._info  # the base's tangent read at the view's place: a view of it, as PyTorch's
+        if t[0]._requires_grad:
+            return t[0].reshape(-1)[_wrap(idx)]
+        return _fw.strided_view(t[0] if t[0]._data.flags.c_contiguous else t[0].contiguous(), idx)
 
     def backward(self, g, s):
         shape, idx = self._info

@@ -43,6 +43,29 @@ def _stats(x, dims, eps):
 
 
 # -- layer_norm -------------------------------------------------------------------------------------------------
+def _norm_jvp(x, w, b, tx, tw, tb, dims, eps, wshape, training=True, stats=None):
+    """The forward derivative of ``(x - mean) * rstd * w + b`` (PyTorch's layer_norm_jvp and batch_norm_jvp): with
+    the statistics over ``dims`` of the batch, ``rstd * (tx - mean(tx) - xhat * mean(tx * xhat))``; with fixed
+    (running) statistics, ``tx * rstd``; then times ``w``, plus ``tw * xhat + tb``. Tensors throughout, so that
+    the tangent is differentiable too."""
+    n = _numel(tuple(x.shape), dims)
+    mu, rstd = _stats(x, dims, eps) if stats is None else stats
+    xhat = (x - mu) * rstd
+    r = None
+    if tx is not None:
+        if training:
+            r = rstd * (tx - _ksum(tx, dims) * (1.0 / n) - xhat * (_ksum(tx * xhat, dims) * (1.0 / n)))
+        else:
+            r = tx * rstd
+        if w is not None:
+            r = r * w.reshape(wshape)
+    if tw is not None:
+        r = tw.reshape(wshape) * xhat if r is None else r + tw.reshape(wshape) * xhat
+    if tb is not None:
+        r = tb.reshape(wshape) if r is None else r + tb.reshape(wshape)
+    return r
+
+
 def _ln_shape(n):
     return tuple(n._info[0])
 
@@ -52,6 +75,12 @@ class NativeLayerNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "bias", "result1", "result2")
     _empty_if = {"weight": lambda n: n._info[2], "bias": lambda n: n._info[3]}  # not given: None after backward too
+
+    def jvp(self, t, p, out):
+        x, w, b = p
+        normalized_shape, eps = self._info[:2]
+        dims = tuple(range(x._data.ndim - len(normalized_shape), x._data.ndim))
+        return _norm_jvp(x, w, b, *t, dims, eps, tuple(normalized_shape))
 
     def backward(self, g, s):
         x, w, b, mu, rstd = s
@@ -117,6 +146,18 @@ class NativeBatchNormBackward0(BackwardNode):
     _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
     _empty_if = {"weight": lambda n: n._info[2], "running_mean": lambda n: n._info[3],
                  "running_var": lambda n: n._info[4]}
+
+    def jvp(self, t, p, out):
+        x, w, b = p
+        training, eps = self._info[:2]
+        nd = x._data.ndim
+        dims = (0,) + tuple(range(2, nd))
+        cshape = (1, -1) + (1,) * (nd - 2)
+        stats = None
+        if not training:  # the running statistics, constants here
+            rm, rv = self._saved[2], self._saved[3]
+            stats = (rm.detach().reshape(cshape), (rv.detach().reshape(cshape) + eps).rsqrt())
+        return _norm_jvp(x, w, b, *t, dims, eps, cshape, training, stats)
 
     def backward(self, g, s):
         x, w, rm, rv, mean, invstd = s

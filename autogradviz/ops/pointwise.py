@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import _dtype, _random
 from .._tensor import _wrap, Tensor
+from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
 from ._core import _broadcast_error, _dtname, exports, nograd_result
 
@@ -48,6 +49,12 @@ class AddcmulBackward0(BackwardNode):
     _saved_names = ("tensor1", "tensor2")
     _saved_if = (2, 1)  # tensor1 is kept for tensor2's grad, tensor2 for tensor1's
 
+    def jvp(self, t, p, out):
+        ta, t1, t2 = t  # self_t + value * (tensor1_t * tensor2 + tensor1 * tensor2_t)
+        value = self._info[3]
+        prod = _fw.add(None if t1 is None else t1 * p[2], None if t2 is None else p[1] * t2)
+        return _fw.add(ta, _fw.scale(prod, value))
+
     def backward(self, g, s):
         t1, t2 = s
         sa, s1, s2, value = self._info
@@ -77,6 +84,11 @@ class LerpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        w = self._info[2]  # self_t * (1 - weight) + end_t * weight
+        return _fw.add(_fw.scale(t[0], 1 - w) if t[0] is not None and w != 0 else None,
+                       _fw.scale(t[1], w) if t[1] is not None and w != 0 else None)
+
     def backward(self, g, s):
         sa, se, w = self._info
         nf = self.next_functions
@@ -89,6 +101,11 @@ class LerpBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("end", "self", "weight")
     _saved_if = (2, 2, None)  # end and self are kept for weight's grad
+
+    def jvp(self, t, p, out):
+        x, end, w = p  # self_t * (1 - weight) + end_t * weight + weight_t * (end - self)
+        r = _fw.add(None if t[0] is None else t[0] * (1 - w), None if t[1] is None else t[1] * w)
+        return _fw.add(r, None if t[2] is None else t[2] * (end - x))
 
     def backward(self, g, s):
         end, x, w = s
@@ -142,6 +159,9 @@ def lerp(input, end, weight):
 class NanToNumBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+
+    def jvp(self, t, p, out):
+        return t[0] * p[0].isfinite()  # self_t * isfinite(self)
 
     def backward(self, g, s):
         x = s[0]

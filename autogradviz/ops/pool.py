@@ -66,6 +66,11 @@ class MaxPool2DWithIndicesBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result1")
 
+    def jvp(self, t, p, out):
+        idx = self._saved[1]  # the tangent at each window's maximum: gather by the kept indices
+        lead = tuple(out._data.shape[:-2])
+        return t[0].flatten(-2).gather(-1, idx.reshape(lead + (-1,))).reshape(tuple(out._data.shape))
+
     def backward(self, g, s):
         x, idx = s
         shape = tuple(x.shape)
@@ -189,6 +194,9 @@ class AvgPool2DBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
+    def jvp(self, t, p, out):
+        return _apply_map(t[0], self._info[0], tuple(out._data.shape[-2:]))  # linear: the same map of the tangent
+
     def backward(self, g, s):
         P, in_hw = self._info[:2]
         return (_apply_map_t(g, P, in_hw),)
@@ -217,6 +225,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 class AdaptiveAvgPool2DBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+
+    def jvp(self, t, p, out):
+        return _apply_map(t[0], self._info[0], tuple(out._data.shape[-2:]))
 
     def backward(self, g, s):
         P, in_hw = self._info
@@ -255,6 +266,9 @@ def adaptive_avg_pool2d(input, output_size):
 class ConstantPadNdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return _constant_pad(t[0], self._info[0], 0.0)  # the padding is a constant: its tangent is zero
 
     def backward(self, g, s):
         neg = tuple(-p for p in self._info[0])  # PyTorch: constant_pad_nd(grad, -pad)
@@ -301,6 +315,9 @@ def _edge_index(size, lo, hi, mode):
 class _EdgePadNode(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
+
+    def jvp(self, t, p, out):
+        return t[0][self._info[1]]  # linear: the tangent read at the same (reflected or repeated) positions
 
     def backward(self, g, s):
         key, shape = self._info[1:]

@@ -8,7 +8,7 @@ from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
 from ._core import _broadcast_error, _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
-from .shape import cat
+from .shape import cat, stack
 from .._sumorder import dim_sum, full_sum, small_sum
 
 
@@ -437,6 +437,23 @@ class CumprodBackward0(BackwardNode):
     products on each side of every position (the same values, summed in another order)."""
     __slots__ = ()
     _saved_names = ("self", "result")
+
+    def jvp(self, t, p, out):
+        """The product rule along ``dim``, one position after another (exact with zeros too): with ``P_i`` the
+        product so far, ``D_i = D_(i-1) * x_i + P_(i-1) * t_i``."""
+        x, tx, dim = p[0], t[0], self._info
+        if out._data.ndim == 0:
+            return tx
+        if tx.dtype != out.dtype:
+            tx, x = tx.to(out.dtype), x.to(out.dtype)
+        prod = d = None
+        parts = []
+        for i in range(out._data.shape[dim]):
+            xi, ti = x.select(dim, i), tx.select(dim, i)
+            d = ti if d is None else d * xi + prod * ti
+            prod = xi if prod is None else prod * xi
+            parts.append(d)
+        return stack(parts, dim) if parts else tx
 
     def backward(self, g, s):
         x, r = s

@@ -12,9 +12,10 @@ import numpy as np
 
 from .. import _checks
 from .._tensor import _wrap, _wrap_dim
+from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make
 from ._core import _t, exports, nograd_result
-from .index import _scatter
+from .index import _scatter, gather
 from .reduce import _ReturnTypes
 
 _U64 = 2 ** 64
@@ -28,6 +29,12 @@ class _PickBackward(BackwardNode):
     """The grad of the picked values goes to their positions (``_info``: input shape, dim as given, indices)."""
     __slots__ = ()
     _saved_names = ("indices",)  # the indices are an output without a grad: the node has one grad output
+
+    def jvp(self, t, p, out):
+        shape, dim, idx = self._info  # the tangent at the picked positions
+        if not shape:
+            return t[0]
+        return gather(t[0], dim, _wrap(np.ascontiguousarray(idx)))
 
     def backward(self, g, s):
         shape, dim, idx = self._info
@@ -161,6 +168,7 @@ def topk_indices(d, k, axis, largest=True, sorted=True):
 class Unique2Backward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+    jvp = _fw.not_in_pytorch("_unique2")
 
     def backward(self, g, s):
         raise NotImplementedError("the derivative for '_unique2' is not implemented.")
@@ -168,6 +176,7 @@ class Unique2Backward0(BackwardNode):
 
 class UniqueDimBackward0(Unique2Backward0):
     __slots__ = ()
+    jvp = _fw.not_in_pytorch("unique_dim")
 
     def backward(self, g, s):
         raise NotImplementedError("the derivative for 'unique_dim' is not implemented.")

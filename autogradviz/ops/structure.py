@@ -34,6 +34,9 @@ class DiagEmbedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        return _pad_diag(t[0], tuple(out._data.shape), self._info)  # linear: the tangent on the same diagonal
+
     def backward(self, g, s):
         return (g.diagonal(self._info) if _t(g) else np.diagonal(g, self._info).copy(),)
 
@@ -43,6 +46,9 @@ class DiagEmbedBackward0(BackwardNode):
 class DiagonalBackward0_copy(BackwardNode):  # noqa: N801  (PyTorch's name)
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return diag(t[0], self._info[1])  # linear: the same diagonal of the tangent
 
     def backward(self, g, s):
         shape, offset = self._info
@@ -79,6 +85,9 @@ def diag(input, diagonal=0):
 class TraceBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        return trace(t[0])
 
     def backward(self, g, s):
         shape = self._info
@@ -218,6 +227,10 @@ class DiagonalBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
+    def jvp(self, t, p, out):
+        shape, offset, d1, d2 = self._info  # a view: the same diagonal view of the tangent
+        return diagonal(t[0], offset, d1, d2)
+
     def backward(self, g, s):
         shape, offset, d1, d2 = self._info
         w1, w2 = _wrap_dim(d1, len(shape)), _wrap_dim(d2, len(shape))
@@ -230,6 +243,11 @@ class _DiagScatter(BackwardNode):
     """create_graph: a grad put on a diagonal; its own backward reads the diagonal again."""
     __slots__ = ()
     _saved_names = ()
+
+    def jvp(self, t, p, out):
+        offset, d1, d2 = self._info  # linear: the tangent put on the same diagonal
+        return make(_diag_scatter(t[0]._data, tuple(out._data.shape), offset, d1, d2), _DiagScatter, (t[0],), (),
+                    self._info)
 
     def backward(self, g, s):
         offset, d1, d2 = self._info

@@ -177,6 +177,15 @@ class ClampBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "min", "max")
 
+    def jvp(self, t, p, out):
+        x, lo, hi = p  # PyTorch's clamp_jvp: the tangent of whichever of self, min, max gave the result
+        tx, tlo, thi = (None if v is None else (tv if tv is not None else zeros_of(v)) for v, tv in zip(p, t))
+        if lo is not None and hi is not None:
+            return _where(lo > hi, thi, _where(x < lo, tlo, _where(x > hi, thi, tx)))
+        if lo is not None:
+            return _where(x > lo, tx, tlo)
+        return _where(x < hi, tx, thi)
+
     def backward(self, g, s):
         x, lo, hi = s
         nf = self.next_functions
