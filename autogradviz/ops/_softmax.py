@@ -106,7 +106,7 @@ def _settle(r, s, first, second, tiny, exact):
         r64 = ri.astype(np.float64)
         up = (err > 0) & (r64 < si)
         down = (err < 0) & (r64 > si)
-        if up.any() or down.any():
+        if np.count_nonzero(up) or np.count_nonzero(down):
             ri = np.where(up, np.nextafter(ri, _f32s(np.inf)), np.where(down, np.nextafter(ri, _f32s(-np.inf)), ri))
             rf[cand] = ri
     if tiny:
@@ -210,7 +210,7 @@ def _inexact_midpoints(sums, ops, shape):
     cand = np.bitwise_and(sums.view(np.int64), _MID_MASK64) == _MID64
     last = sums[-1]
     cand[-1] |= (np.abs(last) < 2.0 ** -125) & (last != 0)   # (s = 0, at a row's max, gives an exact 0)
-    if not cand.any():
+    if not np.count_nonzero(cand):
         return None
     bad = np.zeros(shape, bool)
     for k, (a, b, c) in enumerate(ops):
@@ -408,13 +408,13 @@ def _fnma32(e, s, g):
     without materialising the broadcast (its cost, on a cross_entropy step, is more than the arithmetic's; the few
     elements ``_settle`` corrects read ``s`` broadcast)."""
     with np.errstate(all="ignore"):
-        p = np.multiply(e, s, dtype=np.float64)
-        np.subtract(g, p, out=p)
+        prod = np.multiply(e, s, dtype=np.float64)   # exact, and already of the result's shape
+        p = np.subtract(g, prod)
         r = p.astype(_f32)
 
         def sb():
             return np.broadcast_to(s, e.shape).reshape(-1)
-        _settle(r, p, lambda i: np.asarray(g.reshape(-1)[i], np.float64),
-                lambda i: -np.multiply(e.reshape(-1)[i], sb()[i], dtype=np.float64), True,
+        # (a cross_entropy step often has a few exact ties among the candidates: their terms are read, not remade)
+        _settle(r, p, lambda i: np.asarray(g.reshape(-1)[i], np.float64), lambda i: -prod.reshape(-1)[i], True,
                 lambda i: fma32(-e.reshape(-1)[i], sb()[i], g.reshape(-1)[i]))
     return r
