@@ -559,16 +559,25 @@ def main(argv=None):
               f"autogradviz/torch = {m_agv / m_torch:.2f}")
         against(r, "ms", 1e3, "7.2f")
 
-    # the next course's models (issue 25): against PyTorch only (the base commit may not have their layers)
+    # the next course's models (issue 25): against PyTorch, and against the base commit when it has their layers
     for key, title, lib, number, target in (
             ("lenet", "LeNet-5 SGD step, batch 64 of 28x28", lenet, 5, 2.0),
             ("embmlp", "embedding MLP step (27x10 table, context 3, 200 tanh, batch 32)", emb_mlp, 50, 1.0),
             ("gpt", "two-layer GPT AdamW step (n_embd 32, block 8, batch 8)", gpt, 10, 1.5)):
         if key not in only or not torch:
             continue
-        r = compare({"agv": lib(agv), "torch": lib(torch)}, 2 if args.quick else number, rep * 2)
+        fns = {"agv": lib(agv), "torch": lib(torch)}
+        if BASE:
+            try:
+                fns["base"] = lib(BASE[0])
+            except AttributeError as e:   # a base from before issue 25's layers
+                print(f"   ({key}: the base has no {e.name})")
+        r = compare(fns, 2 if args.quick else number, rep * 2)
         print(f"{title}   autogradviz {r['agv'] * 1e3:7.3f} ms   torch {r['torch'] * 1e3:7.3f} ms")
         print(f"   ratio autogradviz/torch = {r['agv'] / r['torch']:.3f}   (issue 25 target <= {target})")
+        if "base" in r:
+            print(f"   base ({args.against}) {r['base'] * 1e3:7.3f} ms: base/torch = {r['base'] / r['torch']:.3f}   "
+                  f"this/base = {r['agv'] / r['base']:.3f}")
 
     if "chain" not in only:
         return

@@ -189,3 +189,23 @@ def test_sleef_expf_fast_edition_equals_reference():
     for c in (rng.standard_normal(200_000).astype(np.float32),
               (np.round(rng.standard_normal(200_000) * 4) / 4).astype(np.float32)):
         assert np.array_equal(S._fma32(a, b, c), A._random.fma32(a, b, c))
+
+
+def test_fused_backward_fma_equals_exact_fma_on_midpoints():
+    # log_softmax's backward g - e*s (one FMA, s broadcast along the row) against fma32's exact emulation, on sums
+    # made to land on float32 midpoints in float64 (e*s within a float64 rounding of half an ulp of g), and on
+    # results below float32's normal range
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.5, 1, (20_000, 1)).astype(np.float32)
+    g = rng.uniform(1, 2, (20_000, 8)).astype(np.float32)
+    e = (np.spacing(g).astype(np.float64) / 2 * rng.choice([-1, 1], g.shape) / s).astype(np.float32)
+    sums = g - np.multiply(e, s, dtype=np.float64)
+    on_mid = (sums.view(np.int64) & 0x1FFFFFFF) == 0x10000000
+    exact = A._random.fma32(-e, np.broadcast_to(s, e.shape), g)
+    assert on_mid.sum() > 1000 and (sums.astype(np.float32) != exact).any()
+    tiny_e = np.concatenate([e[:100], np.full((100, 8), 1e-20, np.float32)])
+    tiny_s = np.concatenate([s[:100], np.full((100, 1), -3e-20, np.float32)])
+    tiny_g = np.concatenate([g[:100], np.zeros((100, 8), np.float32)])
+    for ee, ss, gg in ((e, s, g), (tiny_e, tiny_s, tiny_g)):
+        ref = A._random.fma32(-ee, np.broadcast_to(ss, ee.shape), gg)
+        assert np.array_equal(S._fnma32(ee, ss, gg).view(np.int32), ref.view(np.int32))

@@ -165,6 +165,7 @@ def _float_inputs():
     x[:12] = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.7, 89.0, -104.0, 1e-30, -1e-42, 3.4e38, 0.5]
     yield x
     yield x[:70000].reshape(7, 10000)[:, ::3]        # not contiguous
+    yield x[:864].reshape(32, 27)                   # small (one float64 copy, no chunks)
     yield np.asarray(np.float32(0.25))              # 0-d
     yield np.zeros((0, 3), np.float32)              # empty
     yield x.astype(np.float64)[:1000]              # float64: not through the trick

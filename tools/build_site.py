@@ -5,8 +5,8 @@ What a page holds
     (tools/site_template/) that loads nothing from a network: no require.js, no widget manager, no MathJax;
   * math as MathML, converted at build time (latex2mathml), which browsers draw natively;
   * every stepper replaced by the self-contained player that ``save_html`` writes (all frames in ``<template>``s,
-    First/Back/Next/Last, the slider, Play, the arrow keys), rebuilt from the widget state stored in the notebook,
-    so it steps with no kernel and no network;
+    First/Back/Next/Last, the slider, Play, the arrow keys, and the drawing's zoom control: +, -, fit, Ctrl + wheel,
+    drag to pan), rebuilt from the widget state stored in the notebook, so it steps with no kernel and no network;
   * lesson 13's quiz as a static form whose answers were computed when the site was built (each question's program
     run with autogradviz), revealed on click;
   * links to the previous and next lesson, to the index and to the same lesson in the other language; links
@@ -162,8 +162,21 @@ def stepper_player(model_id, state, lang):
             f'<input type="range" class="agv-range" min="0" max="{n - 1}" step="1" value="0" '
             f'aria-label="{esc(t("stepper.ui.frame", lang))}"><span class="agv-pos"></span></div>'
             f'{note["state"].get("value", "")}'
-            f'<div class="agv-main"><div class="agv-left">{graph["state"].get("value", "")}</div>'
+            f'<div class="agv-main"><div class="agv-left">{with_zoom(graph["state"].get("value", ""), lang)}</div>'
             f'<div class="agv-body"></div></div>{templates}</section>')
+
+
+def with_zoom(pane, lang):
+    """The stored drawing pane of a stepper (``<div class="agv-graph">`` and its legend) with issue 29's zoom
+    control, the one the widgets and ``save_html`` draw (``viz.stepper_html.zoom_html``): a stepper stored before
+    the control existed gets it here, in the page's language; one stored with it is kept as it is."""
+    from autogradviz.viz.stepper_html import zoom_html
+    start = pane.find('<div class="agv-graph">')
+    if 'class="agv-zoom"' in pane or start < 0:   # (a stepper with no drawing shows a note instead: no zoom)
+        return pane
+    end = pane.find('<div class="agv-legend">', start)
+    end = len(pane) if end < 0 else end
+    return pane[:start] + zoom_html(pane[start:end], lang) + pane[end:]
 
 
 def quiz_html(lang):

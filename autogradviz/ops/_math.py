@@ -4,6 +4,8 @@ import threading
 
 import numpy as np
 
+from .. import _random
+
 __all__ = ["np_exp", "np_tanh", "np_sin", "np_cos", "np_log", "f32_via_f64", "pow_scalar_np", "one_minus_square"]
 
 
@@ -137,6 +139,7 @@ def one_minus_square_reference(r):
 
 
 _CHUNK = 1 << 15
+_SMALL = 4096  # (32 KiB of float64)
 _SCRATCH = threading.local()  # each thread's float64 chunk buffer (threads training their own models share none)
 
 
@@ -170,9 +173,16 @@ def one_minus_square_exact(r, g=None):
     if r.dtype != np.float32:
         t = one_minus_square_reference(r)
         return t if g is None else g * t
-    from .._random import _fma_enabled
-    if not _fma_enabled():
+    if not _random._fma_enabled():
         return 1 - r * r if g is None else g * (1 - r * r)
+    if r.size <= _SMALL:
+        # [small: no chunks] a few thousand numbers: the same operations on one float64 copy, without the chunk
+        # loop's slicing and buffer look-up (a small array costs no page faults)
+        s = np.array(r, np.float64)
+        np.multiply(s, s, out=s)
+        np.subtract(1.0, s, out=s)
+        out = s.astype(np.float32)
+        return out if g is None else np.multiply(g, out, out=out)
     out = np.empty(r.shape, np.float32)
     src = r.reshape(-1)
     dst = out.reshape(-1)

@@ -90,10 +90,15 @@ def _settle(r, s, first, second, tiny, exact):
     """Correct ``r = float32(s)`` where ``s = first + second`` was rounded in float64 onto a float32 midpoint:
     the rounding error of that sum (Knuth's two-sum on the few such elements) says which float32 neighbour the
     exact sum is nearer. ``first(i)``/``second(i)`` give the two float64 terms at flat indices ``i``; with
-    ``tiny``, results below float32's normal range go to ``exact(i)``. ``r`` is changed in place."""
+    ``tiny``, results below float32's normal range go to ``exact(i)``. ``r`` is changed in place.
+    [count first] midpoints and tiny sums are rare: both are looked for in the bits (``|s|``'s bits, less one, are
+    below those of 2**-125 less one, as unsigned numbers, exactly when 0 < |s| < 2**-125; nan and inf are above)
+    and counted, and the indices are only gathered when there are some."""
     sf, rf = s.reshape(-1), r.reshape(-1)
-    cand = np.flatnonzero(np.bitwise_and(sf.view(np.int64), _MID_MASK64) == _MID64)
-    if cand.size:
+    bits = np.bitwise_and(sf.view(np.int64), _ABS64)
+    mid = np.bitwise_and(bits, _MID_MASK64) == _MID64
+    if np.count_nonzero(mid):
+        cand = np.flatnonzero(mid)
         x, y, si = first(cand), second(cand), sf[cand]
         bb = si - x
         err = (x - (si - bb)) + (y - bb)
@@ -101,13 +106,19 @@ def _settle(r, s, first, second, tiny, exact):
         r64 = ri.astype(np.float64)
         up = (err > 0) & (r64 < si)
         down = (err < 0) & (r64 > si)
-        if up.any() or down.any():
+        if np.count_nonzero(up) or np.count_nonzero(down):
             ri = np.where(up, np.nextafter(ri, _f32s(np.inf)), np.where(down, np.nextafter(ri, _f32s(-np.inf)), ri))
             rf[cand] = ri
     if tiny:
-        small = np.flatnonzero((np.abs(sf) < 2.0 ** -125) & (sf != 0))
-        if small.size:
+        small = np.less(np.subtract(bits.view(np.uint64), _ONE_U64), _TINY_BITS_LESS_ONE)
+        if np.count_nonzero(small):
+            small = np.flatnonzero(small)
             rf[small] = exact(small)
+
+
+_ABS64 = np.int64(0x7FFFFFFFFFFFFFFF)
+_ONE_U64 = np.uint64(1)
+_TINY_BITS_LESS_ONE = np.uint64(np.float64(2.0 ** -125).view(np.uint64) - np.uint64(1))
 
 
 def _lanes(dt):
@@ -136,29 +147,47 @@ def sleef_expf(d):
     float32 midpoint: the sums of every step are checked for midpoints at once at the end, those that sit on one
     are tested for exactness (Knuth's two-sum), and an element with an inexact one is recomputed with ``fma32``'s
     exact emulation (``sleef_expf_reference``). The range reduction's float64 sums are exact (q has at most 8
-    bits, L2U 16 bits, and |s| <= 0.35 unless q = 0): no check."""
+    bits, L2U 16 bits, and |s| <= 0.35 unless q = 0): no check.
+    [few calls] on the few hundred elements of a classifier's logits each numpy call costs more than its
+    arithmetic, so the steps write their float64 sums into the rows of one array (checked at once, no stack), the
+    float32 operands are kept as float32 and widened inside the ufunc (a float32 and a float64 operand take the
+    float64 loop: the same exact products),
+    and ``s*s`` is one float32 multiply (the float64 product of two float32 numbers is exact, so its rounding to
+    float32 is the float32 product's) as is ``t + 1`` (double rounding of a float32 sum through float64 is
+    innocuous: 53 >= 2*24 + 2)."""
     d = np.asarray(d, _f32)
     f64 = np.float64
     with np.errstate(all="ignore"):
-        q32 = np.rint(d * _R_LN2)
+        q32 = np.multiply(d, _R_LN2)
+        np.rint(q32, out=q32)
         q = q32.astype(f64)
-        s = (q * -float(_L2U) + d).astype(_f32).astype(f64)
-        s = (q * -float(_L2L) + s).astype(_f32).astype(f64)
-        steps = []          # (float64 sum before rounding, a, b, c) of every checked FMA
-        u = s * float(_POLY[0])
+        s = np.multiply(q, -float(_L2U))
+        np.add(s, d, out=s)
+        r = s.astype(_f32)
+        np.multiply(q, -float(_L2L), out=s)
+        np.add(s, r, out=s)
+        s32 = s.astype(_f32)
+        s = s32.astype(f64)
+        sums = np.empty((6,) + d.shape, f64)   # the float64 sum of every checked FMA, before rounding
+        ops = []                                # (a, b, c) of each
+        u = sums[0]
+        np.multiply(s, float(_POLY[0]), out=u)
         u += float(_POLY[1])
-        steps.append((u, _POLY[0], s, _POLY[1]))
-        u_r = u.astype(_f32).astype(f64)
-        for c in _POLY[2:]:
-            p = u_r * s
+        ops.append((_POLY[0], s, _POLY[1]))
+        u_r = u.astype(_f32)
+        for k, c in enumerate(_POLY[2:], 1):
+            p = sums[k]
+            np.multiply(u_r, s, out=p)
             p += float(c)
-            steps.append((p, u_r, s, c))
-            u_r = p.astype(_f32).astype(f64)
-        ss = (s * s).astype(_f32).astype(f64)
-        t = ss * u_r
+            ops.append((u_r, s, c))
+            u_r = p.astype(_f32)
+        ss = np.multiply(s32, s32)
+        t = sums[5]
+        np.multiply(ss, u_r, out=t, dtype=f64)
         t += s
-        steps.append((t, ss, u_r, s))
-        u = (t.astype(_f32).astype(f64) + 1.0).astype(_f32)
+        ops.append((ss, u_r, s))
+        u = t.astype(_f32)
+        u += _f32s(1)
         # SLEEF scales by 2**(q>>1), exactly, then by the rest, rounding once: one ldexp gives the same
         out = np.ldexp(u, q32.astype(np.int32))
         lo, hi = (d.min(), d.max()) if d.size else (0, 0)
@@ -167,27 +196,30 @@ def sleef_expf(d):
             out[d > 100] = np.inf
             nan = d != d
             out[nan] = d[nan]
-        redo = _inexact_midpoints(steps, d.shape)
+        redo = _inexact_midpoints(sums, ops, d.shape)
         if redo is not None:
             out[redo] = sleef_expf_reference(d[redo])
     return out
 
 
-def _inexact_midpoints(steps, shape):
-    """The elements where a float64 sum of ``steps`` was rounded onto a float32 midpoint (or is tiny), or None."""
-    sums = np.stack([st[0] for st in steps])
+def _inexact_midpoints(sums, ops, shape):
+    """The elements where a float64 sum (``sums[k]``, of ``ops[k]``'s ``a*b + c``) was rounded onto a float32
+    midpoint (or is tiny), or None. [tiny: the last sum only] within the range (|d| <= 104, so |s| <= 0.35) the
+    polynomial's sums are at least its constants' size; only ``s*s*u + s`` can be tiny. Outside the range the
+    result is 0, inf or nan whichever edition computes it."""
     cand = np.bitwise_and(sums.view(np.int64), _MID_MASK64) == _MID64
-    cand |= (np.abs(sums) < 2.0 ** -125) & (sums != 0)   # (s = 0, at a row's max, gives an exact 0)
-    if not cand.any():
+    last = sums[-1]
+    cand[-1] |= (np.abs(last) < 2.0 ** -125) & (last != 0)   # (s = 0, at a row's max, gives an exact 0)
+    if not np.count_nonzero(cand):
         return None
     bad = np.zeros(shape, bool)
-    for k, (p_sum, a, b, c) in enumerate(steps):
+    for k, (a, b, c) in enumerate(ops):
         idx = np.nonzero(cand[k])
         if not idx[0].size:
             continue
         pick = [x[idx] if np.ndim(x) else x for x in (a, b, c)]
         prod = np.multiply(pick[0], pick[1], dtype=np.float64)
-        si = p_sum[idx]
+        si = sums[k][idx]
         bb = si - prod
         err = (prod - (si - bb)) + (np.asarray(pick[2], np.float64) - bb)
         bad[idx] |= (err != 0) | ((np.abs(si) < 2.0 ** -125) & (si != 0))
@@ -373,13 +405,16 @@ def log_softmax_bwd(g, y, dim):
 
 def _fnma32(e, s, g):
     """``round(g - e*s)`` to float32 once (an FMA), ``s`` broadcasting against ``e`` and ``g``: as ``_fma32``,
-    without materialising the broadcast (its cost, on a cross_entropy step, is more than the arithmetic's)."""
+    without materialising the broadcast (its cost, on a cross_entropy step, is more than the arithmetic's; the few
+    elements ``_settle`` corrects read ``s`` broadcast)."""
     with np.errstate(all="ignore"):
-        p = np.multiply(e, s, dtype=np.float64)
-        np.subtract(g, p, out=p)
+        prod = np.multiply(e, s, dtype=np.float64)   # exact, and already of the result's shape
+        p = np.subtract(g, prod)
         r = p.astype(_f32)
-        sb = np.broadcast_to(s, e.shape)
-        _settle(r, p, lambda i: np.asarray(g.reshape(-1)[i], np.float64),
-                lambda i: -np.multiply(e.reshape(-1)[i], sb.reshape(-1)[i], dtype=np.float64), True,
-                lambda i: fma32(-e.reshape(-1)[i], sb.reshape(-1)[i], g.reshape(-1)[i]))
+
+        def sb():
+            return np.broadcast_to(s, e.shape).reshape(-1)
+        # (a cross_entropy step often has a few exact ties among the candidates: their terms are read, not remade)
+        _settle(r, p, lambda i: np.asarray(g.reshape(-1)[i], np.float64), lambda i: -prod.reshape(-1)[i], True,
+                lambda i: fma32(-e.reshape(-1)[i], sb()[i], g.reshape(-1)[i]))
     return r

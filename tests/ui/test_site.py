@@ -132,3 +132,94 @@ def test_every_page_offline(page, site):
     expected = _stored_steppers()
     assert expected >= 10
     assert players == expected, f"{players} players stepped, the notebooks show {expected} steppers"
+
+
+def _stored_graph_panes(lang):
+    """The stored drawing panes (the graph widget's HTML) of the steppers in the ``lang`` notebooks."""
+    import json
+    panes = []
+    for p in sorted((ROOT / "notebooks" / lang).glob("*.ipynb")):
+        nb = json.loads(p.read_text(encoding="utf-8"))
+        state = nb.get("metadata", {}).get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+        for m in state.get("state", {}).values():
+            v = m.get("state", {}).get("value", "")
+            if m.get("model_name") == "HTMLModel" and '<div class="agv-graph">' in v and "agv-legend" in v:
+                panes.append(v)
+    return panes
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_player_stored_without_the_zoom_gets_it(lang):
+    # issue 29's zoom control is part of the stored drawing pane; a pane stored before it existed (the drawing and
+    # its legend alone) gets the very control the widgets draw, in the page's language, and one that has it is kept
+    from autogradviz.viz import i18n
+    b = _builder()
+    panes = _stored_graph_panes(lang)
+    assert panes
+    for stored in panes:
+        assert stored.count('class="agv-zoom"') == 1
+        assert b.with_zoom(stored, lang) == stored
+        legend = stored.index('<div class="agv-legend">')
+        inner = stored[stored.index('<div class="agv-graph">'):legend - len("</div>")]
+        old = inner + stored[legend:]
+        assert 'agv-zoom' not in old
+        assert b.with_zoom(old, lang) == stored
+        for key in ("zoom_in", "zoom_out", "zoom_fit", "zoom_help"):
+            assert f'title="{b.esc(i18n.t("stepper.ui." + key, lang))}"' in stored
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_site_players_zoom_offline(page, site, lang):
+    # a site player's drawing zooms with the control's buttons and keys (issue 29's control, as in save_html's
+    # pages): the drawing's drawn width changes by the step, the level label follows, fit returns, and stepping
+    # keeps the zoom; no network request and no error on the way
+    from autogradviz.viz import i18n
+    asked, console_errors = [], []
+
+    def route(r):
+        if r.request.url.startswith("file://"):
+            r.continue_()
+        else:
+            asked.append(r.request.url)
+            r.abort()
+    page.route("**/*", route)
+    page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
+    page.goto((site / lang / "03-leaf-tensors.html").as_uri())
+    page.wait_for_load_state("load")
+    root = page.locator(".agv-export[data-frames]").first
+    root.scroll_into_view_if_needed()
+    z = root.locator(".agv-zoom")
+    assert z.count() == 1
+    for k in ("in", "out", "fit"):
+        assert z.locator(f"[data-zoom={k}]").get_attribute("title") == i18n.t(f"stepper.ui.zoom_{k}", lang)
+    svg = z.locator(".agv-graph svg").first
+
+    def width():
+        return svg.evaluate("s => s.getBoundingClientRect().width")
+
+    level = z.locator(".agv-zlevel")
+    fit = width()
+    assert fit > 50
+    page.wait_for_function("el => el.textContent.endsWith('%')", arg=level.element_handle())
+    fit_level = int(level.inner_text().rstrip("%"))
+    z.locator("[data-zoom=in]").click()
+    assert width() == pytest.approx(fit * 1.25, rel=0.01)
+    assert abs(int(level.inner_text().rstrip("%")) - fit_level * 1.25) <= 1
+    assert "agv-zoomed" in z.get_attribute("class")
+    z.locator("[data-zoom=in]").click()
+    assert width() == pytest.approx(fit * 1.25 ** 2, rel=0.01)
+    z.focus()
+    page.keyboard.press("-")
+    assert width() == pytest.approx(fit * 1.25, rel=0.01)
+    root.locator(".agv-next").click()        # stepping keeps the drawing's zoom
+    assert root.get_attribute("data-shown") == "1"
+    assert width() == pytest.approx(fit * 1.25, rel=0.01)
+    root.focus()
+    page.keyboard.press("+")                  # the player's own keys reach the zoom too
+    assert width() == pytest.approx(fit * 1.25 ** 2, rel=0.01)
+    z.locator("[data-zoom=fit]").click()
+    assert width() == pytest.approx(fit, abs=0.5)
+    assert "agv-zoomed" not in z.get_attribute("class")
+    assert not asked, f"network requests: {asked[:5]}"
+    assert not page.errors, page.errors
+    assert not console_errors, console_errors[:5]
