@@ -195,6 +195,7 @@ STYLE = {
     "none": dict(shape="plaintext", fontcolor=GREY_TEXT, fontsize="10"),
     "collapsed": dict(shape="box", style="rounded,dashed", color=GREY, fontcolor=GREY_TEXT),
     "more": dict(shape="note", style="filled", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+    "module": dict(shape="box3d", style="filled", fillcolor="#FFFFFF", color=INK),
 }
 SAVED = dict(fillcolor=SAVED_FILL)
 KEPT = dict(color=GREEN, penwidth="2.5")
@@ -294,6 +295,8 @@ def _node_label(v, lang, show_saved):
         return _center([t("label.collapsed", lang, n=v.count, name=short(v.title)), f"({t('label.collapsed_sub', lang)})"])
     if k == "more":
         return _center([t("label.more", lang, n=v.count)])
+    if k == "module":
+        return _center(_module_lines(v, lang))
     if k == "acc":
         var = _value_lines(v.name, v.shape, v.value)
         var += _grad_text(f"{short(v.name)}.grad", v.grad, v.grad_state, v.shape, lang)
@@ -323,6 +326,21 @@ def _node_label(v, lang, show_saved):
                 lines.append("(" + ", ".join(short(x) for x in v.saved_freed) + ")")
             fields.append(_left(lines, resc))
     return "{" + "|".join(fields) + "}"
+
+
+MODULE_SHAPES = 3     # shapes listed on a folded module's box, each way ("…" for more)
+
+
+def _module_lines(v, lang):
+    """A folded module (viz/fold.py): ``layer1 (Sequential)``, the shapes in and out, the parameter count."""
+    title = short(v.title) if v.title else t("label.model", lang)
+    lines = [f"{title} ({short(v.sub)})" if v.sub else title]
+    for key, shapes in (("label.module_in", v.in_shapes), ("label.module_out", v.out_shapes)):
+        if shapes:
+            s = ", ".join(_shape_str(x) for x in shapes[:MODULE_SHAPES]) + (", …" if len(shapes) > MODULE_SHAPES else "")
+            lines.append(t(key, lang, s=s))
+    lines.append(t("label.module_params", lang, n=f"{v.params:,}"))
+    return lines
 
 
 def _edge_label(e, lang):
@@ -601,7 +619,7 @@ def _is_torch_obj(r):
 
 
 def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir, title, split_shared,
-                graph_attr, node_attr, edge_attr, bools, empty_ok=False):
+                graph_attr, node_attr, edge_attr, bools, empty_ok=False, depth=None):
     """The door of draw_forward / draw_backward (and, ``empty_ok``, of the model builders, whose model of nothing
     is an empty model with a note): every argument checked, in the order of the signature."""
     real = []
@@ -623,6 +641,7 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
     _args.check_trace(fn, "trace", trace)
     _args.check_int(fn, "max_nodes", max_nodes, 1, none=True)
     _args.check_int(fn, "collapse", collapse, 0, none=True)
+    _args.check_int(fn, "depth", depth, 0, none=True)
     for k, v in bools.items():
         _args.check_bool(fn, k, v)
     if not isinstance(rankdir, str):
@@ -643,17 +662,18 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
 def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None,
                   trace=None, max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True,
                   group=True, rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None,
-                  node_attr=None, edge_attr=None):
+                  node_attr=None, edge_attr=None, depth=None):
     """Draw the backward graph of ``roots`` (tensors or ``grad_fn`` nodes; or a trace): one node per ``grad_fn``,
     ``AccumulateGrad`` for the leaves with their ``.grad``, ``None`` for inputs that need no grad, saved tensors
-    (``show_saved``), kept grads and freed buffers after ``backward()``. Returns a VizDigraph.
+    (``show_saved``), kept grads and freed buffers after ``backward()``. ``depth=N`` draws each module N levels
+    below the model (``model=``) as one box (viz/fold.py). Returns a VizDigraph.
     A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
     rankdir = _check_draw("draw_backward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
                           title, split_shared, graph_attr, node_attr, edge_attr,
-                          dict(show_saved=show_saved, legend=legend, group=group, auto_names=auto_names))
+                          dict(show_saved=show_saved, legend=legend, group=group, auto_names=auto_names), depth=depth)
     m = backward_graph(*roots, names=names, model=model, show_saved=show_saved, show_values=show_values,
                        max_nodes=max_nodes, collapse=collapse, trace=trace, group=group, auto_names=auto_names,
-                       frame=user_frame() if auto_names else None, split_shared=split_shared)
+                       frame=user_frame() if auto_names else None, split_shared=split_shared, depth=depth)
     if not m.nodes:
         raise _args.nothing_to_draw("draw_backward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
@@ -664,19 +684,22 @@ def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAUL
 def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None, trace=None,
                  max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True, group=True,
                  rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None, node_attr=None,
-                 edge_attr=None, show_bookkeeping=False):
+                 edge_attr=None, show_bookkeeping=False, depth=None):
     """Draw the forward graph: operations as nodes, tensors as edges labelled with name, shape and (small) value.
     From a trace (``draw_forward(tr)`` or ``trace=tr``) it shows every recorded op, also those on tensors that need
     no grad; from tensors alone it is rebuilt from the grad_fn graph. A module's bookkeeping (``BatchNorm``'s
-    ``num_batches_tracked.add_(1)``) is drawn only with ``show_bookkeeping=True``. Returns a VizDigraph.
+    ``num_batches_tracked.add_(1)``) is drawn only with ``show_bookkeeping=True``. ``depth=N`` draws each module N
+    levels below the model (``model=``) as one box with its class, the shapes in and out and its parameter count
+    (viz/fold.py). Returns a VizDigraph.
     A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
     rankdir = _check_draw("draw_forward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
                           title, split_shared, graph_attr, node_attr, edge_attr,
-                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping))
+                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping),
+                          depth=depth)
     m = forward_graph(*roots, names=names, model=model, show_values=show_values, max_nodes=max_nodes,
                       collapse=collapse, trace=trace, group=group, auto_names=auto_names,
                       show_bookkeeping=show_bookkeeping,
-                      frame=user_frame() if auto_names else None, split_shared=split_shared)
+                      frame=user_frame() if auto_names else None, split_shared=split_shared, depth=depth)
     if not m.nodes:
         raise _args.nothing_to_draw("draw_forward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
@@ -703,7 +726,7 @@ def _public_builder(builder, inner, bools):
         k = a.arguments
         _check_draw(fn, roots, k["names"], k["show_values"], None, k["model"], k["trace"], k["max_nodes"],
                     k["collapse"], "TB", None, k["split_shared"], None, None, None, {b: k[b] for b in bools},
-                    empty_ok=True)
+                    empty_ok=True, depth=k["depth"])
         return builder(*roots, **kwargs)
     return _args.door(public)
 
