@@ -16,15 +16,16 @@ that reaches DOT goes through :func:`esc` (backslashes doubled, control characte
 (record fields: also ``{ } | < >``), and the label is marked ``nohtml``; the graphviz package escapes the quotes.
 Graphviz writes the text into SVG escaped, so no name can become markup.
 """
+import math
 import os
 import re
-import unicodedata
 
 import graphviz
 
 from . import _args
 from . import graph as _graph
 from . import layout as _layout
+from . import textsize as _textsize
 from .graph import backward_graph, forward_graph
 from . import i18n as _i18n
 from .i18n import get_lang, t
@@ -158,6 +159,15 @@ def _label(s):
     return graphviz.nohtml(s)
 
 
+def _cluster_label(text, size):
+    """A module group's (or the legend's) label, with no-break spaces on both sides: a cluster has no ``width``, and
+    Graphviz centres the text on the place it estimated for it, so a text drawn wider than estimated would run out
+    on the left (viz/textsize.py)."""
+    n = _textsize.pad_spaces(text, size)
+    pad = "\u00a0" * n
+    return pad + esc(text) + pad
+
+
 def _plain(attrs):
     """Every attribute value as a plain DOT string: the graphviz package writes a value that starts with ``<`` and
     ends with ``>`` as an HTML string (``tooltip=<...>``), so a name such as ``<b>`` shown whole in a tooltip would
@@ -259,11 +269,17 @@ def _grad_text(lhs, grad, state, shape, lang):
 
 
 def _center(lines, e=esc):
-    return "\\n".join(e(x) for x in lines)
+    """Centred lines; a line wider than ``textsize.WRAP_EM`` is wrapped (a long error message, a list of names)."""
+    return "\\n".join(e(x) for line in lines for x in _textsize.wrap(line))
 
 
 def _left(lines, e=esc):
-    return "".join(e(x) + "\\l" for x in lines)
+    """Left-aligned lines; a wrapped line goes on indented."""
+    out = []
+    for line in lines:
+        for k, x in enumerate(_textsize.wrap(line)):
+            out.append(e(x if k == 0 else "   " + x) + "\\l")
+    return "".join(out)
 
 
 def _node_label(v, lang, show_saved):
@@ -358,27 +374,21 @@ def _edge_label(e, lang):
     return None
 
 
-def _text_width(line, size):
-    """An upper estimate of a line's width in inches (CJK characters are a full em wide, others about 0.6 em)."""
-    em = 0.0
-    for ch in line:
-        em += 1.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 0.6
-    return em * size / 72.0
+MIN_WIDTH = 0.75     # inches: Graphviz's own minimum node width (a smaller hint changes nothing)
+ELLIPSE = ("ellipse", "oval", "circle")
 
 
-def _has_wide(text):
-    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
-
-
-def _width_hint(label, size, pad=0.3):
-    """A minimum node ``width`` for labels with CJK text: the embedded Graphviz has no font metrics and guesses
-    such text far too narrow. None for other labels (Graphviz's own guess is fine)."""
-    if not _has_wide(label):
+def _width_hint(label, size, pad=0.3, shape=None):
+    """A minimum node ``width`` (inches) that holds the label's widest line as a browser draws it (viz/textsize.py
+    measures it: neither Graphviz knows the viewer's fonts, and the embedded one guesses a third too narrow). ``pad``:
+    the margins on both sides. An ellipse is √2 wider, as Graphviz makes it around its label, so that the corners of
+    the text stay inside. None when the label fits Graphviz's minimum width."""
+    w = _textsize.label_width(label, size) / 72.0 + pad
+    if shape in ELLIPSE:
+        w *= math.sqrt(2)
+    if w <= MIN_WIDTH:
         return None
-    # split the escString into lines at \n, \l and record separators
-    parts = re.split(r"\\[nlr]|(?<!\\)[{}|]", label)
-    w = max((_text_width(p.replace("\\\\", "\\"), size) for p in parts), default=0.0)
-    return f"{w + pad:.2f}"
+    return f"{math.ceil(w * 100) / 100:.2f}"
 
 
 def _node_attrs(v, lang, show_saved):
@@ -401,7 +411,7 @@ def _node_attrs(v, lang, show_saved):
     full = _long_names(v)
     if full:
         a["tooltip"] = esc(", ".join(full))
-    wh = _width_hint(lab, float(a.get("fontsize", 11)))
+    wh = _width_hint(lab, float(a.get("fontsize", 11)), shape=a.get("shape"))
     if wh is not None:
         a["width"] = wh
     return a
@@ -465,7 +475,7 @@ def _footer(g, model, roles, notes, lang):
     if not roles:
         return
     with g.subgraph(name="cluster_legend") as lg:
-        lg.attr(label=_label(esc(t("legend.title", lang))), style="rounded", color=GREY, fontcolor=GREY_TEXT,
+        lg.attr(label=_label(_cluster_label(t("legend.title", lang), 10.0)), style="rounded", color=GREY, fontcolor=GREY_TEXT,
                 fontsize="10", labeljust="l", labelloc="t")
         rows = [roles[i:i + LEGEND_COLUMNS] for i in range(0, len(roles), LEGEND_COLUMNS)]
         prev = None
@@ -479,7 +489,7 @@ def _footer(g, model, roles, notes, lang):
                 text = t("legend." + r, lang)
                 lab = ("{grad_fn|" + resc(text) + "}") if a.get("shape") == "record" else esc(text)
                 a["label"] = _label(lab)
-                wh = _width_hint(lab, 9.0)
+                wh = _width_hint(lab, 9.0, pad=0.36, shape=a.get("shape"))
                 if wh is not None:
                     a["width"] = wh
                 nid = f"legend_{r}"
@@ -583,7 +593,8 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
             # recursion depth = module nesting depth (a handful), not graph size
             with parent_graph.subgraph(name=cid[p]) as sg:
                 kind = model.cluster_kinds.get(p)
-                sg.attr(label=_label(esc(short(p) if kind is None else f"{short(p)} ({short(kind)})")), style="rounded,dashed",
+                sg.attr(label=_label(_cluster_label(short(p) if kind is None else f"{short(p)} ({short(kind)})", 9.0)),
+                        style="rounded,dashed",
                         color=GREY, fontcolor=GREY_TEXT, fontsize="9", labeljust="l", labelloc="t")
                 for v in members[p]:
                     node_stmt(sg, v)
