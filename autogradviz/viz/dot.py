@@ -463,7 +463,7 @@ def _footer(g, model, roles, notes, lang):
     legend is a grid of sample nodes, each drawn in the style it explains."""
     anchor = _deepest(model)
     if notes:
-        lab = _left(notes)
+        lab = "".join(esc(x) + "\\l" for x in notes)    # sentences without a box: not wrapped
         a = dict(shape="plaintext", fontsize="10", fontcolor=GREY_TEXT, label=_label(lab))
         wh = _width_hint(lab, 10.0, pad=0.2)
         if wh is not None:

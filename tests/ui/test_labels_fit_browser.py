@@ -116,3 +116,34 @@ def test_every_label_inside_its_box(page, lib, lang, renderer):
         assert res["bad"] == [], (renderer, lang, g.source[:200], res["bad"][:5])
         total += res["texts"]
     assert total > 800        # the big drawings were measured, not skipped
+
+
+# the plain layered drawing (layout.plain_svg, the stepper's fallback for very big graphs) draws its texts apart from
+# its boxes: each text belongs to the box under its anchor
+PLAIN_JS = r"""() => {
+  const rects = [...document.querySelectorAll('rect')].map(r => r.getBBox());
+  const bad = [];
+  let texts = 0;
+  for (const t of document.querySelectorAll('text')) {
+    const b = t.getBBox();
+    const x = +t.getAttribute('x'), y = +t.getAttribute('y');
+    const r = rects.find(r => x >= r.x && x <= r.x + r.width && y >= r.y && y <= r.y + r.height);
+    texts++;
+    if (!r || b.x < r.x - 0.5 || b.x + b.width > r.x + r.width + 0.5)
+      bad.push({text: t.textContent, text_box: [b.x, b.x + b.width], rect: r ? [r.x, r.x + r.width] : null});
+  }
+  return {bad, texts};
+}"""
+
+
+@pytest.mark.parametrize("lib", [autogradviz, torch], ids=["autogradviz", "torch"])
+def test_plain_drawing_labels_inside_their_boxes(page, lib):
+    from autogradviz.viz import layout
+    torch.manual_seed(0)
+    tm = resnet18(torch)
+    model = tm if lib is torch else copy_weights(tm, resnet18(autogradviz), autogradviz)
+    loss = model(lib.tensor(torch.randn(1, 3, 64, 64).numpy())).sum()
+    m = viz.backward_graph(loss, model=model, max_nodes=None, collapse=None, names={"训练损失的值": loss})
+    page.set_content("<!doctype html><html><body style='margin:0'>" + layout.plain_svg(m, "p") + "</body></html>")
+    res = page.evaluate(PLAIN_JS)
+    assert res["bad"] == [] and res["texts"] > 150, res["bad"][:5]
