@@ -213,3 +213,18 @@ def test_max_nodes_marker_is_never_folded():
     more = [v for v in m.nodes if v.kind == "more"]
     assert len(more) == 1
     assert all(e.src != e.dst for e in m.edges)
+
+
+@LIBS
+def test_depth0_without_a_module_object_names_the_model_in_each_language(lib):
+    # names from named_parameters() find the modules, but not the model's class: the box says "model" / "模型"
+    lib.manual_seed(0)
+    net = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.Tanh(), lib.nn.Linear(4, 1))
+    x = lib.ones(2, 3)
+    loss = (net(x) - 1).square().mean()
+    params = dict(net.named_parameters())
+    for lang, word, count in (("en", "model", "21 parameters"), ("zh", "模型", "21个参数")):
+        (lab,) = _boxes(viz.draw_backward(loss, names=params, depth=0, lang=lang).source).values()
+        assert lab.split("\\n")[0] == word and lab.endswith(count), lab
+    # the count of the drawn parameters equals torch's numel() sum
+    assert sum(p.numel() for p in net.parameters()) == 21
