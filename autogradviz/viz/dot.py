@@ -16,15 +16,16 @@ that reaches DOT goes through :func:`esc` (backslashes doubled, control characte
 (record fields: also ``{ } | < >``), and the label is marked ``nohtml``; the graphviz package escapes the quotes.
 Graphviz writes the text into SVG escaped, so no name can become markup.
 """
+import math
 import os
 import re
-import unicodedata
 
 import graphviz
 
 from . import _args
 from . import graph as _graph
 from . import layout as _layout
+from . import textsize as _textsize
 from .graph import backward_graph, forward_graph
 from . import i18n as _i18n
 from .i18n import get_lang, t
@@ -158,6 +159,15 @@ def _label(s):
     return graphviz.nohtml(s)
 
 
+def _cluster_label(text, size):
+    """A module group's (or the legend's) label, with no-break spaces on both sides: a cluster has no ``width``, and
+    Graphviz centres the text on the place it estimated for it, so a text drawn wider than estimated would run out
+    on the left (viz/textsize.py)."""
+    n = _textsize.pad_spaces(text, size)
+    pad = "\u00a0" * n
+    return pad + esc(text) + pad
+
+
 def _plain(attrs):
     """Every attribute value as a plain DOT string: the graphviz package writes a value that starts with ``<`` and
     ends with ``>`` as an HTML string (``tooltip=<...>``), so a name such as ``<b>`` shown whole in a tooltip would
@@ -195,6 +205,7 @@ STYLE = {
     "none": dict(shape="plaintext", fontcolor=GREY_TEXT, fontsize="10"),
     "collapsed": dict(shape="box", style="rounded,dashed", color=GREY, fontcolor=GREY_TEXT),
     "more": dict(shape="note", style="filled", fillcolor=GREY_FILL, color=GREY, fontcolor=GREY_TEXT),
+    "module": dict(shape="box3d", style="filled", fillcolor="#FFFFFF", color=INK),
 }
 SAVED = dict(fillcolor=SAVED_FILL)
 KEPT = dict(color=GREEN, penwidth="2.5")
@@ -258,11 +269,17 @@ def _grad_text(lhs, grad, state, shape, lang):
 
 
 def _center(lines, e=esc):
-    return "\\n".join(e(x) for x in lines)
+    """Centred lines; a line wider than ``textsize.WRAP_EM`` is wrapped (a long error message, a list of names)."""
+    return "\\n".join(e(x) for line in lines for x in _textsize.wrap(line))
 
 
 def _left(lines, e=esc):
-    return "".join(e(x) + "\\l" for x in lines)
+    """Left-aligned lines; a wrapped line goes on indented."""
+    out = []
+    for line in lines:
+        for k, x in enumerate(_textsize.wrap(line)):
+            out.append(e(x if k == 0 else "   " + x) + "\\l")
+    return "".join(out)
 
 
 def _node_label(v, lang, show_saved):
@@ -294,6 +311,8 @@ def _node_label(v, lang, show_saved):
         return _center([t("label.collapsed", lang, n=v.count, name=short(v.title)), f"({t('label.collapsed_sub', lang)})"])
     if k == "more":
         return _center([t("label.more", lang, n=v.count)])
+    if k == "module":
+        return _center(_module_lines(v, lang))
     if k == "acc":
         var = _value_lines(v.name, v.shape, v.value)
         var += _grad_text(f"{short(v.name)}.grad", v.grad, v.grad_state, v.shape, lang)
@@ -325,6 +344,21 @@ def _node_label(v, lang, show_saved):
     return "{" + "|".join(fields) + "}"
 
 
+MODULE_SHAPES = 3     # shapes listed on a folded module's box, each way ("…" for more)
+
+
+def _module_lines(v, lang):
+    """A folded module (viz/fold.py): ``layer1 (Sequential)``, the shapes in and out, the parameter count."""
+    title = short(v.title) if v.title else t("label.model", lang)
+    lines = [f"{title} ({short(v.sub)})" if v.sub else title]
+    for key, shapes in (("label.module_in", v.in_shapes), ("label.module_out", v.out_shapes)):
+        if shapes:
+            s = ", ".join(_shape_str(x) for x in shapes[:MODULE_SHAPES]) + (", …" if len(shapes) > MODULE_SHAPES else "")
+            lines.append(t(key, lang, s=s))
+    lines.append(t("label.module_params", lang, n=f"{v.params:,}"))
+    return lines
+
+
 def _edge_label(e, lang):
     if e.kind == "tensor":
         lines = _value_lines(e.label, e.shape, e.value)
@@ -340,27 +374,21 @@ def _edge_label(e, lang):
     return None
 
 
-def _text_width(line, size):
-    """An upper estimate of a line's width in inches (CJK characters are a full em wide, others about 0.6 em)."""
-    em = 0.0
-    for ch in line:
-        em += 1.0 if unicodedata.east_asian_width(ch) in ("W", "F") else 0.6
-    return em * size / 72.0
+MIN_WIDTH = 0.75     # inches: Graphviz's own minimum node width (a smaller hint changes nothing)
+ELLIPSE = ("ellipse", "oval", "circle")
 
 
-def _has_wide(text):
-    return any(unicodedata.east_asian_width(ch) in ("W", "F") for ch in text)
-
-
-def _width_hint(label, size, pad=0.3):
-    """A minimum node ``width`` for labels with CJK text: the embedded Graphviz has no font metrics and guesses
-    such text far too narrow. None for other labels (Graphviz's own guess is fine)."""
-    if not _has_wide(label):
+def _width_hint(label, size, pad=0.3, shape=None):
+    """A minimum node ``width`` (inches) that holds the label's widest line as a browser draws it (viz/textsize.py
+    measures it: neither Graphviz knows the viewer's fonts, and the embedded one guesses a third too narrow). ``pad``:
+    the margins on both sides. An ellipse is √2 wider, as Graphviz makes it around its label, so that the corners of
+    the text stay inside. None when the label fits Graphviz's minimum width."""
+    w = _textsize.label_width(label, size) / 72.0 + pad
+    if shape in ELLIPSE:
+        w *= math.sqrt(2)
+    if w <= MIN_WIDTH:
         return None
-    # split the escString into lines at \n, \l and record separators
-    parts = re.split(r"\\[nlr]|(?<!\\)[{}|]", label)
-    w = max((_text_width(p.replace("\\\\", "\\"), size) for p in parts), default=0.0)
-    return f"{w + pad:.2f}"
+    return f"{math.ceil(w * 100) / 100:.2f}"
 
 
 def _node_attrs(v, lang, show_saved):
@@ -383,7 +411,7 @@ def _node_attrs(v, lang, show_saved):
     full = _long_names(v)
     if full:
         a["tooltip"] = esc(", ".join(full))
-    wh = _width_hint(lab, float(a.get("fontsize", 11)))
+    wh = _width_hint(lab, float(a.get("fontsize", 11)), shape=a.get("shape"))
     if wh is not None:
         a["width"] = wh
     return a
@@ -435,7 +463,7 @@ def _footer(g, model, roles, notes, lang):
     legend is a grid of sample nodes, each drawn in the style it explains."""
     anchor = _deepest(model)
     if notes:
-        lab = _left(notes)
+        lab = "".join(esc(x) + "\\l" for x in notes)    # sentences without a box: not wrapped
         a = dict(shape="plaintext", fontsize="10", fontcolor=GREY_TEXT, label=_label(lab))
         wh = _width_hint(lab, 10.0, pad=0.2)
         if wh is not None:
@@ -447,7 +475,7 @@ def _footer(g, model, roles, notes, lang):
     if not roles:
         return
     with g.subgraph(name="cluster_legend") as lg:
-        lg.attr(label=_label(esc(t("legend.title", lang))), style="rounded", color=GREY, fontcolor=GREY_TEXT,
+        lg.attr(label=_label(_cluster_label(t("legend.title", lang), 10.0)), style="rounded", color=GREY, fontcolor=GREY_TEXT,
                 fontsize="10", labeljust="l", labelloc="t")
         rows = [roles[i:i + LEGEND_COLUMNS] for i in range(0, len(roles), LEGEND_COLUMNS)]
         prev = None
@@ -461,7 +489,7 @@ def _footer(g, model, roles, notes, lang):
                 text = t("legend." + r, lang)
                 lab = ("{grad_fn|" + resc(text) + "}") if a.get("shape") == "record" else esc(text)
                 a["label"] = _label(lab)
-                wh = _width_hint(lab, 9.0)
+                wh = _width_hint(lab, 9.0, pad=0.36, shape=a.get("shape"))
                 if wh is not None:
                     a["width"] = wh
                 nid = f"legend_{r}"
@@ -565,7 +593,8 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
             # recursion depth = module nesting depth (a handful), not graph size
             with parent_graph.subgraph(name=cid[p]) as sg:
                 kind = model.cluster_kinds.get(p)
-                sg.attr(label=_label(esc(short(p) if kind is None else f"{short(p)} ({short(kind)})")), style="rounded,dashed",
+                sg.attr(label=_label(_cluster_label(short(p) if kind is None else f"{short(p)} ({short(kind)})", 9.0)),
+                        style="rounded,dashed",
                         color=GREY, fontcolor=GREY_TEXT, fontsize="9", labeljust="l", labelloc="t")
                 for v in members[p]:
                     node_stmt(sg, v)
@@ -601,7 +630,7 @@ def _is_torch_obj(r):
 
 
 def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir, title, split_shared,
-                graph_attr, node_attr, edge_attr, bools, empty_ok=False):
+                graph_attr, node_attr, edge_attr, bools, empty_ok=False, depth=None):
     """The door of draw_forward / draw_backward (and, ``empty_ok``, of the model builders, whose model of nothing
     is an empty model with a note): every argument checked, in the order of the signature."""
     real = []
@@ -623,6 +652,7 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
     _args.check_trace(fn, "trace", trace)
     _args.check_int(fn, "max_nodes", max_nodes, 1, none=True)
     _args.check_int(fn, "collapse", collapse, 0, none=True)
+    _args.check_int(fn, "depth", depth, 0, none=True)
     for k, v in bools.items():
         _args.check_bool(fn, k, v)
     if not isinstance(rankdir, str):
@@ -643,17 +673,18 @@ def _check_draw(fn, roots, names, show_values, lang, model, trace, max_nodes, co
 def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None,
                   trace=None, max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True,
                   group=True, rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None,
-                  node_attr=None, edge_attr=None):
+                  node_attr=None, edge_attr=None, depth=None):
     """Draw the backward graph of ``roots`` (tensors or ``grad_fn`` nodes; or a trace): one node per ``grad_fn``,
     ``AccumulateGrad`` for the leaves with their ``.grad``, ``None`` for inputs that need no grad, saved tensors
-    (``show_saved``), kept grads and freed buffers after ``backward()``. Returns a VizDigraph.
+    (``show_saved``), kept grads and freed buffers after ``backward()``. ``depth=N`` draws each module N levels
+    below the model (``model=``) as one box (viz/fold.py). Returns a VizDigraph.
     A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
     rankdir = _check_draw("draw_backward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
                           title, split_shared, graph_attr, node_attr, edge_attr,
-                          dict(show_saved=show_saved, legend=legend, group=group, auto_names=auto_names))
+                          dict(show_saved=show_saved, legend=legend, group=group, auto_names=auto_names), depth=depth)
     m = backward_graph(*roots, names=names, model=model, show_saved=show_saved, show_values=show_values,
                        max_nodes=max_nodes, collapse=collapse, trace=trace, group=group, auto_names=auto_names,
-                       frame=user_frame() if auto_names else None, split_shared=split_shared)
+                       frame=user_frame() if auto_names else None, split_shared=split_shared, depth=depth)
     if not m.nodes:
         raise _args.nothing_to_draw("draw_backward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
@@ -664,19 +695,22 @@ def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAUL
 def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None, trace=None,
                  max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True, group=True,
                  rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None, node_attr=None,
-                 edge_attr=None, show_bookkeeping=False):
+                 edge_attr=None, show_bookkeeping=False, depth=None):
     """Draw the forward graph: operations as nodes, tensors as edges labelled with name, shape and (small) value.
     From a trace (``draw_forward(tr)`` or ``trace=tr``) it shows every recorded op, also those on tensors that need
     no grad; from tensors alone it is rebuilt from the grad_fn graph. A module's bookkeeping (``BatchNorm``'s
-    ``num_batches_tracked.add_(1)``) is drawn only with ``show_bookkeeping=True``. Returns a VizDigraph.
+    ``num_batches_tracked.add_(1)``) is drawn only with ``show_bookkeeping=True``. ``depth=N`` draws each module N
+    levels below the model (``model=``) as one box with its class, the shapes in and out and its parameter count
+    (viz/fold.py). Returns a VizDigraph.
     A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
     rankdir = _check_draw("draw_forward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
                           title, split_shared, graph_attr, node_attr, edge_attr,
-                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping))
+                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping),
+                          depth=depth)
     m = forward_graph(*roots, names=names, model=model, show_values=show_values, max_nodes=max_nodes,
                       collapse=collapse, trace=trace, group=group, auto_names=auto_names,
                       show_bookkeeping=show_bookkeeping,
-                      frame=user_frame() if auto_names else None, split_shared=split_shared)
+                      frame=user_frame() if auto_names else None, split_shared=split_shared, depth=depth)
     if not m.nodes:
         raise _args.nothing_to_draw("draw_forward")
     return to_digraph(m, lang=lang, legend=legend, rankdir=rankdir, title=title, graph_attr=graph_attr,
@@ -703,7 +737,7 @@ def _public_builder(builder, inner, bools):
         k = a.arguments
         _check_draw(fn, roots, k["names"], k["show_values"], None, k["model"], k["trace"], k["max_nodes"],
                     k["collapse"], "TB", None, k["split_shared"], None, None, None, {b: k[b] for b in bools},
-                    empty_ok=True)
+                    empty_ok=True, depth=k["depth"])
         return builder(*roots, **kwargs)
     return _args.door(public)
 

@@ -44,6 +44,7 @@ STRINGS = {
     "legend.alias": {"en": "a leaf used many times, drawn again (dashed)", "zh": "被多次使用的叶子张量，再画一次（虚线）"},
     "legend.collapsed": {"en": "repeated nodes, collapsed", "zh": "折叠起来的重复节点"},
     "legend.more": {"en": "nodes not shown (max_nodes)", "zh": "未显示的节点（max_nodes）"},
+    "legend.module": {"en": "a module drawn as one box (depth=)", "zh": "画成一个框的模块（depth=）"},
 
     # -- text inside nodes and on edges --------------------------------------------------------------------------
     "label.saved": {"en": "saved tensors", "zh": "保存的张量"},
@@ -61,6 +62,10 @@ STRINGS = {
     "label.collapsed_sub": {"en": "collapsed", "zh": "已折叠"},
     "label.more": {"en": "… {n} more nodes", "zh": "……还有{n}个节点"},
     "label.no_grad_root": {"en": "requires_grad=False", "zh": "requires_grad=False"},
+    "label.module_in": {"en": "in: {s}", "zh": "输入：{s}"},
+    "label.module_out": {"en": "out: {s}", "zh": "输出：{s}"},
+    "label.module_params": {"en": "{n} parameters", "zh": "{n}个参数"},
+    "label.model": {"en": "model", "zh": "模型"},
 
     # -- notes under a graph -----------------------------------------------------------------------------------
     "note.hidden": {"en": "{n} nodes not shown (max_nodes={max}).",
@@ -78,6 +83,12 @@ STRINGS = {
     "note.no_graph": {"en": "{name} does not require grad: there is no backward graph.",
                       "zh": "{name}不需要梯度：没有反向传播计算图。"},
     "note.empty": {"en": "Nothing to draw.", "zh": "没有可画的内容。"},
+    "note.folded": {"en": "depth={d}: {n} modules drawn as one box each.",
+                    "zh": "depth={d}：{n}个模块各画成一个框。"},
+    "note.fold_none": {"en": "depth={d}: no module found to fold (give model= to find the modules).",
+                       "zh": "depth={d}：没有找到可折叠的模块（传入model=才能找到模块）。"},
+    "note.fold_skipped": {"en": "depth: {name} is not folded, its nodes are interleaved with another module's.",
+                          "zh": "depth：{name}没有折叠，它的节点和另一个模块的节点交错在一起。"},
     "note.inplace": {"en": "{t} (v{v}): {t} after an in-place operation changed it; its version counter "
                            "({t}._version) counts these changes.",
                      "zh": "{t} (v{v})：被原地操作修改之后的{t}；它的版本计数器（{t}._version）记录修改的次数。"},

@@ -9,6 +9,9 @@ The ranks are the same whatever order the nodes are visited in (a longest path i
 that asks gets the same answer.
 """
 import html
+import math
+
+from . import textsize
 
 __all__ = ["ranks", "layout_cost", "deepest", "plain_svg", "node_lines"]
 
@@ -130,7 +133,7 @@ def plain_svg(model, prefix, rank=None, node_vars=None, edge_vars=None, skip_ali
         hmax = 0
         for v in row:
             lines = lines_of[v.id] = lines_fn(v)
-            w = max(40, 7 * max(len(s) for s in lines) + 14)
+            w = max(40, math.ceil(max(textsize.text_width(s, 11) for s in lines)) + 14)
             h = 16 * len(lines) + 8
             size[v.id] = (w, h)
             pos[v.id] = (x + w / 2, y)

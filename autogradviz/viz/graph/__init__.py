@@ -3,9 +3,9 @@
 Two builders, each taking tensors (or ``grad_fn`` nodes) and/or a trace:
 
     backward_graph(*roots, names=None, model=None, show_saved=True, show_values=6, max_nodes=500,
-                   collapse=10, trace=None, group=True) -> GraphModel
+                   collapse=10, trace=None, group=True, depth=None) -> GraphModel
     forward_graph(*roots, names=None, model=None, show_values=6, max_nodes=500, collapse=10,
-                  trace=None, group=True) -> GraphModel
+                  trace=None, group=True, depth=None) -> GraphModel
 
 ``dot.py`` turns a GraphModel into DOT; the stepper reuses the same model, so both show the same ids.
 
@@ -36,11 +36,12 @@ backward kinds: ``root`` (a tensor passed in), ``fn`` (a grad_fn), ``acc`` (Accu
 next_functions), ``collapsed``, ``more``. forward kinds: ``source`` (a tensor entering the drawing), ``op``, ``sink``
 (an output tensor), ``scalar`` (a Python number operand, trace only), ``collapsed``, ``more``.
 ``role`` picks the style: leaf, param, input, intermediate, output, op, op_nograd, scalar, fn, acc, acc_param,
-none, collapsed, more. ``state`` adds modifiers: ``kept`` (a gradient is kept) and ``freed`` (saved tensors
+none, module, collapsed, more (``module``: a module folded into one box by ``depth=``, see ``fold``). ``state`` adds modifiers: ``kept`` (a gradient is kept) and ``freed`` (saved tensors
 released by backward).
 
 The package, one job a file: ``model`` (VNode, VEdge, GraphModel), ``values`` (values and labels), ``roots`` (what a
-builder starts from), ``reduce`` (collapse, cut, group, split), ``backward`` and ``forward`` (the two builders) and
+builder starts from), ``reduce`` (collapse, cut, group, split), ``fold`` (``depth=``: modules as boxes), ``backward`` and ``forward`` (the two
+builders) and
 ``source`` (the graph source picked for the roots; the public ``backward_graph`` / ``forward_graph``).
 """
 # The graph source: every fact about nodes and tensors is asked from it (viz/sources/), never read from their

@@ -28,7 +28,7 @@ def _node_title(source, node):
 
 def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
                     max_nodes=DEFAULT_MAX_NODES, collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True,
-                    frame=None, split_shared="auto", source):
+                    frame=None, split_shared="auto", depth=None, source):
     """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel."""
     roots, trace = split_roots(source, roots, trace)
     if not roots and trace is not None:
@@ -82,9 +82,9 @@ def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values
     retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
     m.runs, m.ran = runs, ran
 
-    # clusters (module grouping)
+    # clusters (module grouping; depth= folds by them)
     cluster = {}
-    if group:
+    if group or depth is not None:
         def leaf_module(k):
             if source.is_node(k) and source.is_leaf_node(k):
                 return nm.module_of(source.variable(k))
@@ -166,6 +166,9 @@ def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values
             m.edges.append(VEdge(src, dst, kind, index=i))
             m._edge_ids[(id(k), i)] = (k, (src, dst))
 
+    if depth is not None:
+        from .fold import fold_built  # found at call time: fold.py is built on this module
+        fold_built(m, depth, names, model, nm, group)
     _split_shared(m, split_shared)
 
     # notes

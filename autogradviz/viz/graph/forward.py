@@ -56,7 +56,7 @@ class _ScalarKey:
 
 def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
                    collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
-                   split_shared="auto", show_bookkeeping=False, source):
+                   split_shared="auto", show_bookkeeping=False, depth=None, source):
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
     on tensors that need no grad) or else reconstructed from the grad_fn graph. A module's bookkeeping
     (``BatchNorm``'s ``num_batches_tracked.add_(1)``) is left out unless ``show_bookkeeping``."""
@@ -131,7 +131,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
                                                  countable)
 
     cluster = {}
-    if group:
+    if group or depth is not None:
         def leaf_module(k):
             if isinstance(k, _SrcKey) and k.tensor is not None and source.is_leaf(k.tensor):
                 return nm.module_of(k.tensor)
@@ -275,6 +275,9 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
                     m.edges.append(_tensor_edge(source, src, dst, t, nm, show_values, role="input", tangents=tangents))
                 else:
                     m.edges.append(VEdge(src, dst, "tensor", role="input"))
+    if depth is not None:
+        from .fold import fold_built  # found at call time: fold.py is built on this module
+        fold_built(m, depth, names, model, nm, group)
     _split_shared(m, split_shared)
 
     for seg in segs:

@@ -143,4 +143,4 @@ class GraphModel:
 
 
 _ROLE_ORDER = ("output", "op", "op_nograd", "failed", "fn", "leaf", "param", "acc", "acc_param", "input", "intermediate",
-               "scalar", "none", "saved", "kept", "freed", "alias", "collapsed", "more")
+               "scalar", "none", "saved", "kept", "freed", "alias", "module", "collapsed", "more")

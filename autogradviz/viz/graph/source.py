@@ -26,7 +26,7 @@ def _build(builder, roots, trace, kw):
 def backward_graph(*roots, trace=None, **kw):
     """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel.
     Keywords: those of ``_backward_graph`` (names, model, show_saved, show_values, max_nodes, collapse, group,
-    auto_names, frame, split_shared)."""
+    auto_names, frame, split_shared, depth)."""
     return _build(_backward_graph, roots, trace, kw)
 
 
