@@ -102,9 +102,6 @@ class TraceOps:
     def _vertex(self, source, fop):
         node = fop.node
         name = op_name(node, source) if node is not None else op_name(fop.name)
-        if node is None and hasattr(fop, "name") and fop.name.endswith("Backward") and not \
-                fop.name.endswith("Backward0"):
-            name = fop.name[:-len("Backward")]
         name = call_label(getattr(fop, "fn", None), name)
         inputs = [self._input(x) for x in fop.inputs]
         version = getattr(fop, "version", None)
