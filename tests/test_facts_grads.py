@@ -21,7 +21,7 @@ def _t(lo=-0.9, hi=0.9, seed=0):
     return rng.uniform(lo, hi, size=(2, 3))
 
 
-POS = dict(lo=0.3, hi=1.7)
+POS = {"lo": 0.3, "hi": 1.7}
 
 # class name -> (program over named inputs, {input name: values}); the inputs in the op's order
 PROGRAMS = {
