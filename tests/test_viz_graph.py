@@ -306,7 +306,7 @@ def test_model_says_which_recorded_runs_went_through_it(lesson_graph):
 
 
 def test_graph_package_files_stay_small():
-    """viz/graph/ is one job a file, none over 600 lines (issue 22)."""
+    """viz/graph/ is one job a file, none over 600 lines and no function over 120 (issue 22)."""
     import glob
     import os
     from autogradviz.viz import graph as vgraph
@@ -314,3 +314,10 @@ def test_graph_package_files_stay_small():
              for f in glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py"))}
     assert {"model.py", "values.py", "reduce.py", "backward.py", "forward.py"} <= set(sizes), sizes
     assert max(sizes.values()) <= 600, sizes
+    import ast
+    long = []
+    for f in glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py")):
+        for n in ast.walk(ast.parse(open(f, encoding="utf-8").read())):
+            if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 120:
+                long.append((os.path.basename(f), n.name))
+    assert not long, long   # and no function over 120 lines

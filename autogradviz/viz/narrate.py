@@ -23,7 +23,7 @@ import numpy as np
 from ..autograd.node import NOT_KEPT, op_facts
 from . import i18n as _i18n
 
-__all__ = ["fmt_num", "fmt_value", "node_text", "start_text", "OP_SYMBOLS"]
+__all__ = ["fmt_num", "fmt_value", "node_text", "start_text", "expression"]
 
 
 def _t(key, lang, **kw):
@@ -91,16 +91,23 @@ def _n(a):
 
 
 # -- what each node computes ----------------------------------------------------------------------------------
-# (the stepper writes a node's forward expression with these: ``l4 = l2 * l3``, ``t = exp(x)``)
-OP_SYMBOLS = {
-    "MulBackward0": "*", "AddBackward0": "+", "SubBackward0": "-", "DivBackward0": "/", "PowBackward1": "**",
-}
-_UNARY = {
-    "ExpBackward0": "exp", "LogBackward0": "log", "SqrtBackward0": "sqrt", "SinBackward0": "sin",
-    "CosBackward0": "cos", "TanhBackward0": "tanh", "SigmoidBackward0": "sigmoid", "ReluBackward0": "relu",
-    "AbsBackward0": "abs", "NegBackward0": "neg", "ReciprocalBackward0": "reciprocal",
-    "MeanBackward0": "mean", "SumBackward0": "sum", "MeanBackward1": "mean", "SumBackward1": "sum",
-}
+# the op facts' symbols in Python's spelling, as the learner's code writes them (``l4 = l2 * l3``, not ``l2 × l3``)
+_PYTHON_SYMBOL = {"×": "*", "÷": "/", "−": "-"}
+
+
+def expression(node_name, out, args):
+    """A node's forward expression as the steppers write it, from the op's facts (``autograd.node.op_facts``): a
+    binary op (a symbol, and a local derivative for each of its two operands) by the symbol (``l4 = l2 * l3``); a
+    function of one tensor (one local derivative, for ``self``) by the function's name (``t = exp(x)``); else None.
+    ``out``, ``args``: the labels of the output and of the operands, in the op's order."""
+    facts = op_facts(node_name)
+    if facts is None:
+        return None
+    if facts.symbol and len(args) == len(facts.grads) == 2:
+        return f"{out} = {args[0]} {_PYTHON_SYMBOL.get(facts.symbol, facts.symbol)} {args[1]}"
+    if facts.fn and len(args) == 1 and list(facts.grads) == ["self"]:
+        return f"{out} = {facts.fn}({args[0]})"
+    return None
 
 
 class _Info:
@@ -228,16 +235,27 @@ def _written(formula, numbers, labels, unary):
     return _show(_folded(formula, numbers), names)
 
 
+def input_name(facts, k):
+    """The name of input ``k`` of a node (its ``next_functions[k]``) as the op's facts call it (``self``, ``other``,
+    ``exponent``, ...), or None. The facts name one local derivative per input, in the op's order, which is
+    PyTorch's signature order and so the order of its nodes' ``next_functions`` (``tests/test_facts_grads.py``
+    checks each name's derivative against that edge's grad from ``backward``, for every class)."""
+    names = tuple(facts.grads)
+    return names[k] if k < len(names) else None
+
+
 def _local(ns, k):
     """The local derivative of input ``k`` of the node ``ns`` describes: (how it is written, its value), or None.
 
-    It comes from the op's facts (``autograd.node.op_facts``): a formula over the node's saved names, filled with
-    the values the stepper copied before backward (``ns.saved``: name -> (tensor name or None, value)) and the
-    numbers the node keeps (``alpha``, ``exponent``, ...)."""
+    It comes from the op's facts (``autograd.node.op_facts``): the formula declared under the input's name
+    (``input_name``), over the node's saved names, filled with the values the stepper copied before backward
+    (``ns.saved``: name -> (tensor name or None, value)) and the numbers the node keeps (``alpha``, ``exponent``,
+    ...)."""
     facts = op_facts(ns.name)
-    if facts is None or k >= len(facts.grads):
+    name = input_name(facts, k) if facts is not None else None
+    if name is None:
         return None
-    formula = list(facts.grads.values())[k]
+    formula = facts.grads[name]
     numbers = _keeps(ns)
     values = {key: v[1] for key, v in ns.saved.items() if v is not None and v[1] is not None}
     for key, v in numbers.items():

@@ -305,11 +305,7 @@ class GraphFacts:
                 args.append(n)
             if any(a is None for a in args):
                 continue
-            sym = _narr.OP_SYMBOLS.get(ni.name)
-            if sym and len(args) == 2:
-                ni.expr = f"{out} = {args[0]} {sym} {args[1]}"
-            elif ni.name in _narr._UNARY and len(args) == 1:
-                ni.expr = f"{out} = {_narr._UNARY[ni.name]}({args[0]})"
+            ni.expr = _narr.expression(ni.name, out, args)
 
     def name_pairs(self):
         """``[(panel name, tensor)]``: for a drawing that uses the same names as the panel."""
@@ -320,9 +316,9 @@ def _input_from_saved(ni, k):
     """The name of input ``k`` of a node when it needs no grad (no edge): the op's facts name its inputs (MulBackward0:
     ``self``, ``other``); the tensor saved under that name, or the number the node keeps (``x * 3``: ``other`` = 3)."""
     facts = op_facts(ni.name)
-    if facts is None or k >= len(facts.grads) or ni.kind != "op":
+    key = _narr.input_name(facts, k) if facts is not None and ni.kind == "op" else None
+    if key is None:
         return None
-    key = list(facts.grads)[k]
     v = ni.saved.get(key)
     if v is not None:
         return v[0] or None
@@ -761,10 +757,8 @@ def forward_replay(ops, label, lang):
         out = vlabel(op.output)
         fr.grads_in = [(a, None) for a in args]
         fr.grads_out = [(out, None)]
-        sym = _narr.OP_SYMBOLS.get(op.name)
-        if sym and len(args) == 2:
-            expr = f"{out} = {args[0]} {sym} {args[1]}"
-        else:
+        expr = _narr.expression(op.name, out, args) if len(args) == 2 else None  # a binary op by its symbol
+        if expr is None:
             expr = f"{out} = {fr.label}({', '.join(args)})"
         val = values[k] if values[k] is not None else source_for([op.output]).array(op.output)
         text = _i18n.t("stepper.narr.fwd_op", lang, op=fr.label, expr=expr, v=_narr.fmt_value(val, lang=lang))

@@ -18,6 +18,7 @@ import sys
 
 import numpy as np
 
+from .op_names import op_name
 from .sources.torch import ACC_NAME, tensor_array
 from .trace import BackwardRun, Step, call_fn, inplace_inputs, inplace_name, with_call_tensors
 
@@ -132,14 +133,7 @@ class FailedOp:
 
     @property
     def op(self):
-        n = self.name
-        if n.endswith("Backward") and not n[-len("Backward") - 1:-len("Backward")].isdigit():
-            return n[:-len("Backward")]     # a custom Function keeps its class name, as in the forward graph
-        for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
-            if n.endswith(suffix):
-                n = n[: -len(suffix)]
-                break
-        return n.lower()
+        return op_name(self.name)     # a custom Function keeps its class name, as in the forward graph
 
     def __repr__(self):
         return f"FailedOp({self.index}, {self.name}: {self.error_type})"

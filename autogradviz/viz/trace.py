@@ -40,6 +40,7 @@ from .._tensor import Tensor
 from ..autograd import engine as _engine
 from ..autograd.graph import AccumulateGrad
 from ._args import _is_bool, bad_type
+from .op_names import op_name
 
 ndarray = np.ndarray
 _new = object.__new__
@@ -256,13 +257,8 @@ class ForwardOp:
 
     @property
     def op(self):
-        """The op's short name: ``MulBackward0`` -> ``mul``."""
-        n = self.name
-        for suffix in ("Backward0", "Backward1", "Backward2", "Backward"):
-            if n.endswith(suffix):
-                n = n[: -len(suffix)]
-                break
-        return n.lower()
+        """The op's short name (``viz/op_names.py``): ``MulBackward0`` -> ``mul``."""
+        return op_name(self.name)
 
     def __repr__(self):
         return f"ForwardOp({self.index}, {self.name})"

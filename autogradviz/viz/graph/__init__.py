@@ -40,9 +40,10 @@ none, module, collapsed, more (``module``: a module folded into one box by ``dep
 released by backward).
 
 The package, one job a file: ``model`` (VNode, VEdge, GraphModel), ``values`` (values and labels), ``roots`` (what a
-builder starts from), ``reduce`` (collapse, cut, group, split), ``fold`` (``depth=``: modules as boxes), ``backward`` and ``forward`` (the two
-builders) and
-``source`` (the graph source picked for the roots; the public ``backward_graph`` / ``forward_graph``).
+builder starts from), ``reduce`` (collapse, cut, group, split), ``fold`` (``depth=``: modules as boxes),
+``backward`` and ``forward`` (the two builders), ``ops`` (the forward builder's op vertices, from a trace or the
+grad_fn graph) and ``source`` (the graph source picked for the roots; the public ``backward_graph`` /
+``forward_graph``).
 """
 # The graph source: every fact about nodes and tensors is asked from it (viz/sources/), never read from their
 # fields here: autogradviz's own or real PyTorch's, picked by source_for(roots) in backward_graph/forward_graph and
@@ -52,10 +53,10 @@ builders) and
 from ..sources import source_for as source_for
 from .backward import _backward_graph as _backward_graph
 from .forward import _forward_graph as _forward_graph
-from .forward import _none_input as _none_input
 from .forward import _tensor_role as _tensor_role
 from .model import DEFAULT_COLLAPSE, DEFAULT_MAX_NODES, DEFAULT_SHOW_VALUES, GraphModel, VEdge, VNode
 from .model import OutInfo as OutInfo
+from .ops import _none_input as _none_input
 from .roots import _flatten_roots as _flatten_roots
 from .roots import _freed_slots as _freed_slots
 from .roots import _is_trace as _is_trace

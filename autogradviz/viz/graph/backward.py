@@ -34,159 +34,192 @@ def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values
     if not roots and trace is not None:
         roots = _trace_roots(trace)
     nm = _make_names(names, model, frame, auto_names)
-    m = GraphModel("backward", source)
-    m.show_saved = show_saved
+    return BackwardBuilder(source, nm, show_saved, show_values).build(roots, trace, max_nodes, collapse, group,
+                                                                      split_shared, depth, names, model)
 
-    keys = []
-    rootkeys = []
-    for i, r in enumerate(roots):
-        if source.is_tensor(r):
-            rk = _RootKey(r, i)
-            rootkeys.append(rk)
-            keys.append(rk)
-        else:
-            keys.append(r)
-    nm.add_known(r for r in roots if source.is_tensor(r))
 
-    def children(k):
+class BackwardBuilder:
+    """One backward GraphModel, one method a phase: the walk's keys (``_RootKey`` for a root tensor, then the nodes
+    along ``next_functions``), what ran, the module groups, the nodes, the edges and the notes."""
+
+    def __init__(self, source, nm, show_saved, show_values):
+        self.source = source
+        self.nm = nm
+        self.show_saved = show_saved
+        self.show_values = show_values
+        # set by build(): the reduction's successor function, the drawn ids, the hidden keys and the "more" node
+        self.succ = None
+        self.vid = {}
+        self.hidden_of = {}
+        self.more_id = None
+
+    # -- the walk ------------------------------------------------------------------------------------------------
+    def children(self, k):
         if isinstance(k, _RootKey):
-            c = _root_child(source, k.tensor)
+            c = _root_child(self.source, k.tensor)
             return [c] if c is not None else []
-        return [n for n, _ in source.edges(k) if n is not None]
+        return [n for n, _ in self.source.edges(k) if n is not None]
 
-    def chain_name(k):
-        if source.is_node(k) and not source.is_leaf_node(k):
-            return source.name(k)
+    def chain_name(self, k):
+        if self.source.is_node(k) and not self.source.is_leaf_node(k):
+            return self.source.name(k)
         return None
 
-    def extra(k):
-        if source.is_node(k):
-            return sum(1 for c, _ in source.edges(k) if c is None)
+    def extra(self, k):
+        if self.source.is_node(k):
+            return sum(1 for c, _ in self.source.edges(k) if c is None)
         return 0
-    order, succ, segs, more, hidden_of = _reduce(keys, children, chain_name, collapse, max_nodes, extra)
 
-    # saved tensors tell which node produced which tensor
-    if show_saved:
-        saved_known = []
-        for k in order:
-            if source.is_node(k):
-                saved_known.extend(t for _, t in _saved_pairs(source, k))
-        nm.add_known(saved_known)
+    # -- module groups -------------------------------------------------------------------------------------------
+    def _leaf_module(self, k):
+        if self.source.is_node(k) and self.source.is_leaf_node(k):
+            return self.nm.module_of(self.source.variable(k))
+        return None
 
-    # has a backward pass run through this graph? Only facts count: the trace's record (a trace passed, or the one
-    # recording now) and freed saved tensors (only a backward without retain_graph frees them). A leaf's .grad
-    # proves nothing: it may come from another graph.
-    freed_nodes = sum(1 for k in order if source.is_node(k) and source.freed(k))
-    runs = _runs_through(source, trace if trace is not None else _active_trace(), order)
-    ran = bool(freed_nodes or runs)
-    retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
-    m.runs, m.ran = runs, ran
+    def _is_op(self, k):
+        return self.source.is_node(k) and not self.source.is_leaf_node(k)
 
-    # clusters (module grouping; depth= folds by them)
-    cluster = {}
-    if group or depth is not None:
-        def leaf_module(k):
-            if source.is_node(k) and source.is_leaf_node(k):
-                return nm.module_of(source.variable(k))
-            return None
+    def _group_inputs(self, k):
+        if self.source.is_node(k):
+            return [c for c in self.succ(k)]
+        return []
 
-        def is_op(k):
-            return source.is_node(k) and not source.is_leaf_node(k)
+    def _has_neutral(self, k):
+        return self.source.is_node(k) and any(c is None for c, _ in self.source.edges(k))
 
-        def inputs_of(k):
-            if source.is_node(k):
-                return [c for c in succ(k)]
-            return []
-
-        def has_neutral(k):
-            return source.is_node(k) and any(c is None for c, _ in source.edges(k))
-        cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], inputs_of, leaf_module, is_op,
-                                   has_neutral)
-
-    vid = {}
-    root_ids = {id(rk.tensor) for rk in rootkeys}
-    for k in order:
-        v = _backward_vnode(source, k, nm, show_saved, show_values, ran, root_ids)
-        if not isinstance(k, (_RootKey, _Seg)):
-            v.cluster = cluster.get(k)
-        m._add(v)
-        vid[k] = v.id
-        if isinstance(k, _RootKey):
-            m._map(k.tensor, v.id)
-        elif isinstance(k, _Seg):
-            pass
-        else:
-            m._map(k, v.id)
-            if source.is_leaf_node(k):
-                m._map(source.variable(k), v.id)
+    # -- the model -----------------------------------------------------------------------------------------------
+    def build(self, roots, trace, max_nodes, collapse, group, split_shared, depth=None, names=None, model=None):
+        source, nm = self.source, self.nm
+        m = GraphModel("backward", source)
+        m.show_saved = self.show_saved
+        keys = []
+        rootkeys = []
+        for i, r in enumerate(roots):
+            if source.is_tensor(r):
+                rk = _RootKey(r, i)
+                rootkeys.append(rk)
+                keys.append(rk)
             else:
-                for _, t, _ in nm.outputs_of(k):
-                    m._map(t, v.id)
-    more_id = None
-    if more is not None:
-        mv = VNode("more", "more")
-        mv.count = more.count
-        m._add(mv)
-        more_id = mv.id
-    for seg in segs:
-        if seg in vid:
+                keys.append(r)
+        nm.add_known(r for r in roots if source.is_tensor(r))
+        order, self.succ, segs, more, self.hidden_of = _reduce(keys, self.children, self.chain_name, collapse,
+                                                                max_nodes, self.extra)
+        # saved tensors tell which node produced which tensor
+        if self.show_saved:
+            saved_known = []
+            for k in order:
+                if source.is_node(k):
+                    saved_known.extend(t for _, t in _saved_pairs(source, k))
+            nm.add_known(saved_known)
+
+        # has a backward pass run through this graph? Only facts count: the trace's record (a trace passed, or the
+        # one recording now) and freed saved tensors (only a backward without retain_graph frees them). A leaf's
+        # .grad proves nothing: it may come from another graph.
+        freed_nodes = sum(1 for k in order if source.is_node(k) and source.freed(k))
+        runs = _runs_through(source, trace if trace is not None else _active_trace(), order)
+        ran = bool(freed_nodes or runs)
+        retained = bool(runs) and runs[-1].retain_graph  # the last recorded pass kept the saved tensors
+        m.runs, m.ran = runs, ran
+
+        cluster = {}     # module grouping; depth= folds by it
+        if group or depth is not None:
+            cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], self._group_inputs,
+                                       self._leaf_module, self._is_op, self._has_neutral)
+        self._add_nodes(m, order, cluster, ran, rootkeys)
+        self._add_more(m, more, segs)
+        self._add_edges(m, order, cluster)
+        if depth is not None:
+            from .fold import fold_built  # found at call time: fold.py is built on this module
+            fold_built(m, depth, names, model, nm, group)
+        _split_shared(m, split_shared)
+        self._add_notes(m, order, segs, more, max_nodes, freed_nodes, retained, rootkeys)
+        return m
+
+    def _add_nodes(self, m, order, cluster, ran, rootkeys):
+        source, vid = self.source, self.vid
+        root_ids = {id(rk.tensor) for rk in rootkeys}
+        for k in order:
+            v = _backward_vnode(source, k, self.nm, self.show_saved, self.show_values, ran, root_ids)
+            if not isinstance(k, (_RootKey, _Seg)):
+                v.cluster = cluster.get(k)
+            m._add(v)
+            vid[k] = v.id
+            if isinstance(k, _RootKey):
+                m._map(k.tensor, v.id)
+            elif isinstance(k, _Seg):
+                pass
+            else:
+                m._map(k, v.id)
+                if source.is_leaf_node(k):
+                    m._map(source.variable(k), v.id)
+                else:
+                    for _, t, _ in self.nm.outputs_of(k):
+                        m._map(t, v.id)
+
+    def _add_more(self, m, more, segs):
+        """The node standing for what ``max_nodes`` cut, and the hidden nodes mapped to their stand-ins."""
+        vid, hidden_of = self.vid, self.hidden_of
+        if more is not None:
+            mv = VNode("more", "more")
+            mv.count = more.count
+            m._add(mv)
+            self.more_id = mv.id
+        more_id = self.more_id
+        for seg in segs:
+            if seg in vid:
+                for h in seg.hidden:
+                    m._map(h, vid[seg])
             for h in seg.hidden:
-                m._map(h, vid[seg])
-        for h in seg.hidden:
-            if hidden_of.get(h) is more and more_id is not None:
-                m._map(h, more_id)
-    for k, rep in hidden_of.items():
-        if rep is more and more_id is not None and not isinstance(k, (_Seg, _RootKey)):
-            m._map(k, more_id)
+                if hidden_of.get(h) is more and more_id is not None:
+                    m._map(h, more_id)
+        for k, rep in hidden_of.items():
+            if rep is more and more_id is not None and not isinstance(k, (_Seg, _RootKey)):
+                m._map(k, more_id)
 
-    # edges
-    for k in order:
-        src = vid[k]
-        if isinstance(k, _RootKey):
-            c = _root_child(source, k.tensor)
-            if c is not None:
-                m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id), "grad_fn"))
-            continue
-        if isinstance(k, _Seg):
-            m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
-            continue
-        cl = cluster.get(k)
-        for i, (c, nr) in enumerate(source.edges(k)):
-            if c is None:
-                nv = VNode("none", "none", "None")
-                nv.cluster = cl
-                m._add(nv)
-                m.edges.append(VEdge(src, nv.id, "none", index=i))
-                m._edge_ids[(id(k), i)] = (k, (src, nv.id))
+    def _add_edges(self, m, order, cluster):
+        source, vid, hidden_of, more_id = self.source, self.vid, self.hidden_of, self.more_id
+        for k in order:
+            src = vid[k]
+            if isinstance(k, _RootKey):
+                c = _root_child(source, k.tensor)
+                if c is not None:
+                    m.edges.append(VEdge(src, _target(c, vid, hidden_of, more_id), "grad_fn"))
                 continue
-            dst = _target(c, vid, hidden_of, more_id)
-            if dst is None:
+            if isinstance(k, _Seg):
+                m.edges.append(VEdge(src, vid.get(k.last, more_id), "next"))
                 continue
-            kind = "more" if dst == more_id else "next"
-            m.edges.append(VEdge(src, dst, kind, index=i))
-            m._edge_ids[(id(k), i)] = (k, (src, dst))
+            cl = cluster.get(k)
+            for i, (c, nr) in enumerate(source.edges(k)):
+                if c is None:
+                    nv = VNode("none", "none", "None")
+                    nv.cluster = cl
+                    m._add(nv)
+                    m.edges.append(VEdge(src, nv.id, "none", index=i))
+                    m._edge_ids[(id(k), i)] = (k, (src, nv.id))
+                    continue
+                dst = _target(c, vid, hidden_of, more_id)
+                if dst is None:
+                    continue
+                kind = "more" if dst == more_id else "next"
+                m.edges.append(VEdge(src, dst, kind, index=i))
+                m._edge_ids[(id(k), i)] = (k, (src, dst))
 
-    if depth is not None:
-        from .fold import fold_built  # found at call time: fold.py is built on this module
-        fold_built(m, depth, names, model, nm, group)
-    _split_shared(m, split_shared)
-
-    # notes
-    for seg in segs:
-        m.notes.append(("note.collapsed", {"k": len(seg.hidden), "name": seg.name}))
-    if more is not None:
-        m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
-    if freed_nodes:
-        m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
-    elif retained and _any_saved(source, order):
-        m.notes.append(("note.retained", {}))
-    for rk in rootkeys:
-        if _root_child(source, rk.tensor) is None:
-            m.notes.append(("note.no_graph", {"name": nm.label(rk.tensor)}))
-    if not m.nodes:
-        m.notes.append(("note.empty", {}))
-    m.cluster_kinds = {p: nm.module_kind(p) for p in m.clusters()}
-    return m
+    def _add_notes(self, m, order, segs, more, max_nodes, freed_nodes, retained, rootkeys):
+        source = self.source
+        for seg in segs:
+            m.notes.append(("note.collapsed", {"k": len(seg.hidden), "name": seg.name}))
+        if more is not None:
+            m.notes.append(("note.hidden", {"n": more.count, "max": max_nodes}))
+        if freed_nodes:
+            m.notes.append(("note.freed_one", {}) if freed_nodes == 1 else ("note.freed", {"n": freed_nodes}))
+        elif retained and _any_saved(source, order):
+            m.notes.append(("note.retained", {}))
+        for rk in rootkeys:
+            if _root_child(source, rk.tensor) is None:
+                m.notes.append(("note.no_graph", {"name": self.nm.label(rk.tensor)}))
+        if not m.nodes:
+            m.notes.append(("note.empty", {}))
+        m.cluster_kinds = {p: self.nm.module_kind(p) for p in m.clusters()}
 
 
 def _active_trace():

@@ -1,5 +1,6 @@
 """Values and labels as the drawings show them: a tensor's value, dtype and shape (asked from the graph source), a
 ``.grad`` and its state, and the labels of ops (``op_name``, ``call_label``, ``inplace_label``, ``version_label``)."""
+from ..op_names import op_name as _op_name
 from ..sources import source_for
 from .model import DEFAULT_SHOW_VALUES
 
@@ -63,10 +64,10 @@ def _grad_info(source, t, show_values, ran):
 
 
 def op_name(node_or_name, source=None):
-    """The forward op behind a node: ``MulBackward0`` -> ``mul``; a custom ``MultiplyAddBackward`` -> ``MultiplyAdd``."""
+    """The forward op behind a node or a node name (``viz/op_names.py``): ``MulBackward0`` -> ``mul``; a custom
+    ``MultiplyAddBackward`` -> ``MultiplyAdd``. A node is asked of its graph source."""
     if isinstance(node_or_name, str):
-        from ..sources.autogradviz import _op_name
-        return _op_name(node_or_name, False)
+        return _op_name(node_or_name)
     return (source if source is not None else source_for((node_or_name,))).op(node_or_name)["name"]
 
 
@@ -84,13 +85,8 @@ def call_label(fn, name):
     node's name in parentheses below; an operator (``OPERATOR_FNS``) by the node it made (``name``)."""
     if fn is None or fn == name:
         return name
-    if fn in OPERATOR_FNS:
-        base = name.lower()
-        k = base.rfind("backward")
-        if k > 0 and base[k + 8:].isdigit():    # a node the op catalogue has no short name for: SqueezeBackward4
-            base = base[:k]
-        if base not in _RESHAPING:
-            return name
+    if fn in OPERATOR_FNS and name not in _RESHAPING:
+        return name
     return fn
 
 

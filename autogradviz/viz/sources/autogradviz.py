@@ -9,6 +9,7 @@ import numpy as np
 from ..._tensor import Tensor
 from ...autograd.graph import AccumulateGrad, Node, accumulator
 from ...autograd.node import RELEASED
+from ..op_names import op_name
 
 _NUMBER_DTYPES = (np.dtype(np.int64), np.dtype(np.float64), np.dtype(np.bool_))
 
@@ -75,15 +76,6 @@ class GraphSource:
         return tuple(name for name, v in self.saved_tensors(node) if v is self.FREED)
 
 
-def _op_name(n, custom):
-    if custom:
-        return n[:-len("Backward")] if n.endswith("Backward") else n
-    for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward"):
-        if n.endswith(suffix) and len(n) > len(suffix):
-            return n[: -len(suffix)].lower()
-    return n
-
-
 class AutogradvizSource(GraphSource):
     """Facts about autogradviz's own Tensors and Nodes."""
 
@@ -120,7 +112,7 @@ class AutogradvizSource(GraphSource):
         """The op description: its short name (``mul``; a custom Function: its class name) and whether it is a
         custom Function."""
         custom = self.is_custom(node)
-        return {"name": _op_name(node.name(), custom), "custom": custom}
+        return {"name": op_name(node.name()), "custom": custom}
 
     def freed(self, node):
         return node._saved_tensors_released

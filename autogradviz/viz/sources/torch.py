@@ -14,7 +14,8 @@ import warnings
 
 import numpy as np
 
-from .autogradviz import GraphSource, _op_name
+from ..op_names import op_name
+from .autogradviz import GraphSource
 
 ACC_NAME = "torch::autograd::AccumulateGrad"
 
@@ -124,7 +125,7 @@ class TorchSource(GraphSource):
 
     def op(self, node):
         custom = self.is_custom(node)
-        return {"name": _op_name(node.name(), custom), "custom": custom}
+        return {"name": op_name(node.name()), "custom": custom}
 
     def _saved(self, node):
         """``[(name, value)]`` of the node's saved tensors (value ``_FREED`` once freed; None entries kept)."""
