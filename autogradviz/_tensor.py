@@ -390,9 +390,7 @@ class Tensor:
         if create_graph is not False or (retain_graph is not None and retain_graph is not True):
             from ._checks import engine_flags
             engine_flags(retain_graph, create_graph)
-        if inputs is None and gradient is None:
-            if retain_graph is None:
-                retain_graph = create_graph
+        if inputs is None and gradient is None:  # retain_graph None: engine.default_retain_graph
             autogradviz.autograd.engine.run_backward((self,), (None,), retain_graph, create_graph)
             return
         autogradviz.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)

@@ -137,10 +137,6 @@ class BackwardCFunction(Node, FunctionCtx):
             pass
         return None
 
-    def _release(self):
-        if self._saved:
-            self._saved = RELEASED
-
     def backward(self, g, saved):
         """Called by the engine: run the user's backward on Tensors and check what it returns."""
         grads = g if isinstance(g, list) else [g]

@@ -145,10 +145,6 @@ class Node:
             return self
         return t.grad_fn
 
-    def _release(self):
-        if self._saved:
-            self._saved = RELEASED
-
     @property
     def _saved_tensors_released(self):
         return self._saved is RELEASED
