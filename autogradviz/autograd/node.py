@@ -23,7 +23,7 @@ from .._dual import set_tangent as _set_tangent, tangent_of as _tangent_of
 from .._hooks import FWD, RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import INFERENCE_SEEN as _SEEN
-from .._tensor import InferenceVersion, Tensor, _new
+from .._tensor import InferenceVersion, Tensor, _new, _new_tensor
 from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
@@ -418,21 +418,11 @@ class _Packed:
         if not isinstance(r, Tensor):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                             f"{type(r).__name__}")
-        out = _new(Tensor)
-        out._data = r._data
-        out._grad = None
-        out._retains_grad = False
-        out._vc = [0]
-        out._base = None
-        out._hooks = None
-        out._acc = None
+        out = _new_tensor(Tensor, r._data, True, None, [0])
         if self.is_output or self.grad_fn is not None:
             out.grad_fn = node if self.is_output else self.grad_fn
             out._output_nr = self.output_nr
-            out._requires_grad = True
         else:
-            out.grad_fn = None
-            out._output_nr = 0
             out._requires_grad = self.requires_grad
             out._acc = self.acc  # a leaf's: the unpacked tensor's grads reach the leaf's accumulator, as in PyTorch
         return out
@@ -781,16 +771,8 @@ def _new_node(cls, edges, saved, info):
 
 
 def _new_output(data):
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
-    return out
+    """A new op output around ``data`` (no grad_fn yet)."""
+    return _new_tensor(Tensor, data, False, None, [0])
 
 
 def make_reference(data, cls, inputs, saved=(), info=None, op=None):
@@ -821,7 +803,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
 
     When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
     ``saved`` tensors (``OUT`` stands for the output) recorded with their versions. The same as
-    ``make_reference``; INLINED_KERNEL: ``_new_output``, ``_new_node`` and the one-slot case of ``_save`` are
+    ``make_reference``; INLINED_KERNEL: ``_new_node`` and the one-slot case of ``_save`` are
     written out here, the one-input case is unrolled and two Tensors go to ``make2``, because every op of every
     forward pass comes through here (a function call costs about as much as the rest of this body)."""
     if type(data) is not ndarray:
@@ -831,15 +813,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
         if a is not None and b is not None and (
                 not saved or (len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT)):
             return make2(data, cls, a, b, saved, info)
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
+    out = _new_tensor(Tensor, data, False, None, [0])
     if _GM.enabled:
         if len(inputs) == 1:
             t = inputs[0]
@@ -899,20 +873,12 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
 
 def make2(data, cls, a, b, saved=(), info=None):
     """``make`` for an op on two Tensors ``a`` and ``b`` (``+``, ``*``, ...), with ``saved`` empty or a pair of
-    Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with ``_new_output``,
+    Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with
     ``edge``, ``_save`` and ``_new_node`` written out without calls or loops, since ``+`` and ``*`` are the
     commonest ops of all."""
     if type(data) is not ndarray:  # ``a + b`` of 0-d arrays is a numpy scalar, which in-place ops can't write into
         data = np.asarray(data)
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
+    out = _new_tensor(Tensor, data, False, None, [0])
     if _GM.enabled:
         fn = a.grad_fn
         e = (fn, a._output_nr) if fn is not None else (accumulator(a), 0) if a._requires_grad else _NONE_EDGE
