@@ -252,7 +252,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._cold().retain[self._output_nr] = weakref.ref(self)
+        self.grad_fn._get_extras().retain[self._output_nr] = weakref.ref(self)
 
     @property
     def _version(self):
@@ -412,7 +412,7 @@ class Tensor:
                 self._hooks = TensorHooks()
             lst = self._hooks
         else:
-            lst = self.grad_fn._cold().tensor_prehooks.setdefault(self._output_nr, [])
+            lst = self.grad_fn._get_extras().tensor_prehooks.setdefault(self._output_nr, [])
         lst.append(hook)
         return RemovableHandle(lst, hook)
 

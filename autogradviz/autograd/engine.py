@@ -199,7 +199,7 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
     """Run AccumulateGrad ``node``: ``buf`` is a one-item list holding its pending grad (popped here). Tensor hooks,
     node pre-hooks, autograd.grad's capture, then the grad goes into ``variable.grad``, then node hooks."""
     g = buf.pop()  # empties the list: then ``g`` is referenced only here (see [steal])
-    x = node._x
+    x = node._extras
     var = node.variable
     if g is not None and var._hooks:
         before = g
@@ -402,15 +402,15 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
             if type(node) is AccumulateGrad:  # a leaf: hooks, then its grad goes into .grad
                 _accumulate(node, grads, create_graph, watcher, captures, captured, accumulate_grad)
                 continue
-            grads = _pre(node, node._x, grads, create_graph, watcher, captures, captured, accumulate_grad, inputs)
+            grads = _pre(node, node._extras, grads, create_graph, watcher, captures, captured, accumulate_grad, inputs)
             edges, outs = node.next_functions, [None] * len(node.next_functions)
             if any(g is not None for g in grads) and (wanted is None or any(n in wanted for n, _ in edges)):
                 g = grads[0] if node._nout == 1 else node._fill_missing(grads, create_graph)
                 outs = node.backward(g, node._unpack(create_graph))  # the chain rule, on the saved tensors
                 if wanted is not None:  # a grad towards no wanted input is not computed (a custom Function's is)
                     outs = _needed_only(node, outs, edges, wanted)
-                if node._x is not None and node._x.hooks:
-                    outs = _run_posthooks(node._x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+                if node._extras is not None and node._extras.hooks:
+                    outs = _run_posthooks(node._extras.hooks, outs, [g] if node._nout == 1 else g, create_graph)
             filled = []
             for (nxt, nr), g in zip(edges, outs):
                 if nxt is not None and (wanted is None or nxt in wanted):
@@ -569,7 +569,7 @@ def _run(order, deps, buffers, release, create_graph, obs, captures, captured, a
     ready = filled = sent = None
     g = gi = old = b = outs = t = u = var = cur = cd = saved = total = None
     for node in order:
-        x = node._x
+        x = node._extras
         # -- the node's pending grad, popped (its buffer is empty from now on); hooks, retain_grad, captures
         if node._nout == 1:
             g = bpop(node, None)
@@ -624,7 +624,7 @@ def _run(order, deps, buffers, release, create_graph, obs, captures, captured, a
                 if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
                     old = bpop(nxt, None)
                     total = gi if old is None else old if gi is None else old + gi
-                    if plain_acc and total is not None and nxt._x is None:
+                    if plain_acc and total is not None and nxt._extras is None:
                         # [inline accumulate] a plain leaf whose plain .grad already exists: _add_in_place's
                         # in-place add, written here (a call, a list and a tuple per leaf were ~4% of the seeds'
                         # graph). Nothing can tell when it ran: no observer, hooks, captures or stealing.

@@ -95,7 +95,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def __init__(self):
         self._seq = _next_seq()
-        self._x = None
+        self._extras = None
         self._info = None
         self._saved = ()
         self.next_functions = ()

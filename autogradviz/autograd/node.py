@@ -56,8 +56,11 @@ class _Released:
 RELEASED = _Released()
 
 
-class _Cold:
-    """Rarely used per-node data, allocated on first use so that plain nodes stay small."""
+class NodeExtras:
+    """A node's rarely used data (``node._extras``): its hooks, the hooks and ``retain_grad`` of the tensors it
+    made, and its ``metadata``. None on almost every node; ``node._get_extras()`` makes it the first time one of
+    these is set, so that a plain node stays small and the engine checks one field (``_extras is None``) to know
+    that nothing runs before or after the node's formula."""
 
     __slots__ = ("hooks", "prehooks", "tensor_prehooks", "retain", "metadata")
 
@@ -70,9 +73,14 @@ class _Cold:
 
 
 class Node:
-    """A node of the backward graph (what ``tensor.grad_fn`` points to)."""
+    """A node of the backward graph (what ``tensor.grad_fn`` points to).
 
-    __slots__ = ("next_functions", "_saved", "_info", "_seq", "_x", "__weakref__")
+    ``next_functions``: one ``(node or None, input_nr)`` edge per input. ``_saved``: the saved ``(tensor, version)``
+    pairs in ``_saved_names`` order (``RELEASED`` once freed). ``_info``: what the op keeps besides tensors for its
+    formula (shapes, dims, scalars), as the op gave it. ``_seq``: the creation order (the engine runs newest first).
+    ``_extras``: a ``NodeExtras`` (hooks, retain_grad, metadata) or None."""
+
+    __slots__ = ("next_functions", "_saved", "_info", "_seq", "_extras", "__weakref__")
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
     _saved_names = ()  # PyTorch's names of the saved tensors (``self``, ``other``, ``result``), in ``_saved``'s order
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
@@ -87,27 +95,28 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # -- hooks --------------------------------------------------------------------------------------------
-    def _cold(self):
-        x = self._x
+    def _get_extras(self):
+        """The node's ``NodeExtras``, made on first use."""
+        x = self._extras
         if x is None:
-            x = self._x = _Cold()
+            x = self._extras = NodeExtras()
         return x
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return replacement grad_inputs."""
-        lst = self._cold().hooks
+        lst = self._get_extras().hooks
         lst.append(fn)
         return RemovableHandle(lst, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before the node; it may return replacement grad_outputs."""
-        lst = self._cold().prehooks
+        lst = self._get_extras().prehooks
         lst.append(fn)
         return RemovableHandle(lst, fn)
 
     @property
     def metadata(self):
-        return self._cold().metadata
+        return self._get_extras().metadata
 
     # -- saved tensors ------------------------------------------------------------------------------------
     def _unpack(self, as_tensors):
@@ -713,7 +722,7 @@ def accumulator(t):
     node._saved = ()
     node._info = None
     node._seq = _INF
-    node._x = None
+    node._extras = None
     node.variable = t
     t._acc = weakref.ref(node)
     return node
@@ -763,7 +772,7 @@ def _new_node(cls, edges, saved, info):
     """The one constructor of an op's node (``make2`` writes the same lines inline: the hot path)."""
     node = _new(cls)
     node._seq = _next_seq()
-    node._x = None
+    node._extras = None
     node._info = info
     node.next_functions = edges
     node._saved = saved
@@ -835,7 +844,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 check_saved(saved)
             node = _new(cls)
             node._seq = _next_seq()
-            node._x = None
+            node._extras = None
             node._info = info
             node.next_functions = edges
             if not saved:
@@ -887,7 +896,7 @@ def make2(data, cls, a, b, saved=(), info=None):
         if e is not _NONE_EDGE or e1 is not _NONE_EDGE:
             node = _new(cls)
             node._seq = _next_seq()
-            node._x = None
+            node._extras = None
             node._info = info
             node.next_functions = (e, e1)
             if saved:
