@@ -456,6 +456,8 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
     obs = None if OBSERVERS.fn is None else OBSERVERS.current()
     order, deps, buffers, ready, captures, captured, run = _prepare(
         outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate_grad, obs)
+    if create_graph:
+        _warn_cycle(create_graph, accumulate_grad)  # here: its stacklevel points at the caller of backward()
     prev_mode = _GM.enabled
     _GM.enabled = create_graph  # the formulas record a graph only with create_graph
     try:
@@ -480,13 +482,17 @@ def _prepare(outputs, grad_outputs, retain_graph, create_graph, inputs, accumula
     Returns ``(order, deps, buffers, ready, captures, captured, run)``: ``ready`` the leaf roots' accumulators with
     their grads (or None), ``run`` the nodes that run (None: all)."""
     node = outputs[0].grad_fn if len(outputs) == 1 else None
-    if node is not None:  # [one root] loss.backward(): no per-root checks
+    if node is not None and obs is None and inputs is None and node._nout == 1:
+        # [one root] loss.backward() with nothing watching: no per-root checks, no events, nothing to capture
+        deps = {node: 0}
+        order = [node]
+        _reachable(deps, order)
+        return order, deps, {node: make_root_grads(outputs, grad_outputs, create_graph)[0]}, None, None, None, None
+    if node is not None:
         roots = [(node, outputs[0]._output_nr)]
     else:
         roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
-    if create_graph:
-        _warn_cycle(create_graph, accumulate_grad)
 
     # [sort once] PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready
     # node. Every edge points from a node to an older one, so once a node is the newest one not yet run, all edges
@@ -520,12 +526,9 @@ def _prepare(outputs, grad_outputs, retain_graph, create_graph, inputs, accumula
     # with one slot per output; popped when the node runs
     buffers = {}
     filled = []
-    if obs is None and len(roots) == 1 and roots[0][0]._nout == 1:
-        buffers[roots[0][0]] = root_grads[0]  # [one root] what _deliver does for it, without the call and tuple
-    else:
-        for (node, nr), g in zip(roots, root_grads):
-            if g is not None:
-                filled.append((node, nr, _deliver(buffers, node, nr, g)))
+    for (node, nr), g in zip(roots, root_grads):
+        if g is not None:
+            filled.append((node, nr, _deliver(buffers, node, nr, g)))
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
     filled = root_grads = None
@@ -586,30 +589,31 @@ def _run(order, deps, buffers, release, create_graph, obs, captures, captured, a
         nxts = node.next_functions
         # -- the chain rule on the saved tensors
         if g is None or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
-            outs = None  # nothing arrived, or only captured and nothing below it is wanted
+            # nothing arrived, or only captured and nothing below it is wanted
+            outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
         else:
             saved = node._saved
-            if saved and len(saved) == 2 and not create_graph:
-                # [two saved] a binary op's two (tensor, version) pairs, unpacked without a method call: the
-                # call was ~30% of a long chain's backward (measured). A changed version goes to _unpack's error.
-                (t, v), (u, w) = saved
-                if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
-                    saved = (None if t is None else t._data, None if u is None else u._data)
+            if saved:
+                if create_graph:
+                    saved = node._unpack(True)
+                elif len(saved) == 2:
+                    # [two saved] a binary op's two (tensor, version) pairs, unpacked without a method call: the
+                    # call was ~30% of a long chain's backward (measured). A changed version goes to _unpack's error.
+                    (t, v), (u, w) = saved
+                    if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
+                        saved = (None if t is None else t._data, None if u is None else u._data)
+                    else:
+                        saved = node._unpack(False)
+                elif len(saved) == 1 and saved[0][0] is not None and saved[0][0]._vc[0] == saved[0][1]:
+                    saved = (saved[0][0]._data,)  # [one saved] unary ops (tanh, exp, relu: their output), no call
                 else:
                     saved = node._unpack(False)
-            elif saved and len(saved) == 1 and not create_graph and saved[0][0] is not None \
-                    and saved[0][0]._vc[0] == saved[0][1]:
-                saved = (saved[0][0]._data,)  # [one saved] unary ops (tanh, exp, relu: their output), no call
-            elif saved or saved is RELEASED:  # RELEASED is falsy: _unpack raises the second-backward error
-                saved = node._unpack(create_graph)
+            elif saved is RELEASED:  # falsy: _unpack raises the second-backward error
+                node._unpack(create_graph)
             outs = node.backward(g, saved)
-            if run is not None:
-                outs = _needed_only(node, outs, nxts, run)
-            if x is not None and x.hooks:
-                outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+            if x is not None or run is not None:
+                outs = _after(node, x, outs, g, nxts, run, create_graph)
         g = saved = None
-        if outs is None:
-            outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
         if watched:
             sent = outs
             filled = [] if obs is not None else None
@@ -660,7 +664,7 @@ def _run(order, deps, buffers, release, create_graph, obs, captures, captured, a
                     filled.append((nxt, nr, total))
         if filled is not None:
             obs.node_end(node, sent, filled)
-            sent = filled = None
+            filled = None
         if release and node._saved:
             _release(node, obs)
         # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
@@ -669,6 +673,16 @@ def _run(order, deps, buffers, release, create_graph, obs, captures, captured, a
             for nxt, b in ready:
                 _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)
             ready = b = None
+
+
+def _after(node, x, outs, g, edges, run, create_graph):
+    """What follows a node's formula besides delivering: autograd.grad's unwanted grads dropped (``run``), then the
+    node's post-hooks."""
+    if run is not None:
+        outs = _needed_only(node, outs, edges, run)
+    if x is not None and x.hooks:
+        outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+    return outs
 
 
 def _release(node, obs=None):
