@@ -13,7 +13,7 @@ import autogradviz  # Tensor.backward calls autogradviz.autograd.backward and .e
 from . import _dtype, _dual, _storage
 from ._hooks import RemovableHandle
 
-__all__ = ["Tensor", "Size"]
+__all__ = ["Tensor", "Size"]  # (and, for the layers above: _wrap, _new_tensor)
 
 ndarray = np.ndarray
 _new = object.__new__
@@ -139,22 +139,31 @@ def _make_size(t):
     return Size(t)
 
 
-def _wrap(data, requires_grad=False, grad_fn=None):
-    """Make a Tensor around a numpy array without copying (the internal constructor)."""
-    if type(data) is not ndarray:
-        data = np.asarray(data)
-    t = _new(Tensor)
+def _new_tensor(cls, data, requires_grad, grad_fn, vc):
+    """A new ``cls`` (Tensor or a subclass) around ``data``: the one place a Tensor's fields are set. ``vc`` is its
+    version counter (``[0]``, an ``InferenceVersion``, or the counter it shares). The rest starts empty: no
+    ``.grad``, output 0 of ``grad_fn``, not retaining its grad, no view base, no hooks, no accumulator yet.
+    (Positional arguments only: every op's output is made here.)"""
+    t = _new(cls)
     t._data = data
     t._requires_grad = requires_grad
     t.grad_fn = grad_fn
     t._grad = None
     t._output_nr = 0
     t._retains_grad = False
-    t._vc = [0] if not (INFERENCE_SEEN.any and GRAD_STATE.inference) else InferenceVersion((0,))
+    t._vc = vc
     t._base = None
     t._hooks = None
     t._acc = None
     return t
+
+
+def _wrap(data, requires_grad=False, grad_fn=None):
+    """Make a Tensor around a numpy array without copying (the internal constructor)."""
+    if type(data) is not ndarray:
+        data = np.asarray(data)
+    return _new_tensor(Tensor, data, requires_grad, grad_fn,
+                   [0] if not (INFERENCE_SEEN.any and GRAD_STATE.inference) else InferenceVersion((0,)))
 
 
 class Tensor:
@@ -256,7 +265,7 @@ class Tensor:
         if self.grad_fn is None or self._retains_grad:
             return
         self._retains_grad = True
-        self.grad_fn._cold().retain[self._output_nr] = weakref.ref(self)
+        self.grad_fn._get_extras().retain[self._output_nr] = weakref.ref(self)
 
     @property
     def _version(self):
@@ -402,9 +411,7 @@ class Tensor:
         if create_graph is not False or (retain_graph is not None and retain_graph is not True):
             from ._checks import engine_flags
             engine_flags(retain_graph, create_graph)
-        if inputs is None and gradient is None:
-            if retain_graph is None:
-                retain_graph = create_graph
+        if inputs is None and gradient is None:  # retain_graph None: engine.default_retain_graph
             autogradviz.autograd.engine.run_backward((self,), (None,), retain_graph, create_graph)
             return
         autogradviz.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
@@ -417,7 +424,7 @@ class Tensor:
                 self._hooks = TensorHooks()
             lst = self._hooks
         else:
-            lst = self.grad_fn._cold().tensor_prehooks.setdefault(self._output_nr, [])
+            lst = self.grad_fn._get_extras().tensor_prehooks.setdefault(self._output_nr, [])
         lst.append(hook)
         return RemovableHandle(lst, hook)
 

@@ -394,6 +394,62 @@ class _WeightsUnpickler:
             f"`torch.serialization.add_safe_globals([{full}])` or the `torch.serialization.safe_globals([{full}])` "
             "context manager to allowlist this global if you trust this class/function.")
 
+    def _newobj(self, st):
+        """NEWOBJ: a new instance, only of nn.Parameter or an allowlisted class."""
+        args = st.pop()
+        cls = st.pop()
+        if cls is Parameter:
+            st.append(Parameter(*args))
+        elif _is_allowed_value(cls):
+            st.append(cls.__new__(cls, *args))
+        else:
+            raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes allowlisted "
+                                         f"via `add_safe_globals` but got {cls}")
+
+    def _reduce(self, st):
+        """REDUCE: call an allowlisted function on its arguments."""
+        args = st.pop()
+        func = st[-1]
+        if not _is_allowed_value(func):
+            msg = f"Trying to call reduce for unrecognized function {func}"
+            if hasattr(func, "__self__"):
+                msg += f" which belongs to {func.__self__}"
+            raise pickle.UnpicklingError(msg)
+        st[-1] = func(*args)
+
+    def _build(self, st):
+        """BUILD: set an allowlisted instance's state."""
+        state = st.pop()
+        inst = st[-1]
+        if type(inst) is OrderedDict:
+            inst.__dict__.update(state)
+        elif type(inst) in _USER_ALLOWED.values():
+            if hasattr(inst, "__setstate__"):
+                inst.__setstate__(state)
+            else:
+                slotstate = None
+                if isinstance(state, tuple) and len(state) == 2:
+                    state, slotstate = state
+                if state:
+                    inst.__dict__.update(state)
+                for k, v in (slotstate or {}).items():
+                    setattr(inst, k, v)
+        else:
+            raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted "
+                                         f"via `add_safe_globals`, but got {type(inst)}")
+
+    def _persid(self, st):
+        """BINPERSID: a storage, through the persistent loader."""
+        pid = st.pop()
+        if type(pid) is not tuple and type(pid) is not int:
+            raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
+        if type(pid) is tuple and len(pid) > 0 and _ascii(pid[0]) != "storage":
+            raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got "
+                                         f"{type(pid[0])}")
+        if self._persistent_load is None:
+            raise pickle.UnpicklingError("unsupported persistent id encountered")
+        st.append(self._persistent_load(pid))
+
     def load(self):
         self.metastack = []
         self.stack = []
@@ -408,43 +464,11 @@ class _WeightsUnpickler:
             if op == O.GLOBAL[0]:
                 st.append(self._global())
             elif op == O.NEWOBJ[0]:
-                args = st.pop()
-                cls = st.pop()
-                if cls is Parameter:
-                    st.append(Parameter(*args))
-                elif _is_allowed_value(cls):
-                    st.append(cls.__new__(cls, *args))
-                else:
-                    raise pickle.UnpicklingError("Can only create new object for nn.Parameter or classes allowlisted "
-                                                 f"via `add_safe_globals` but got {cls}")
+                self._newobj(st)
             elif op == O.REDUCE[0]:
-                args = st.pop()
-                func = st[-1]
-                if not _is_allowed_value(func):
-                    msg = f"Trying to call reduce for unrecognized function {func}"
-                    if hasattr(func, "__self__"):
-                        msg += f" which belongs to {func.__self__}"
-                    raise pickle.UnpicklingError(msg)
-                st[-1] = func(*args)
+                self._reduce(st)
             elif op == O.BUILD[0]:
-                state = st.pop()
-                inst = st[-1]
-                if type(inst) is OrderedDict:
-                    inst.__dict__.update(state)
-                elif type(inst) in _USER_ALLOWED.values():
-                    if hasattr(inst, "__setstate__"):
-                        inst.__setstate__(state)
-                    else:
-                        slotstate = None
-                        if isinstance(state, tuple) and len(state) == 2:
-                            state, slotstate = state
-                        if state:
-                            inst.__dict__.update(state)
-                        for k, v in (slotstate or {}).items():
-                            setattr(inst, k, v)
-                else:
-                    raise pickle.UnpicklingError("Can only build Tensor, Parameter, OrderedDict or types allowlisted "
-                                                 f"via `add_safe_globals`, but got {type(inst)}")
+                self._build(st)
             elif op == O.APPEND[0]:
                 item = st.pop()
                 if type(st[-1]) is not list:
@@ -508,15 +532,7 @@ class _WeightsUnpickler:
                 data = read(n)
                 st.append(data if self.encoding == "bytes" else data.decode(self.encoding, "strict"))
             elif op == O.BINPERSID[0]:
-                pid = st.pop()
-                if type(pid) is not tuple and type(pid) is not int:
-                    raise pickle.UnpicklingError(f"persistent_load id must be tuple or int, but got {type(pid)}")
-                if type(pid) is tuple and len(pid) > 0 and _ascii(pid[0]) != "storage":
-                    raise pickle.UnpicklingError(f"Only persistent_load of storage is allowed, but got "
-                                                 f"{type(pid[0])}")
-                if self._persistent_load is None:
-                    raise pickle.UnpicklingError("unsupported persistent id encountered")
-                st.append(self._persistent_load(pid))
+                self._persid(st)
             elif op == O.BINGET[0] or op == O.LONG_BINGET[0]:
                 idx = (read(1) if op == O.BINGET[0] else struct.unpack("<I", read(4)))[0]
                 st.append(self.memo[idx])

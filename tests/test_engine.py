@@ -386,26 +386,13 @@ def _with_engine(run, fn, observe):
     return out, (log.ev if observe else None)
 
 
-_FAST_ENGINE = engine.run_backward
-
-
-def _general_loop(*args, **kwargs):
-    """run_backward with its [plain pass] switched off: every backward goes through the general loop."""
-    engine.PLAIN_PASS = False
-    try:
-        return _FAST_ENGINE(*args, **kwargs)
-    finally:
-        engine.PLAIN_PASS = True
-
-
 def _both_engines(fn):
-    """Run ``fn`` five times: each engine without and with an observer, and the fast engine without its [plain pass]
-    (an observer switches that pass off anyway). Return (plain results, event streams)."""
+    """Run ``fn`` four times: the fast engine and the reading edition, each without and with an observer. Return
+    {(engine, observed): (results, event stream)}."""
     out = {}
     for name, run in (("fast", engine.run_backward), ("reference", engine.run_backward_reference)):
         for observe in (False, True):
             out[name, observe] = _with_engine(run, fn, observe)
-    out["general", False] = _with_engine(_general_loop, fn, False)
     return out
 
 
@@ -414,7 +401,6 @@ def test_reference_engine_same_as_fast_on_parity_programs(case):
     out = _both_engines(lambda: _exact(_vs.run(case, A)))
     fast, fast_ev = out["fast", True]
     assert out["fast", False][0] == fast  # an observer changes nothing
-    assert out["general", False][0] == fast  # nor does the [plain pass]
     assert out["reference", False][0] == fast
     ref, ref_ev = out["reference", True]
     assert ref == fast
@@ -453,7 +439,7 @@ def test_reference_engine_is_short_and_complete():
     src = inspect.getsource(engine.run_backward_reference).splitlines()
     code = [ln for ln in src if ln.strip() and not ln.strip().startswith("#")]
     assert len(code) <= 60, len(code)  # about 50 lines of code, the docstring and signature included
-    for phrase in ("deps", "pending.pop", "_release()", "heappop"):
+    for phrase in ("deps", "pending.pop", "_release(", "heappop"):
         assert phrase in inspect.getsource(engine.run_backward_reference)
 
 
@@ -514,11 +500,10 @@ def _exact_row(row):
 @pytest.mark.parametrize("row", _TABLE_ROWS, ids=[r.id for r in _TABLE_ROWS])
 def test_reference_engine_same_as_fast_on_op_table(row):
     """Every sample row of the op table whose result is differentiated: the same grads and events in both engines
-    (with and without an observer, and without the [plain pass])."""
+    (with and without an observer)."""
     out = _both_engines(lambda: _exact_row(row))
     fast, fast_ev = out["fast", True]
     assert out["fast", False][0] == fast
-    assert out["general", False][0] == fast
     assert out["reference", False][0] == fast
     assert out["reference", True] == (fast, fast_ev)
 
@@ -540,5 +525,4 @@ def test_reference_engine_same_as_fast_on_op_table_programs(prog):
     out = _both_engines(run)
     fast, fast_ev = out["fast", True]
     assert out["fast", False][0] == fast
-    assert out["general", False][0] == fast
     assert out["reference", True] == (fast, fast_ev)

@@ -29,9 +29,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     grads = grads[:len(tensors)]
     if len(grads) != len(tensors):
         raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
-    _checks.engine_flags(retain_graph, create_graph)
-    if retain_graph is None:
-        retain_graph = create_graph
+    _checks.engine_flags(retain_graph, create_graph)  # retain_graph None: engine.default_retain_graph
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
@@ -53,9 +51,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     grads = grads[:len(outputs)]  # zip, as PyTorch's _make_grads
     if len(grads) != len(outputs):
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients")
-    _checks.engine_flags(retain_graph, create_graph)
-    if retain_graph is None:
-        retain_graph = create_graph
+    _checks.engine_flags(retain_graph, create_graph)  # retain_graph None: engine.default_retain_graph
     if allow_unused is None:
         allow_unused = materialize_grads
     res = engine.run_backward(outputs, grads, retain_graph, create_graph, inputs=inputs, allow_unused=allow_unused,

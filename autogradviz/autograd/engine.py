@@ -13,9 +13,13 @@ Two versions of the same algorithm live here:
   pending grads popped when used, saved tensors freed.
 * ``run_backward``: the one the library runs. Same results, same order and the same observer events (a test runs
   both on every graph the parity and property tests build), with a few named speed tricks, marked ``[name]``.
-  Its commonest call, ``loss.backward()`` with nothing watching, goes to ``_run_plain`` ([plain pass]): the same
-  loop without the checks for observers, ``inputs`` and ``create_graph`` (the tests run it, the general loop and
-  the reference on the same programs).
+  It runs in phases: ``_prepare`` (roots, the reachable graph, the order, captures), ``_run`` (the loop over the
+  nodes) and the finish in ``run_backward`` itself (grad mode back, ``backward_end``, autograd.grad's result).
+  What only an observer or ``inputs`` needs is done by calls behind one ``watched`` check per node.
+
+Both editions share what is written once: ``default_retain_graph`` (``retain_graph=None``), ``_release`` (freeing a
+node's saved tensors), ``_accumulate`` (a leaf's AccumulateGrad), ``_pre`` (hooks, retain_grad, captures) and
+``_captures``/``_grad_result`` (autograd.grad).
 
 Gradients travel as numpy arrays, or as Tensors when ``create_graph=True`` (then the backward formulas are
 themselves recorded and can be differentiated again).
@@ -65,7 +69,7 @@ from .._tensor import Tensor, _wrap
 from .grad_mode import STATE as _GM
 from .graph import RELEASED, AccumulateGrad, accumulator
 
-__all__ = ["run_backward", "run_backward_reference", "OBSERVERS"]
+__all__ = ["run_backward", "run_backward_reference", "default_retain_graph", "OBSERVERS"]
 
 OBSERVERS = Subscribers("engine observers")
 """The engine's observers (see the module docstring): ``OBSERVERS.add(obs)`` returns a ``RemovableHandle``."""
@@ -195,7 +199,7 @@ def _accumulate(node, buf, create_graph, obs, captures, captured, accumulate_gra
     """Run AccumulateGrad ``node``: ``buf`` is a one-item list holding its pending grad (popped here). Tensor hooks,
     node pre-hooks, autograd.grad's capture, then the grad goes into ``variable.grad``, then node hooks."""
     g = buf.pop()  # empties the list: then ``g`` is referenced only here (see [steal])
-    x = node._x
+    x = node._extras
     var = node.variable
     if g is not None and var._hooks:
         before = g
@@ -360,6 +364,7 @@ def _grad_result(captured, inputs, allow_unused, create_graph):
 def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                            accumulate_grad=True):
     """The backward algorithm written to be read: the same grads, order and observer events as ``run_backward``."""
+    retain_graph = default_retain_graph(retain_graph, create_graph)  # None: keep the graph only with create_graph
     obs = (watcher := _observer()) or _SILENT                   # whoever watches (a viz.trace() recorder) or no one
     roots = [_root_edge(t, i) for i, t in enumerate(outputs)]  # (node, output_nr) that each root's grad enters
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
@@ -397,15 +402,15 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
             if type(node) is AccumulateGrad:  # a leaf: hooks, then its grad goes into .grad
                 _accumulate(node, grads, create_graph, watcher, captures, captured, accumulate_grad)
                 continue
-            grads = _pre(node, node._x, grads, create_graph, watcher, captures, captured, accumulate_grad, inputs)
+            grads = _pre(node, node._extras, grads, create_graph, watcher, captures, captured, accumulate_grad, inputs)
             edges, outs = node.next_functions, [None] * len(node.next_functions)
             if any(g is not None for g in grads) and (wanted is None or any(n in wanted for n, _ in edges)):
                 g = grads[0] if node._nout == 1 else node._fill_missing(grads, create_graph)
                 outs = node.backward(g, node._unpack(create_graph))  # the chain rule, on the saved tensors
                 if wanted is not None:  # a grad towards no wanted input is not computed (a custom Function's is)
                     outs = _needed_only(node, outs, edges, wanted)
-                if node._x is not None and node._x.hooks:
-                    outs = _run_posthooks(node._x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+                if node._extras is not None and node._extras.hooks:
+                    outs = _run_posthooks(node._extras.hooks, outs, [g] if node._nout == 1 else g, create_graph)
             filled = []
             for (nxt, nr), g in zip(edges, outs):
                 if nxt is not None and (wanted is None or nxt in wanted):
@@ -416,8 +421,7 @@ def run_backward_reference(outputs, grad_outputs, retain_graph, create_graph, in
                         heapq.heappush(ready, (-nxt._seq, next(tick), nxt))
             obs.node_end(node, outs, filled)
             if not retain_graph and node._saved:  # free the saved tensors: a second backward must fail
-                node._release()
-                obs.release(node)
+                _release(node, watcher)
             grads = outs = g = filled = None  # hold no grad here: a leaf can then take an unshared grad as its own
     finally:
         _GM.enabled = prev_mode
@@ -440,26 +444,56 @@ _SILENT = _Silent()
 
 
 # ----------------------------------------------------------------------------------------------------------------
-# the fast edition
+# the fast edition, in three phases: prepare (the reachable graph and the roots' grads), run (the loop), finish
 # ----------------------------------------------------------------------------------------------------------------
 def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None, allow_unused=False,
                  accumulate_grad=True):
     """Run backward from ``outputs``. With ``inputs`` and not ``accumulate_grad`` (autograd.grad) return the
     grads of ``inputs``; with ``inputs`` and ``accumulate_grad`` (backward(inputs=...)) accumulate only there.
-    ``run_backward_reference`` is the same algorithm without the speed tricks marked ``[name]`` here."""
+    ``retain_graph`` None: ``default_retain_graph``. ``run_backward_reference`` is the same algorithm without the
+    speed tricks marked ``[name]`` here."""
+    retain_graph = default_retain_graph(retain_graph, create_graph)
     obs = None if OBSERVERS.fn is None else OBSERVERS.current()
+    order, deps, buffers, ready, captures, captured, run = _prepare(
+        outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate_grad, obs)
+    if create_graph:
+        _warn_cycle(create_graph, accumulate_grad)  # here: its stacklevel points at the caller of backward()
+    prev_mode = _GM.enabled
+    _GM.enabled = create_graph  # the formulas record a graph only with create_graph
+    try:
+        if ready is not None:  # leaves that are roots run first
+            for node, b in ready:
+                _accumulate(node, b, create_graph, obs, captures, captured, accumulate_grad)
+            ready = b = None
+        _run(order, deps, buffers, not retain_graph, create_graph, obs, captures, captured, accumulate_grad, inputs,
+             run)
+    finally:
+        _GM.enabled = prev_mode
+        if obs is not None:
+            obs.backward_end()
+    if captured is not None and not accumulate_grad:
+        return _grad_result(captured, inputs, allow_unused, create_graph)
+    return None
+
+
+def _prepare(outputs, grad_outputs, retain_graph, create_graph, inputs, accumulate_grad, obs):
+    """Phase 1: the roots and their grads (into the pending buffers), the edges into every reachable node, the
+    nodes to run in order, and for ``inputs`` what is captured and which nodes run. Sends ``backward_begin``.
+    Returns ``(order, deps, buffers, ready, captures, captured, run)``: ``ready`` the leaf roots' accumulators with
+    their grads (or None), ``run`` the nodes that run (None: all)."""
     node = outputs[0].grad_fn if len(outputs) == 1 else None
-    if node is not None:  # [one root] loss.backward(): no per-root checks
-        if obs is None and inputs is None and not create_graph and node._nout == 1 and PLAIN_PASS:
-            return _run_plain(node, make_root_grads(outputs, grad_outputs, False)[0], not retain_graph)
+    if node is not None and obs is None and inputs is None and node._nout == 1:
+        # [one root] loss.backward() with nothing watching: no per-root checks, no events, nothing to capture
+        deps = {node: 0}
+        order = [node]
+        _reachable(deps, order)
+        return order, deps, {node: make_root_grads(outputs, grad_outputs, create_graph)[0]}, None, None, None, None
+    if node is not None:
         roots = [(node, outputs[0]._output_nr)]
     else:
         roots = [_root_edge(t, i) for i, t in enumerate(outputs)]
     root_grads = make_root_grads(outputs, grad_outputs, create_graph)
-    if create_graph:
-        _warn_cycle(create_graph, accumulate_grad)
 
-    # -- the reachable graph: how many edges point at each node; the nodes to run, in order ------------------
     # [sort once] PyTorch's ready queue runs AccumulateGrad first and otherwise the most recently created ready
     # node. Every edge points from a node to an older one, so once a node is the newest one not yet run, all edges
     # into it have delivered: the queue's order is simply newest first, one sort instead of a heap. Only
@@ -481,139 +515,31 @@ def run_backward(outputs, grad_outputs, retain_graph, create_graph, inputs=None,
                     order.append(node)
     _reachable(deps, order)
 
-    # run: the nodes to run (None = all)
     captures, captured, run = _captures(inputs, roots, deps) if inputs is not None else _NO_CAPTURES
-    slow = obs is not None or captures is not None  # per-node work beyond running the formula
+    if run is not None:
+        order = [n for n in order if n in run]
+        for n in deps:
+            if type(n) is AccumulateGrad and n not in run:
+                deps[n] = 0  # [unwanted leaves] counted down from 0, never reaches its last edge: it never runs
 
     # [bare buffers] node -> its pending grad, bare for a node with one output (the common case), else a list
     # with one slot per output; popped when the node runs
     buffers = {}
-    bpop = buffers.pop
-    bget = buffers.get
     filled = []
-    if obs is None and len(roots) == 1 and roots[0][0]._nout == 1:
-        buffers[roots[0][0]] = root_grads[0]  # [one root] what _deliver does for it, without the call and tuple
-    else:
-        for (node, nr), g in zip(roots, root_grads):
-            if g is not None:
-                filled.append((node, nr, _deliver(buffers, node, nr, g)))
+    for (node, nr), g in zip(roots, root_grads):
+        if g is not None:
+            filled.append((node, nr, _deliver(buffers, node, nr, g)))
     if obs is not None:
         obs.backward_begin(list(outputs), root_grads, retain_graph, create_graph, inputs, accumulate_grad, filled)
-    filled = sent = total = None
-    ready = None  # (accumulator, [its grad]): leaves that are roots run first
+    filled = root_grads = None
+    ready = None
     if leaf_root:
         ready = []
         for node, _ in roots:
             if type(node) is AccumulateGrad and deps[node] == 0 and (run is None or node in run):
                 deps[node] = -1
-                ready.append((node, [bpop(node, None)]))
-
-    prev_mode = _GM.enabled
-    _GM.enabled = create_graph
-    release = not retain_graph
-    g = gi = old = b = outs = t = u = None
-    try:
-        if ready is not None:
-            for node, b in ready:
-                _accumulate(node, b, create_graph, obs, captures, captured, accumulate_grad)
-            ready = b = None
-        if run is not None:
-            order = [n for n in order if n in run]
-        for node in order:
-            x = node._x
-            if node._nout == 1:
-                g = bpop(node, None)
-                if x is not None or captures is not None:
-                    g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
-                elif obs is not None:  # what _pre would do here, without the call
-                    obs.node_begin(node, [g])
-                missing = g is None
-            else:
-                b = bpop(node, None)
-                if b is None:
-                    b = [None] * node._nout
-                if x is not None or slow:
-                    b = _pre(node, x, b, create_graph, obs, captures, captured, accumulate_grad, inputs)
-                missing = all(gi is None for gi in b)
-                g = None if missing else node._fill_missing(b, create_graph)
-                b = None
-            nxts = node.next_functions
-            if missing or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
-                outs = None  # nothing arrived, or only captured and nothing below it is wanted
-            else:
-                saved = node._saved
-                if saved and len(saved) == 2 and not create_graph:
-                    # [two saved] a binary op's two (tensor, version) pairs, unpacked without a method call: the
-                    # call was ~30% of a long chain's backward (measured). A changed version goes to _unpack's error.
-                    (t, v), (u, w) = saved
-                    if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
-                        saved = (None if t is None else t._data, None if u is None else u._data)
-                    else:
-                        saved = node._unpack(False)
-                elif saved and len(saved) == 1 and not create_graph and saved[0][0] is not None \
-                        and saved[0][0]._vc[0] == saved[0][1]:
-                    saved = (saved[0][0]._data,)  # [one saved] unary ops (tanh, exp, relu: their output), no call
-                elif saved or saved is RELEASED:  # RELEASED is falsy: _unpack raises the second-backward error
-                    saved = node._unpack(create_graph)
-                outs = node.backward(g, saved)
-                if run is not None:
-                    outs = _needed_only(node, outs, nxts, run)
-                if x is not None and x.hooks:
-                    outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
-            g = None
-            if obs is not None:
-                sent = outs if outs is not None else [None] * len(nxts)
-                filled = []
-            if outs is None:
-                outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
-            for (nxt, nr), gi in zip(nxts, outs):
-                if nxt is None or run is not None and nxt not in run:
-                    continue
-                if type(nxt) is AccumulateGrad:
-                    d = deps[nxt]
-                    if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
-                        old = bpop(nxt, None)
-                        total = gi if old is None else old if gi is None else old + gi
-                        b = [total]
-                        if obs is not None and gi is not None:
-                            filled.append((nxt, 0, b[0]))
-                        if ready is None:
-                            ready = [(nxt, b)]
-                        else:
-                            ready.append((nxt, b))
-                        continue
-                    deps[nxt] = d - 1
-                if gi is not None:
-                    if nxt._nout == 1:
-                        # [inline deliver] _deliver's one-output case without a call: a call per edge made the
-                        # backward of a long chain 10-25% slower (measured), the loop's largest cost after the formula
-                        old = bget(nxt)
-                        total = buffers[nxt] = gi if old is None else old + gi
-                    else:
-                        total = _deliver(buffers, nxt, nr, gi)
-                    if obs is not None:
-                        filled.append((nxt, nr, total))
-            if obs is not None:
-                obs.node_end(node, sent, filled)
-                sent = filled = None
-            if release and node._saved:
-                node._saved = RELEASED  # [inline release] node._release() without a method call per node
-                if obs is not None:
-                    obs.release(node)
-            # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
-            outs = gi = old = b = total = t = u = None
-            if ready is not None:
-                for nxt, b in ready:
-                    _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)
-                ready = b = None
-    finally:
-        _GM.enabled = prev_mode
-        if obs is not None:
-            obs.backward_end()
-
-    if captured is not None and not accumulate_grad:
-        return _grad_result(captured, inputs, allow_unused, create_graph)
-    return None
+                ready.append((node, [buffers.pop(node, None)]))
+    return order, deps, buffers, ready, captures, captured, run
 
 
 def _reachable(deps, order):
@@ -634,105 +560,143 @@ def _reachable(deps, order):
     order.sort(key=_SEQ, reverse=True)
 
 
-PLAIN_PASS = True  # tests switch [plain pass] off (monkeypatch) to compare it with the general loop
-
-
-def _run_plain(root, g0, release):
-    """[plain pass] ``loss.backward()`` with nothing to watch or capture: one non-leaf root with one output, no
-    observer, no ``inputs``, no ``create_graph``. run_backward's loop without the per-node and per-edge checks for
-    those cases, which were about a tenth of the seeds' graph (measured). Same order, grads and errors."""
-    deps = {root: 0}
-    order = [root]
-    _reachable(deps, order)
-    buffers = {root: g0}
+def _run(order, deps, buffers, release, create_graph, obs, captures, captured, accumulate_grad, inputs, run):
+    """Phase 2: run every node of ``order`` (newest first), each as soon as it is the newest not yet run, and each
+    leaf's AccumulateGrad right after the node that delivered its last grad. ``watched`` (an observer or
+    ``inputs``): the per-node work that only those need (events, captures) is done by calls; a plain
+    ``loss.backward()`` pays one check per node for it."""
     bpop = buffers.pop
     bget = buffers.get
-    ready = None
-    prev_mode = _GM.enabled
-    _GM.enabled = False
-    g = b = outs = gi = old = total = t = u = var = cur = cd = saved = None
-    try:
-        for node in order:
-            x = node._x
-            if node._nout == 1:
-                g = bpop(node, None)
-                if x is not None:
-                    g = _before_node(node, x, [g], False, None)[0]
-            else:
-                b = bpop(node, None)
-                if b is None:
-                    b = [None] * node._nout
-                if x is not None:
-                    b = _before_node(node, x, b, False, None)
-                g = None if all(gi is None for gi in b) else node._fill_missing(b, False)
-                b = None
-            nxts = node.next_functions
-            if g is None:
-                outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
-            else:
-                saved = node._saved
-                if saved:
-                    if len(saved) == 2:  # [two saved]
-                        (t, v), (u, w) = saved
-                        if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
-                            saved = (None if t is None else t._data, None if u is None else u._data)
-                        else:
-                            saved = node._unpack(False)
-                    elif len(saved) == 1 and saved[0][0] is not None and saved[0][0]._vc[0] == saved[0][1]:
-                        saved = (saved[0][0]._data,)  # [one saved]
+    watched = obs is not None or captures is not None
+    plain_acc = not (watched or create_graph)  # [inline accumulate] allowed: nothing can tell when it ran
+    ready = filled = sent = None
+    g = gi = old = b = outs = t = u = var = cur = cd = saved = total = None
+    for node in order:
+        x = node._extras
+        # -- the node's pending grad, popped (its buffer is empty from now on); hooks, retain_grad, captures
+        if node._nout == 1:
+            g = bpop(node, None)
+            if x is not None or watched:
+                g = _pre(node, x, [g], create_graph, obs, captures, captured, accumulate_grad, inputs)[0]
+        else:
+            b = bpop(node, None)
+            if b is None:
+                b = [None] * node._nout
+            if x is not None or watched:
+                b = _pre(node, x, b, create_graph, obs, captures, captured, accumulate_grad, inputs)
+            g = None if all(gi is None for gi in b) else node._fill_missing(b, create_graph)
+            b = None
+        nxts = node.next_functions
+        # -- the chain rule on the saved tensors
+        if g is None or (run is not None and not any(n is not None and n in run for n, _ in nxts)):
+            # nothing arrived, or only captured and nothing below it is wanted
+            outs = _NONES[len(nxts)] if len(nxts) < 8 else (None,) * len(nxts)
+        else:
+            saved = node._saved
+            if saved:
+                if create_graph:
+                    saved = node._unpack(True)
+                elif len(saved) == 2:
+                    # [two saved] a binary op's two (tensor, version) pairs, unpacked without a method call: the
+                    # call was ~30% of a long chain's backward (measured). A changed version goes to _unpack's error.
+                    (t, v), (u, w) = saved
+                    if (t is None or t._vc[0] == v) and (u is None or u._vc[0] == w):
+                        saved = (None if t is None else t._data, None if u is None else u._data)
                     else:
                         saved = node._unpack(False)
-                elif saved is RELEASED:  # falsy: _unpack raises the second-backward error
-                    node._unpack(False)
-                outs = node.backward(g, saved)
-                if x is not None and x.hooks:
-                    outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, False)
-                g = saved = None
-            for (nxt, nr), gi in zip(nxts, outs):
-                if nxt is None:
-                    continue
-                if type(nxt) is AccumulateGrad:
-                    d = deps[nxt]
-                    if d == 1:  # its last edge: it runs once this node is done
-                        old = bpop(nxt, None)
-                        total = gi if old is None else old if gi is None else old + gi
-                        if total is not None and nxt._x is None:
-                            # [inline accumulate] a plain leaf whose plain .grad already exists: _add_in_place
-                            # in-place add, written here (a call, a list and a tuple per leaf were ~4% of the seeds'
-                            # graph). Nothing can tell when it ran: no observer, hooks, captures or stealing.
-                            var = nxt.variable
-                            cur = var._grad
-                            if (cur is not None and not var._hooks and type(total) is ndarray
-                                    and cur.grad_fn is None and not cur._requires_grad
-                                    and total.dtype is var._data.dtype and total.shape == var._data.shape):
-                                cd = cur._data
-                                if cd.ndim:
-                                    cd += total
-                                else:
-                                    cd[()] = cd[()] + total[()]
-                                cur._vc[0] += 1
-                                continue
-                        if ready is None:
-                            ready = [(nxt, [total])]
-                        else:
-                            ready.append((nxt, [total]))
-                        continue
-                    deps[nxt] = d - 1
-                if gi is not None:
-                    if nxt._nout == 1:  # [inline deliver]
-                        old = bget(nxt)
-                        buffers[nxt] = gi if old is None else old + gi
+                elif len(saved) == 1 and saved[0][0] is not None and saved[0][0]._vc[0] == saved[0][1]:
+                    saved = (saved[0][0]._data,)  # [one saved] unary ops (tanh, exp, relu: their output), no call
+                else:
+                    saved = node._unpack(False)
+            elif saved is RELEASED:  # falsy: _unpack raises the second-backward error
+                node._unpack(create_graph)
+            outs = node.backward(g, saved)
+            if x is not None or run is not None:
+                outs = _after(node, x, outs, g, nxts, run, create_graph)
+        g = saved = None
+        if watched:
+            sent = outs
+            filled = [] if obs is not None else None
+            if run is not None:  # a custom Function's grad towards no wanted node goes nowhere (see _needed_only)
+                outs = [gi if n is not None and n in run else None for (n, _), gi in zip(nxts, outs)]
+        # -- deliver: each grad into its node's pending buffer; a leaf's accumulator is ready at its last edge
+        for (nxt, nr), gi in zip(nxts, outs):
+            if nxt is None:
+                continue
+            if type(nxt) is AccumulateGrad:
+                d = deps[nxt]
+                if d == 1:  # the last edge into this leaf's accumulator: it runs once this node is done
+                    old = bpop(nxt, None)
+                    total = gi if old is None else old if gi is None else old + gi
+                    if plain_acc and total is not None and nxt._extras is None:
+                        # [inline accumulate] a plain leaf whose plain .grad already exists: _add_in_place's
+                        # in-place add, written here (a call, a list and a tuple per leaf were ~4% of the seeds'
+                        # graph). Nothing can tell when it ran: no observer, hooks, captures or stealing.
+                        var = nxt.variable
+                        cur = var._grad
+                        if (cur is not None and not var._hooks and type(total) is ndarray
+                                and cur.grad_fn is None and not cur._requires_grad
+                                and total.dtype is var._data.dtype and total.shape == var._data.shape):
+                            cd = cur._data
+                            if cd.ndim:
+                                cd += total
+                            else:
+                                cd[()] = cd[()] + total[()]
+                            cur._vc[0] += 1
+                            continue
+                    if filled is not None and gi is not None:
+                        filled.append((nxt, 0, total))
+                    if ready is None:
+                        ready = [(nxt, [total])]
                     else:
-                        _deliver(buffers, nxt, nr, gi)
-            if release and node._saved:
-                node._saved = RELEASED  # [inline release]
-            outs = gi = old = total = t = u = var = cur = cd = None  # [drop refs]
-            if ready is not None:
-                for nxt, b in ready:
-                    _accumulate(nxt, b, False, None, None, None, True)
-                ready = b = None
-    finally:
-        _GM.enabled = prev_mode
+                        ready.append((nxt, [total]))
+                    continue
+                deps[nxt] = d - 1
+            if gi is not None:
+                if nxt._nout == 1:
+                    # [inline deliver] _deliver's one-output case without a call: a call per edge made the
+                    # backward of a long chain 10-25% slower (measured), the loop's largest cost after the formula
+                    old = bget(nxt)
+                    total = buffers[nxt] = gi if old is None else old + gi
+                else:
+                    total = _deliver(buffers, nxt, nr, gi)
+                if filled is not None:
+                    filled.append((nxt, nr, total))
+        if filled is not None:
+            obs.node_end(node, sent, filled)
+            filled = None
+        if release and node._saved:
+            _release(node, obs)
+        # [drop refs] hold no grad here: a leaf's accumulator can then take an unshared grad as its own
+        outs = sent = gi = old = b = total = t = u = var = cur = cd = None
+        if ready is not None:
+            for nxt, b in ready:
+                _accumulate(nxt, b, create_graph, obs, captures, captured, accumulate_grad)
+            ready = b = None
+
+
+def _after(node, x, outs, g, edges, run, create_graph):
+    """What follows a node's formula besides delivering: autograd.grad's unwanted grads dropped (``run``), then the
+    node's post-hooks."""
+    if run is not None:
+        outs = _needed_only(node, outs, edges, run)
+    if x is not None and x.hooks:
+        outs = _run_posthooks(x.hooks, outs, [g] if node._nout == 1 else g, create_graph)
+    return outs
+
+
+def _release(node, obs=None):
+    """Free ``node``'s saved tensors after it ran (no ``retain_graph``): a second backward through it, or reading a
+    saved tensor, then raises PyTorch's error. The only place saved tensors are freed; tells the observer."""
+    node._saved = RELEASED
+    if obs is not None:
+        obs.release(node)
+
+
+def default_retain_graph(retain_graph, create_graph):
+    """PyTorch's default for ``retain_graph=None``: keep the graph exactly when a graph of the backward is built
+    (``create_graph``). The one place this rule is written: every entry point passes None through to here."""
+    return create_graph if retain_graph is None else retain_graph
 
 
 def _deliver(buffers, node, nr, g):

@@ -166,7 +166,7 @@ def tangent_for(cls, info, t, p, out, saved=()):
         raise NotImplementedError(NOT_IMPLEMENTED_MSG.format(op_name(cls)))
     node = _new(cls)
     node._info = info
-    node._x = None
+    node._extras = None
     node._seq = 0
     node._saved = tuple(out if x is OUT else x for x in saved)  # what backward reads, as Tensors
     node.next_functions = tuple(_NO_EDGE if x is None else _TANGENT_EDGE for x in t)  # backward reads them

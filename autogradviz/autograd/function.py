@@ -95,7 +95,7 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def __init__(self):
         self._seq = _next_seq()
-        self._x = None
+        self._extras = None
         self._info = None
         self._saved = ()
         self.next_functions = ()
@@ -136,10 +136,6 @@ class BackwardCFunction(Node, FunctionCtx):
             # only an error if backward actually reads saved_tensors; checked there
             pass
         return None
-
-    def _release(self):
-        if self._saved:
-            self._saved = RELEASED
 
     def backward(self, g, saved):
         """Called by the engine: run the user's backward on Tensors and check what it returns."""

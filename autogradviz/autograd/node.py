@@ -23,7 +23,7 @@ from .._dual import set_tangent as _set_tangent, tangent_of as _tangent_of
 from .._hooks import FWD, RemovableHandle
 from .._sumorder import dim_sum, full_sum, small_sum
 from .._tensor import INFERENCE_SEEN as _SEEN
-from .._tensor import InferenceVersion, Tensor, _new
+from .._tensor import InferenceVersion, Tensor, _new, _new_tensor
 from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
@@ -56,8 +56,11 @@ class _Released:
 RELEASED = _Released()
 
 
-class _Cold:
-    """Rarely used per-node data, allocated on first use so that plain nodes stay small."""
+class NodeExtras:
+    """A node's rarely used data (``node._extras``): its hooks, the hooks and ``retain_grad`` of the tensors it
+    made, and its ``metadata``. None on almost every node; ``node._get_extras()`` makes it the first time one of
+    these is set, so that a plain node stays small and the engine checks one field (``_extras is None``) to know
+    that nothing runs before or after the node's formula."""
 
     __slots__ = ("hooks", "prehooks", "tensor_prehooks", "retain", "metadata")
 
@@ -70,9 +73,14 @@ class _Cold:
 
 
 class Node:
-    """A node of the backward graph (what ``tensor.grad_fn`` points to)."""
+    """A node of the backward graph (what ``tensor.grad_fn`` points to).
 
-    __slots__ = ("next_functions", "_saved", "_info", "_seq", "_x", "__weakref__")
+    ``next_functions``: one ``(node or None, input_nr)`` edge per input. ``_saved``: the saved ``(tensor, version)``
+    pairs in ``_saved_names`` order (``RELEASED`` once freed). ``_info``: what the op keeps besides tensors for its
+    formula (shapes, dims, scalars), as the op gave it. ``_seq``: the creation order (the engine runs newest first).
+    ``_extras``: a ``NodeExtras`` (hooks, retain_grad, metadata) or None."""
+
+    __slots__ = ("next_functions", "_saved", "_info", "_seq", "_extras", "__weakref__")
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
     _saved_names = ()  # PyTorch's names of the saved tensors (``self``, ``other``, ``result``), in ``_saved``'s order
     _saved_if = None   # see the module docstring: which edge decides whether each saved slot is kept
@@ -87,27 +95,28 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     # -- hooks --------------------------------------------------------------------------------------------
-    def _cold(self):
-        x = self._x
+    def _get_extras(self):
+        """The node's ``NodeExtras``, made on first use."""
+        x = self._extras
         if x is None:
-            x = self._x = _Cold()
+            x = self._extras = NodeExtras()
         return x
 
     def register_hook(self, fn):
         """``fn(grad_inputs, grad_outputs)`` runs after the node; it may return replacement grad_inputs."""
-        lst = self._cold().hooks
+        lst = self._get_extras().hooks
         lst.append(fn)
         return RemovableHandle(lst, fn)
 
     def register_prehook(self, fn):
         """``fn(grad_outputs)`` runs before the node; it may return replacement grad_outputs."""
-        lst = self._cold().prehooks
+        lst = self._get_extras().prehooks
         lst.append(fn)
         return RemovableHandle(lst, fn)
 
     @property
     def metadata(self):
-        return self._cold().metadata
+        return self._get_extras().metadata
 
     # -- saved tensors ------------------------------------------------------------------------------------
     def _unpack(self, as_tensors):
@@ -144,10 +153,6 @@ class Node:
         if (i < len(names) and names[i] == "result") or type(t) is SavedOutput:
             return self
         return t.grad_fn
-
-    def _release(self):
-        if self._saved:
-            self._saved = RELEASED
 
     @property
     def _saved_tensors_released(self):
@@ -422,21 +427,11 @@ class _Packed:
         if not isinstance(r, Tensor):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
                             f"{type(r).__name__}")
-        out = _new(Tensor)
-        out._data = r._data
-        out._grad = None
-        out._retains_grad = False
-        out._vc = [0]
-        out._base = None
-        out._hooks = None
-        out._acc = None
+        out = _new_tensor(Tensor, r._data, True, None, [0])
         if self.is_output or self.grad_fn is not None:
             out.grad_fn = node if self.is_output else self.grad_fn
             out._output_nr = self.output_nr
-            out._requires_grad = True
         else:
-            out.grad_fn = None
-            out._output_nr = 0
             out._requires_grad = self.requires_grad
             out._acc = self.acc  # a leaf's: the unpacked tensor's grads reach the leaf's accumulator, as in PyTorch
         return out
@@ -727,7 +722,7 @@ def accumulator(t):
     node._saved = ()
     node._info = None
     node._seq = _INF
-    node._x = None
+    node._extras = None
     node.variable = t
     t._acc = weakref.ref(node)
     return node
@@ -777,7 +772,7 @@ def _new_node(cls, edges, saved, info):
     """The one constructor of an op's node (``make2`` writes the same lines inline: the hot path)."""
     node = _new(cls)
     node._seq = _next_seq()
-    node._x = None
+    node._extras = None
     node._info = info
     node.next_functions = edges
     node._saved = saved
@@ -785,16 +780,8 @@ def _new_node(cls, edges, saved, info):
 
 
 def _new_output(data):
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
-    return out
+    """A new op output around ``data`` (no grad_fn yet)."""
+    return _new_tensor(Tensor, data, False, None, [0])
 
 
 def make_reference(data, cls, inputs, saved=(), info=None, op=None):
@@ -825,7 +812,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
 
     When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
     ``saved`` tensors (``OUT`` stands for the output) recorded with their versions. The same as
-    ``make_reference``; INLINED_KERNEL: ``_new_output``, ``_new_node`` and the one-slot case of ``_save`` are
+    ``make_reference``; INLINED_KERNEL: ``_new_node`` and the one-slot case of ``_save`` are
     written out here, the one-input case is unrolled and two Tensors go to ``make2``, because every op of every
     forward pass comes through here (a function call costs about as much as the rest of this body)."""
     if type(data) is not ndarray:
@@ -835,15 +822,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
         if a is not None and b is not None and (
                 not saved or (len(saved) == 2 and saved[0] is not OUT and saved[1] is not OUT)):
             return make2(data, cls, a, b, saved, info)
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
+    out = _new_tensor(Tensor, data, False, None, [0])
     if _GM.enabled:
         if len(inputs) == 1:
             t = inputs[0]
@@ -865,7 +844,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
                 check_saved(saved)
             node = _new(cls)
             node._seq = _next_seq()
-            node._x = None
+            node._extras = None
             node._info = info
             node.next_functions = edges
             if not saved:
@@ -903,20 +882,12 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
 
 def make2(data, cls, a, b, saved=(), info=None):
     """``make`` for an op on two Tensors ``a`` and ``b`` (``+``, ``*``, ...), with ``saved`` empty or a pair of
-    Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with ``_new_output``,
+    Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with
     ``edge``, ``_save`` and ``_new_node`` written out without calls or loops, since ``+`` and ``*`` are the
     commonest ops of all."""
     if type(data) is not ndarray:  # ``a + b`` of 0-d arrays is a numpy scalar, which in-place ops can't write into
         data = np.asarray(data)
-    out = _new(Tensor)
-    out._data = data
-    out._grad = None
-    out._output_nr = 0
-    out._retains_grad = False
-    out._vc = [0]
-    out._base = None
-    out._hooks = None
-    out._acc = None
+    out = _new_tensor(Tensor, data, False, None, [0])
     if _GM.enabled:
         fn = a.grad_fn
         e = (fn, a._output_nr) if fn is not None else (accumulator(a), 0) if a._requires_grad else _NONE_EDGE
@@ -925,7 +896,7 @@ def make2(data, cls, a, b, saved=(), info=None):
         if e is not _NONE_EDGE or e1 is not _NONE_EDGE:
             node = _new(cls)
             node._seq = _next_seq()
-            node._x = None
+            node._extras = None
             node._info = info
             node.next_functions = (e, e1)
             if saved:

@@ -2,7 +2,7 @@
 import numpy as np
 
 from .._storage import clone_preserve
-from .._tensor import Tensor, _new, _wrap
+from .._tensor import Tensor, _new_tensor, _wrap
 
 __all__ = ["Parameter"]
 
@@ -24,18 +24,8 @@ class Parameter(Tensor):
                             f"{type(data).__name__}")
         if requires_grad and data._data.dtype.kind != "f":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        p = _new(cls)
-        p._data = data._data            # shared memory, as torch's _make_subclass(detach())
-        p._requires_grad = bool(requires_grad)
-        p.grad_fn = None
-        p._grad = None
-        p._output_nr = 0
-        p._retains_grad = False
-        p._vc = data._vc                # shared version counter (like detach())
-        p._base = None
-        p._hooks = None
-        p._acc = None
-        return p
+        # shared memory and version counter, as torch's _make_subclass(detach())
+        return _new_tensor(cls, data._data, bool(requires_grad), None, data._vc)
 
     def __repr__(self, *, tensor_contents=None):
         return "Parameter containing:\n" + Tensor.__repr__(self)

@@ -125,10 +125,10 @@ def _after(a, before):
 
 
 def _move_retain(t, old_fn, old_nr):
-    if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn and old_fn._x is not None:
-        ref = old_fn._x.retain.pop(old_nr, None)
+    if t._retains_grad and old_fn is not None and old_fn is not t.grad_fn and old_fn._extras is not None:
+        ref = old_fn._extras.retain.pop(old_nr, None)
         if ref is not None:
-            t.grad_fn._cold().retain[t._output_nr] = ref
+            t.grad_fn._get_extras().retain[t._output_nr] = ref
 
 
 def _positions(view, root):

@@ -332,6 +332,16 @@ def einsum(equation, *operands):
     num_ops = len(operands)
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]
+    op_labels = _einsum_input_labels(lhs, num_ops)
+    label_count, ell_num_dim = _einsum_label_counts(operands, op_labels)
+    perm_of, perm_index, ell_index, out_num_dim = _einsum_output_dims(equation, arrow, lhs, label_count,
+                                                                    ell_num_dim)
+    ops, dim_counts = _einsum_align(operands, op_labels, perm_of, perm_index, ell_index, ell_num_dim)
+    return _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops)
+
+
+def _einsum_input_labels(lhs, num_ops):
+    """einsum, phase 1: each operand's labels (0-51, ``_ELL`` for an ellipsis) from the equation's left side."""
     op_labels = [[] for _ in range(num_ops)]
     ell_in_input = False
     cur = 0
@@ -361,6 +371,12 @@ def einsum(equation, *operands):
         i += 1
     if cur != num_ops - 1:
         raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return op_labels
+
+
+def _einsum_label_counts(operands, op_labels):
+    """einsum, phase 2: how many operands use each label, and how many dims the ellipsis covers (checked
+    against each operand's dims)."""
     label_count = [0] * _ELL
     ell_num_dim = 0
     for k, (op, labels) in enumerate(zip(operands, op_labels)):
@@ -378,6 +394,12 @@ def einsum(equation, *operands):
                                + ("is more than the number of dimensions (" if has_ell
                                   else "does not match the number of dimensions (")
                                + f"{ndims}) for operand {k}" + ("" if has_ell else " and no ellipsis was given"))
+    return label_count, ell_num_dim
+
+
+def _einsum_output_dims(equation, arrow, lhs, label_count, ell_num_dim):
+    """einsum, phase 3: the position of each label in the aligned operands (the output's labels first, then the
+    summed ones), where the ellipsis goes, and how many dims the output has."""
     perm_of = [-1] * _ELL
     perm_index = 0
     ell_index = 0
@@ -425,6 +447,12 @@ def einsum(equation, *operands):
         if label_count[lab] > 0 and perm_of[lab] == -1:
             perm_of[lab] = perm_index
             perm_index += 1
+    return perm_of, perm_index, ell_index, out_num_dim
+
+
+def _einsum_align(operands, op_labels, perm_of, perm_index, ell_index, ell_num_dim):
+    """einsum, phase 4: each operand with its repeated labels' diagonals taken, unsqueezed and permuted to the
+    common order; and how many operands have each dim with a size other than 1."""
     label_size = [1] * _ELL
     ell_sizes = [1] * ell_num_dim
     dim_counts = [0] * perm_index
@@ -468,6 +496,12 @@ def einsum(equation, *operands):
                 permutation[p] = dim
                 dim += 1
         ops.append(op.permute(*permutation))
+    return ops, dim_counts
+
+
+def _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops):
+    """einsum, phase 5: the aligned operands multiplied pairwise, left to right (a dim is summed as soon as no
+    later operand has it), then the summed dims dropped."""
     while len(ops) > 1:
         a, b = ops[0], ops[1]
         del ops[:2]
@@ -496,7 +530,6 @@ def einsum(equation, *operands):
             return view(ops[0], *sizes)
         return ops[0].sum(list(range(out_num_dim, perm_index)))
     return ops[0]
-
 
 def _char(lab):
     return chr(lab + ord("A")) if lab < 26 else chr(lab - 26 + ord("a"))

@@ -132,7 +132,7 @@ class AutogradvizSource(GraphSource):
 
     def retained(self, node):
         """``[(output_nr, Tensor)]``: outputs of the node that called ``retain_grad()`` and still exist."""
-        x = node._x
+        x = node._extras
         if x is None or not x.retain:
             return []
         out = []
@@ -144,7 +144,7 @@ class AutogradvizSource(GraphSource):
 
     def hooks(self, node):
         """How many hooks of each kind: node pre-hooks, node hooks, tensor hooks (per output), leaf tensor hooks."""
-        x = node._x
+        x = node._extras
         var = self.variable(node)
         return {"prehooks": len(x.prehooks) if x is not None else 0,
                 "hooks": len(x.hooks) if x is not None else 0,
