@@ -14,8 +14,6 @@ MAX_LINES = 120
 # TEMPORARY: functions in autogradviz/viz/ that are still longer than MAX_LINES, while viz/graph.py becomes the
 # viz/graph/ package. Only paths under autogradviz/viz/ may be listed; the list is to be emptied once that lands.
 ALLOWED_LONG = {
-    ("autogradviz/viz/graph.py", "_backward_graph"),
-    ("autogradviz/viz/graph.py", "_forward_graph"),
     ("autogradviz/viz/replay.py", "backward_replay"),
     ("autogradviz/viz/torch_trace.py", "_make_mode_class"),
 }
@@ -39,6 +37,12 @@ def _long_functions():
 
 def test_the_allow_list_is_only_for_viz():
     assert all(rel.startswith("autogradviz/viz/") for rel, _ in ALLOWED_LONG)
+
+
+def test_the_allow_list_holds_only_long_functions():
+    """An entry whose function was split (or moved) leaves the list: the list only shrinks."""
+    long = {(rel, name) for rel, name, _ in _long_functions()}
+    assert ALLOWED_LONG <= long, sorted(ALLOWED_LONG - long)
 
 
 def test_no_function_over_120_lines():
