@@ -521,63 +521,90 @@ class Replay:
 def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph):
     """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
     step by step: the buffers' totals and autograd.grad's captures are the engine's own events."""
-    lang = _i18n._check(lang)
-    steps = run.steps
-    by_obj = facts.by_obj
-    step_nodes = [by_obj[id(st.node)] for st in steps]
-    for k, ni in enumerate(step_nodes):
-        ni.ran = True
-        ni.seq = k + 1
-    for ni in step_nodes:
-        for tgt, _ in ni.edges:
-            if tgt is not None and tgt.ran:
-                tgt.arrivals += 1
+    return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph).replay(explicit_gradient, mode_grad)
 
-    tl = Timeline()
-    kept_set, freed_set = set(), set()
-    grad_val = {}            # tensor name -> current grad value (for .grad before/after)
-    for ti in facts.tensors:
-        if ti.kind == "input":
-            tl.set_status(ti.name, ("not_needed", None))
-        elif (ti.kind == "leaf" or ti.retains) and ti.grad_before is not None:
-            tl.set_status(ti.name, ("kept", ti.grad_before))
-            grad_val[ti.name] = ti.grad_before
-            tl.kept.append(ti.name)
-            kept_set.add(ti.name)
-        else:
-            tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
 
-    buffers = {}             # (node id, nr) -> the engine's pending total so far
-    arrivals = {}            # (node id, nr) -> [(sender's label, grad)]: the grads summed in that buffer
-    by_name = {ti.name: ti for ti in facts.tensors}
+class _BackwardReplayer:
+    """One backward replay, one method a phase: the statuses before the pass, the start frame, one frame per
+    executed node (what it kept, freed, captured and sent on), and the end of the pass."""
 
-    def set_pending(tgt, nr):
-        name = facts.out_name(tgt, nr)
-        if name in by_name and not (tgt.kind == "acc" and tl.status_now(name, ("",))[0] == "kept"):
-            tl.set_status(name, ("pending", buffers.get((tgt.id, nr))))
+    def __init__(self, facts, run, lang, retain_graph):
+        self.facts, self.run, self.lang, self.retain_graph = facts, run, lang, retain_graph
+        self.tl = Timeline()
+        self.kept_set, self.freed_set = set(), set()
+        self.grad_val = {}       # tensor name -> current grad value (for .grad before/after)
+        self.buffers = {}        # (node id, nr) -> the engine's pending total so far
+        self.arrivals = {}       # (node id, nr) -> [(sender's label, grad)]: the grads summed in that buffer
+        self.by_name = {ti.name: ti for ti in facts.tensors}
 
-    # start frame: the root grads sit in the roots' buffers (the engine's pending events say how much)
-    f0 = Frame(0, tl)
-    root_names = []
-    for t in facts.roots:
-        ti = facts.by_tensor.get(id(t))
-        root_names.append(ti.name if ti is not None else facts.names.label(t))
-    for node, nr, total in run.root_pending:
-        ni = facts.of(node)
-        if ni is None:
-            continue
-        buffers[(ni.id, nr)] = total
-        tl.wait(ni.id, False)
-        nm = facts.out_name(ni, nr)
-        if nm in by_name and tl.status_now(nm)[0] != "kept":
-            tl.set_status(nm, ("pending", total))
-    f0.text = _narr.start_text(root_names, [g for g in run.root_grads if g is not None], explicit_gradient,
-                               mode_grad, lang, retain_graph)
-    frames = [f0]
-    tl.close_frame()
+    def replay(self, explicit_gradient, mode_grad):
+        facts, run = self.facts, self.run
+        step_nodes = [facts.by_obj[id(st.node)] for st in run.steps]
+        for k, ni in enumerate(step_nodes):
+            ni.ran = True
+            ni.seq = k + 1
+        for ni in step_nodes:
+            for tgt, _ in ni.edges:
+                if tgt is not None and tgt.ran:
+                    tgt.arrivals += 1
+        self._initial_statuses()
+        frames = [self._start_frame(explicit_gradient, mode_grad)]
+        self.tl.close_frame()
+        for st, ni in zip(run.steps, step_nodes):
+            frames.append(self._step_frame(len(frames), st, ni))
+            self.tl.close_frame()
+        self._end_of_pass(len(frames) - 1)
+        return Replay(frames, self.tl, facts)
 
-    for st, ni in zip(steps, step_nodes):
-        fr = Frame(len(frames), tl)
+    # -- before the pass -----------------------------------------------------------------------------------------
+    def _keep(self, name):
+        if name not in self.kept_set:
+            self.tl.kept.append(name)
+            self.kept_set.add(name)
+
+    def _free(self, key, newly_freed):
+        if key not in self.freed_set:
+            self.tl.freed.append(key)
+            self.freed_set.add(key)
+            newly_freed.append(key)
+
+    def _initial_statuses(self):
+        tl = self.tl
+        for ti in self.facts.tensors:
+            if ti.kind == "input":
+                tl.set_status(ti.name, ("not_needed", None))
+            elif (ti.kind == "leaf" or ti.retains) and ti.grad_before is not None:
+                tl.set_status(ti.name, ("kept", ti.grad_before))
+                self.grad_val[ti.name] = ti.grad_before
+                self._keep(ti.name)
+            else:
+                tl.set_status(ti.name, ("waiting" if (ti.node is not None and ti.node.ran) else "unused", None))
+
+    def _start_frame(self, explicit_gradient, mode_grad):
+        """The start frame: the root grads sit in the roots' buffers (the engine's pending events say how much)."""
+        facts, tl = self.facts, self.tl
+        f0 = Frame(0, tl)
+        root_names = []
+        for t in facts.roots:
+            ti = facts.by_tensor.get(id(t))
+            root_names.append(ti.name if ti is not None else facts.names.label(t))
+        for node, nr, total in self.run.root_pending:
+            ni = facts.of(node)
+            if ni is None:
+                continue
+            self.buffers[(ni.id, nr)] = total
+            tl.wait(ni.id, False)
+            nm = facts.out_name(ni, nr)
+            if nm in self.by_name and tl.status_now(nm)[0] != "kept":
+                tl.set_status(nm, ("pending", total))
+        f0.text = _narr.start_text(root_names, [g for g in self.run.root_grads if g is not None], explicit_gradient,
+                                   mode_grad, self.lang, self.retain_graph)
+        return f0
+
+    # -- one executed node ---------------------------------------------------------------------------------------
+    def _step_frame(self, index, st, ni):
+        facts, tl = self.facts, self.tl
+        fr = Frame(index, tl)
         fr.node = ni.name
         fr.node_id = ni.id
         fr.label = ni.label
@@ -586,83 +613,94 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
         fr.hooks = [(facts.out_name(ni, nr), b, a) for nr, b, a in st.hooks]
         newly_kept, newly_freed = [], []
         for nr in range(ni.nout):
-            buffers.pop((ni.id, nr), None)
+            self.buffers.pop((ni.id, nr), None)
         tl.ran(ni.id)
 
         captured = []
         for _k, nr, g in st.captured:
             name = facts.out_name(ni, nr)
             captured.append((name, g))
-            if name in by_name:
+            if name in self.by_name:
                 tl.set_status(name, ("returned", g))
         fr.captured = captured
 
         accumulated = []
         if ni.kind == "acc":
-            for tensor, added, after in st.accumulated:
-                ti = facts.by_tensor.get(id(tensor))
-                name = ti.name if ti is not None else ni.leaf_name
-                before = grad_val.get(name)
-                accumulated.append((name, added, after, before))
-                grad_val[name] = after
-                tl.set_status(name, ("kept", after))
-                if name not in kept_set:
-                    tl.kept.append(name)
-                    kept_set.add(name)
-                newly_kept.append(name)
-            if not st.accumulated and not captured:
-                name = ni.leaf_name
-                if tl.status_now(name, ("",))[0] in ("pending", "waiting"):
-                    tl.set_status(name, ("kept", grad_val[name]) if name in grad_val else ("waiting", None))
+            self._accumulate(st, ni, captured, accumulated, newly_kept)
         else:
-            retained_names = []
-            for tensor, g in st.retained:
-                ti = facts.by_tensor.get(id(tensor))
-                name = ti.name if ti is not None else facts.names.label(tensor)
-                prev = grad_val.get(name)
-                total = g if prev is None or g is None else prev + g
-                grad_val[name] = total
-                tl.set_status(name, ("kept", total))
-                retained_names.append(name)
-                fr.retained.append((name, g))
-                if name not in kept_set:
-                    tl.kept.append(name)
-                    kept_set.add(name)
-                newly_kept.append(name)
-            for nr in range(ni.nout):
-                name = facts.out_name(ni, nr)
-                if name in retained_names or any(c[0] == name for c in captured):
-                    continue
-                if nr < len(st.grads_in) and st.grads_in[nr] is None:
-                    if name in by_name:       # the node ran, but no grad came for this output: nothing to free
-                        tl.set_status(name, ("no_grad", None))
-                    continue
-                key = f"{name}.grad"
-                if key not in freed_set:
-                    tl.freed.append(key)
-                    freed_set.add(key)
-                    newly_freed.append(key)
-                if name in by_name:
-                    g = st.grads_in[nr] if nr < len(st.grads_in) else None
-                    tl.set_status(name, ("freed", g))
-            if st.released:
-                rel = []
-                for attr, _tname, _val in ni.saved_items:
-                    key = f"{ni.owner}.{attr}"
-                    rel.append(attr)
-                    if key not in freed_set:
-                        tl.freed.append(key)
-                        freed_set.add(key)
-                        newly_freed.append(key)
-                fr.released = rel
-                tl.saved_freed.append(ni.id)
+            self._retain_and_free(fr, st, ni, captured, newly_kept, newly_freed)
         fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
+        self._send(fr, st, ni)
+        tl.done.append(ni.id)
+        fr.newly_kept = newly_kept
+        fr.newly_freed = newly_freed
+        arrivals = self.arrivals
+        summed = [(facts.out_name(ni, nr), arrivals.pop((ni.id, nr))) for nr in range(ni.nout)
+                  if len(arrivals.get((ni.id, nr), ())) > 1]
+        for nr in range(ni.nout):
+            arrivals.pop((ni.id, nr), None)
+        fr._narrate = _narrator(ni, st, fr, accumulated, captured, self.lang, self.retain_graph, summed)
+        return fr
 
-        # grads sent along the edges land in the next nodes' buffers: the engine reports each buffer's new total
+    def _accumulate(self, st, ni, captured, accumulated, newly_kept):
+        """An AccumulateGrad node: the leaf's .grad before and after (kept)."""
+        tl, grad_val = self.tl, self.grad_val
+        for tensor, added, after in st.accumulated:
+            ti = self.facts.by_tensor.get(id(tensor))
+            name = ti.name if ti is not None else ni.leaf_name
+            before = grad_val.get(name)
+            accumulated.append((name, added, after, before))
+            grad_val[name] = after
+            tl.set_status(name, ("kept", after))
+            self._keep(name)
+            newly_kept.append(name)
+        if not st.accumulated and not captured:
+            name = ni.leaf_name
+            if tl.status_now(name, ("",))[0] in ("pending", "waiting"):
+                tl.set_status(name, ("kept", grad_val[name]) if name in grad_val else ("waiting", None))
+
+    def _retain_and_free(self, fr, st, ni, captured, newly_kept, newly_freed):
+        """Any other node: retained grads are kept, the others freed, and its saved tensors released."""
+        facts, tl, grad_val = self.facts, self.tl, self.grad_val
+        retained_names = []
+        for tensor, g in st.retained:
+            ti = facts.by_tensor.get(id(tensor))
+            name = ti.name if ti is not None else facts.names.label(tensor)
+            prev = grad_val.get(name)
+            total = g if prev is None or g is None else prev + g
+            grad_val[name] = total
+            tl.set_status(name, ("kept", total))
+            retained_names.append(name)
+            fr.retained.append((name, g))
+            self._keep(name)
+            newly_kept.append(name)
+        for nr in range(ni.nout):
+            name = facts.out_name(ni, nr)
+            if name in retained_names or any(c[0] == name for c in captured):
+                continue
+            if nr < len(st.grads_in) and st.grads_in[nr] is None:
+                if name in self.by_name:       # the node ran, but no grad came for this output: nothing to free
+                    tl.set_status(name, ("no_grad", None))
+                continue
+            self._free(f"{name}.grad", newly_freed)
+            if name in self.by_name:
+                g = st.grads_in[nr] if nr < len(st.grads_in) else None
+                tl.set_status(name, ("freed", g))
+        if st.released:
+            rel = []
+            for attr, _tname, _val in ni.saved_items:
+                rel.append(attr)
+                self._free(f"{ni.owner}.{attr}", newly_freed)
+            fr.released = rel
+            tl.saved_freed.append(ni.id)
+
+    def _send(self, fr, st, ni):
+        """Grads sent along the edges land in the next nodes' buffers: the engine reports each buffer's new total."""
+        facts, tl = self.facts, self.tl
         for node, nr, total in st.pending:
             tgt = facts.of(node)
             if tgt is not None:
-                buffers[(tgt.id, nr)] = total
+                self.buffers[(tgt.id, nr)] = total
         for k, (tgt, nr) in enumerate(ni.edges):
             g = st.grads_out[k] if k < len(st.grads_out) else None
             if tgt is None or not tgt.ran:
@@ -670,31 +708,27 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
                 continue
             fr.edges_out.append((ni.id, k, g is not None))
             if g is not None:
-                arrivals.setdefault((tgt.id, nr), []).append((ni.label, k, g))
+                self.arrivals.setdefault((tgt.id, nr), []).append((ni.label, k, g))
             tl.wait(tgt.id, True)
-            set_pending(tgt, nr)
+            self._set_pending(tgt, nr)
 
-        tl.done.append(ni.id)
-        fr.newly_kept = newly_kept
-        fr.newly_freed = newly_freed
-        summed = [(facts.out_name(ni, nr), arrivals.pop((ni.id, nr))) for nr in range(ni.nout)
-                  if len(arrivals.get((ni.id, nr), ())) > 1]
-        for nr in range(ni.nout):
-            arrivals.pop((ni.id, nr), None)
-        fr._narrate = _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed)
-        frames.append(fr)
-        tl.close_frame()
-    # the pass has ended: a tensor still waiting for its grad gets none (an LSTM's unused h_n and c_n)
-    last = len(frames) - 1
-    for name in tl.status_names:
-        h = tl.status_hist[name]
-        if h[1][-1][0] in ("waiting", "pending"):
-            if h[0][-1] == last:
-                h[1][-1] = ("no_grad", None)
-            else:
-                h[0].append(last)
-                h[1].append(("no_grad", None))
-    return Replay(frames, tl, facts)
+    def _set_pending(self, tgt, nr):
+        name = self.facts.out_name(tgt, nr)
+        if name in self.by_name and not (tgt.kind == "acc" and self.tl.status_now(name, ("",))[0] == "kept"):
+            self.tl.set_status(name, ("pending", self.buffers.get((tgt.id, nr))))
+
+    # -- after the pass ------------------------------------------------------------------------------------------
+    def _end_of_pass(self, last):
+        """A tensor still waiting for its grad gets none (an LSTM's unused h_n and c_n)."""
+        tl = self.tl
+        for name in tl.status_names:
+            h = tl.status_hist[name]
+            if h[1][-1][0] in ("waiting", "pending"):
+                if h[0][-1] == last:
+                    h[1][-1] = ("no_grad", None)
+                else:
+                    h[0].append(last)
+                    h[1].append(("no_grad", None))
 
 
 def _narrator(ni, st, fr, accumulated, captured, lang, retain_graph, summed=()):
