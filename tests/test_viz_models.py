@@ -187,3 +187,182 @@ def test_lenet_forward_labels_and_identity(width):
     assert sorted(_into(srcs[0], "cross_entropy"))[0] == "linear\\n(AddmmBackward0)"   # and the target
     assert len(_into(srcs[0], "cross_entropy")) == 2
     assert srcs[0] == srcs[1]
+
+
+# -- the GPT of the build-a-GPT lecture, and the identity of backward drawings and stepper frames ---------------------
+def _gpt_trace(lib, ref=None, **size):
+    from _support.models import copy_weights, gpt
+    lib.manual_seed(0)
+    net = gpt(lib, **size)
+    if ref is not None:
+        copy_weights(ref, net, lib)
+    T = size.get("block_size", 8)
+    V = size.get("vocab_size", 65)
+    idx = lib.tensor([[(3 * i + 1) % V for i in range(T)], [(5 * i + 2) % V for i in range(T)]])
+    with viz.trace() as tr:
+        logits, loss = net(idx, idx)
+    return net, tr, loss
+
+
+GPT_SIZES = {"lecture": {}, "small": dict(n_embd=12, n_head=3, n_layer=1, block_size=5, vocab_size=11)}
+
+
+def _stepper_facts(st):
+    """What a learner sees in each frame (the narration's numbers aside: float32 sums differ in the last digit)."""
+    import numpy as np
+    out = []
+    for f in st.frames:
+        out.append((f.node, f.node_id, f.label, f.kept, f.freed, f.done, [n for n, _ in f.grads_in],
+                    [n for n, _ in f.grads_out], [n for n, _, _ in f.accumulated],
+                    {k: v[0] for k, v in f.status.items()}, sorted(f.pending)))
+        for pairs in (f.grads_in, f.grads_out):
+            out.append([None if g is None else np.asarray(g, dtype=np.float64).round(3).tolist() for _, g in pairs])
+    return out
+
+
+def _same_frames(a, b):
+    import numpy as np
+    assert len(a) == len(b)
+    for k, (x, y) in enumerate(zip(a, b)):
+        if k % 3:    # the grads: equal up to float32 rounding (which a deep net's BatchNorms add up)
+            for gx, gy in zip(x, y):
+                assert (gx is None) == (gy is None), k
+                if gx is not None:
+                    gy = np.asarray(gy)
+                    np.testing.assert_allclose(gx, gy, atol=1e-2 * max(1.0, float(np.abs(gy).max(initial=0))),
+                                               err_msg=f"frame {k // 3}")
+        else:
+            assert x == y, f"frame {k // 3}"
+
+
+def _identity(make, ref_make):
+    """draw_forward of the trace, draw_backward before and after backward, and the BackwardStepper's frames: the
+    same in both engines (the same weights: ``ref_make(torch)`` gives them to ``make(autogradviz, ref)``)."""
+    ref, tr_t, loss_t = ref_make(torch)
+    net, tr_a, loss_a = make(autogradviz, ref)
+    got = {}
+    for lib, tr, m, loss in ((autogradviz, tr_a, net, loss_a), (torch, tr_t, ref, loss_t)):
+        names = {"loss": loss}
+        got.setdefault("forward", []).append(viz.draw_forward(tr, model=m, names=names, lang="en",
+                                                              show_values=0).source)
+        got.setdefault("before", []).append(viz.draw_backward(loss, model=m, names=names, lang="en",
+                                                              show_values=0).source)
+        got.setdefault("trace", []).append(viz.draw_backward(loss, trace=tr, model=m, names=names, lang="en",
+                                                             show_values=0).source)
+        st = viz.BackwardStepper(loss, names={"loss": loss, "model": m}, lang="en", retain_graph=True)
+        got.setdefault("frames", []).append(_stepper_facts(st))
+        got.setdefault("after", []).append(viz.draw_backward(loss, model=m, names=names, lang="en",
+                                                             show_values=0).source)
+    for k in ("forward", "before", "trace", "after"):
+        assert got[k][0] == got[k][1], k
+    assert got["before"][0] != got["after"][0]      # the drawing after backward shows what ran
+    _same_frames(*got["frames"])
+    return got
+
+
+@pytest.mark.parametrize("size", list(GPT_SIZES))
+def test_gpt_identity(size):
+    kw = GPT_SIZES[size]
+    got = _identity(lambda lib, ref: _gpt_trace(lib, ref, **kw), lambda lib: _gpt_trace(lib, **kw))
+    src = got["forward"][0]
+    n_layer = kw.get("n_layer", 2)
+    labels = [lab.split("\\n")[0] for lab in _nodes(src).values() if "\\n(" in lab]
+    # per head: key, query, value; the projection and the MLP's two; the head
+    assert labels.count("linear") == n_layer * (3 * kw.get("n_head", 4) + 3) + 1
+    assert labels.count("masked_fill") == n_layer * kw.get("n_head", 4)
+    assert labels.count("embedding") == 2 and labels.count("cross_entropy") == 1
+
+
+@pytest.mark.parametrize("width", [6, 4])
+def test_lenet_backward_and_stepper_identity(width):
+    _identity(lambda lib, ref: _lenet_trace(lib, width, ref), lambda lib: _lenet_trace(lib, width))
+
+
+# -- ResNet-18 ----------------------------------------------------------------------------------------------------------
+def _resnet_trace(lib, width, ref=None):
+    from _support.models import copy_weights, resnet18
+    lib.manual_seed(0)
+    net = resnet18(lib, width)
+    if ref is not None:
+        copy_weights(ref, net, lib)
+    import numpy as np
+    # two different images: with equal ones the training-mode BatchNorm of the 1x1 last stage gives 0 and ReLU's
+    # mask is rounding noise
+    x = lib.tensor(np.random.RandomState(0).rand(2, 3, 32, 32).astype(np.float32))
+    with viz.trace() as tr:
+        loss = net(x).sum()
+    return net, tr, loss
+
+
+@pytest.mark.parametrize("width", [4, 8])
+def test_resnet18_identity_and_every_batchnorm_parameter(width):
+    got = _identity(lambda lib, ref: _resnet_trace(lib, width, ref), lambda lib: _resnet_trace(lib, width))
+    src = got["forward"][0]
+    nodes = _nodes(src)
+    labels = [lab.split("\\n")[0] for lab in nodes.values() if "\\n(" in lab]
+    assert labels.count("conv2d") == 20 and labels.count("batch_norm") == 20 and labels.count("linear") == 1
+    # all 40 BatchNorm parameters and 40 running statistics are drawn, named, into their op
+    bn_names = {v for v in nodes.values() if re.fullmatch(r"(\w+\.)*bn\d\.(weight|bias|running_mean|running_var)"
+                                                           r"|(\w+\.)*downsample\.1\.(weight|bias|running_mean|"
+                                                           r"running_var)", v)}
+    assert len(bn_names) == 80
+    # a convolution without a bias has two inputs: no "number" for the absent bias
+    assert sorted(_into_first(src, "layer4.1.conv2 (Conv2d)")) == ["layer4.1.conv2.weight", "relu_\\n(ReluBackward0)"]
+    assert "layer4.1.bn2 (BatchNorm2d)" in src
+
+
+def _into_first(src, cluster_label):
+    """The labels of the nodes drawn into the op inside the cluster labelled ``cluster_label``."""
+    m = re.search(r'label="%s".*?\n((?:\t+n\d+ \[.*\n)+)' % re.escape(cluster_label), src)
+    ids = re.findall(r"(n\d+) \[", m.group(1))
+    nodes = _nodes(src)
+    op = [i for i in ids if "\\n(" in nodes[i]][0]
+    return [nodes[a] for a, b in _edges(src) if b == op]
+
+
+# -- nn.TransformerEncoderLayer and nn.LSTM (PyTorch's own layers: drawn from real torch) -----------------------------
+def _transformer_trace(d_model, nhead):
+    from _support.models import transformer_layer
+    torch.manual_seed(0)
+    net = transformer_layer(torch, d_model, nhead, 2 * d_model)
+    x = torch.randn(2, 3, d_model, requires_grad=True)
+    with viz.trace() as tr:
+        loss = net(x).sum()
+    return net, tr, loss
+
+
+@pytest.mark.parametrize("d_model,nhead", [(16, 2), (12, 3)])
+def test_transformer_layer_attention_is_one_call_with_all_its_parameters(d_model, nhead):
+    net, tr, loss = _transformer_trace(d_model, nhead)
+    src = viz.draw_forward(tr, model=net, lang="en", show_values=0).source
+    labels = [lab.split("\\n")[0] for lab in _nodes(src).values() if "\\n(" in lab]
+    assert labels.count("multi_head_attention_forward") == 1 and "view" not in labels
+    assert labels.count("linear") == 2 and labels.count("layer_norm") == 2
+    into = _into(src, "multi_head_attention_forward")
+    for p in ("in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"):
+        assert "self_attn." + p in into
+    assert sum(1 for lab in into if lab.startswith("transpose")) == 3    # query, key and value
+
+
+def _lstm_trace(input_size, hidden_size, num_layers):
+    from _support.models import lstm
+    torch.manual_seed(0)
+    net = lstm(torch, input_size, hidden_size, num_layers)
+    x = torch.randn(2, 5, input_size)
+    with viz.trace() as tr:
+        loss = net(x).sum()
+    return net, tr, loss
+
+
+@pytest.mark.parametrize("input_size,hidden_size,num_layers", [(4, 6, 1), (3, 5, 2)])
+def test_lstm_is_one_call_with_all_its_parameters(input_size, hidden_size, num_layers):
+    net, tr, loss = _lstm_trace(input_size, hidden_size, num_layers)
+    src = viz.draw_forward(tr, model=net, lang="en", show_values=0).source
+    into = _into(src, "lstm\\n")
+    params = [f"lstm.{k}_l{i}" for i in range(num_layers) for k in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    assert sorted(lab for lab in into if lab.startswith("lstm.")) == sorted(params)
+    assert len(into) == len(params) + 3          # and the input, h0 and c0 (zeros made by the LSTM)
+    # the backward drawing of the same model names every parameter too
+    bsrc = viz.draw_backward(loss, model=net, lang="en", show_values=0).source
+    for p in params:
+        assert p in bsrc

@@ -160,6 +160,32 @@ def with_call_tensors(inputs, call_tensors):
     return tuple(out)
 
 
+def call_record_inputs(inputs, frame):
+    """The inputs an op of the call running in ``frame`` records: ``with_call_tensors``, without the None of an
+    optional tensor argument the call was not given (``F.conv2d(x, w)``: its node keeps an edge for ``bias``, but
+    no Python-number operand stands there). One rule with PyTorch's TorchFunctionMode (viz/torch_trace.py): the
+    call's arguments that are tensors, numbers or None, as many as the op's inputs, without the Nones."""
+    inputs = with_call_tensors(inputs, _call_inputs(frame))
+    if not any(x is None for x in inputs):
+        return inputs
+    code = frame.f_code
+    n = code.co_argcount + code.co_kwonlyargcount
+    loc = frame.f_locals
+    vals = [loc.get(v) for v in code.co_varnames[:n]]
+    if code.co_flags & 4:        # *args
+        vals[code.co_argcount:code.co_argcount] = list(loc.get(code.co_varnames[n], ()))
+    if code.co_flags & 8:        # **kwargs
+        vals.extend((loc.get(code.co_varnames[n + (1 if code.co_flags & 4 else 0)]) or {}).values())
+    items = [a for a in vals if a is None or isinstance(a, Tensor) or
+             (isinstance(a, (int, float)) and not isinstance(a, bool))][:len(inputs)]
+    cand = tuple(a if isinstance(a, Tensor) else None for a in items if a is not None)
+    ts = [x for x in inputs if x is not None]
+    if len(cand) < len(inputs) and len(ts) == sum(1 for a in cand if a is not None) and all(
+            a is b for a, b in zip(ts, (c for c in cand if c is not None))):
+        return cand
+    return inputs
+
+
 # -- in-place calls: one rule for both engines (this recorder and viz/torch_trace.py's TorchFunctionMode) --------
 # calls whose Python-number arguments are drawn as constant operands (``y.add_(1)``: the 1)
 NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"))
@@ -526,7 +552,7 @@ class Recorder:
                 log = self._oplog
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    inputs = call_record_inputs(inputs, call)
                     self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
                 return
@@ -549,7 +575,7 @@ class Recorder:
                 self._call = call
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    inputs = call_record_inputs(inputs, call)
                     self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
