@@ -251,11 +251,14 @@ def test_freed_saved_names_are_what_pytorch_saved(case):
 
 
 def test_graph_model_reads_nodes_only_through_the_graph_source():
-    """viz/graph.py asks viz/sources for every fact about nodes and tensors: no private field, no engine class."""
+    """viz/graph/ asks viz/sources for every fact about nodes and tensors: no private field, no engine class."""
+    import glob
     import os
     import re
     from autogradviz.viz import graph as vgraph
-    src = open(os.path.splitext(vgraph.__file__)[0] + ".py", encoding="utf-8").read()
+    files = sorted(glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py")))
+    assert len(files) >= 7, files  # the package's files, one job each
+    src = "\n".join(open(f, encoding="utf-8").read() for f in files)
     code = "\n".join(ln.split("#")[0] for ln in src.splitlines())
     code = re.sub(r"``[^`]*``", "", code)  # names quoted in docstrings
     for pat in (r"(get|has)attr\([^)]*[\"']_", r"\.next_functions", r"\._saved", r"\._x\b", r"\._grad\b",
@@ -300,3 +303,14 @@ def test_model_says_which_recorded_runs_went_through_it(lesson_graph):
     g["loss"].backward()
     m1 = viz.backward_graph(g["loss"])  # freed saved tensors prove it, without a trace
     assert m1.ran and m1.runs == [] and any(k.startswith("note.freed") for k, _ in m1.notes)
+
+
+def test_graph_package_files_stay_small():
+    """viz/graph/ is one job a file, none over 600 lines (issue 22)."""
+    import glob
+    import os
+    from autogradviz.viz import graph as vgraph
+    sizes = {os.path.basename(f): sum(1 for _ in open(f, encoding="utf-8"))
+             for f in glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py"))}
+    assert {"model.py", "values.py", "reduce.py", "backward.py", "forward.py"} <= set(sizes), sizes
+    assert max(sizes.values()) <= 600, sizes

@@ -685,7 +685,7 @@ def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lan
 
 def _public_builder(builder, inner, bools):
     """``viz.backward_graph`` / ``viz.forward_graph``: the model builders with their arguments checked at the door
-    (the views inside viz call the builders of graph.py directly). The arguments are those of ``inner``, the builder
+    (the views inside viz call the builders of viz/graph/ directly). The arguments are those of ``inner``, the builder
     that ``builder`` runs with the graph source it finds (``source`` is not the caller's to give)."""
     import functools
     import inspect

@@ -4,7 +4,7 @@
     replay = backward_replay(facts, run, lang, ...)
     replay.frames[3].kept, .freed, .status, .text
 
-Node ids are the graph model's (``viz/graph.py``: ``n0``, ``n1``, ... in the order of its walk), so a frame's
+Node ids are the graph model's (``viz/graph/``: ``n0``, ``n1``, ... in the order of its walk), so a frame's
 ``node_id`` is the id the drawing uses for that node.
 
 What every frame shows is computed in one pass over the engine's steps, from what the engine recorded: the grads in

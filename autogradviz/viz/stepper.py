@@ -6,7 +6,7 @@
 
 This module is only the widget. The work is split by job:
 
-1. ``viz/graph.py`` builds the graph model: its node ids (``n0``, ``n1``, ...) are the ids of the drawing *and*
+1. ``viz/graph/`` builds the graph model: its node ids (``n0``, ``n1``, ...) are the ids of the drawing *and*
    of the frames (``frame.node_id``).
 2. ``viz/replay.py`` copies what backward will free (saved tensors, the leaves' ``.grad``), and after the real
    run (``root.backward(gradient, retain_graph=...)``, or ``autograd.grad`` with ``inputs=``, under a ``trace()``

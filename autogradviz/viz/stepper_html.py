@@ -359,7 +359,7 @@ class BackwardView:
     def _nodes_sel(self, gids, parts=("polygon", "ellipse", "path", "rect")):
         """One selector for the shapes of nodes ``gids``: ``.scope :is(#a, #b) :is(polygon, ...)``, as specific
         as ``.scope #a polygon`` and a few bytes a node (frames of big graphs name many nodes)."""
-        # a shared leaf may be drawn once per use (graph.py's split_shared): restyle every copy
+        # a shared leaf may be drawn once per use (viz/graph/'s split_shared): restyle every copy
         sc, p = "." + self.scope, self.prefix
         ids = [f"#{p}{a}" for g in gids for a in [g] + list(self.aliases.get(g, ()))]
         return f"{sc} :is({','.join(ids)}) :is({','.join(parts)})"

@@ -1,7 +1,7 @@
 """Graph sources: where the views get their facts about a backward graph.
 
 A *source* answers questions about the nodes and tensors of one autograd library, using only that library's own
-self-description. ``viz/graph.py`` builds its GraphModel through this interface and nothing else, so that a second
+self-description. ``viz/graph/`` builds its GraphModel through this interface and nothing else, so that a second
 library (real PyTorch, a later issue) can be drawn by the same views: it needs one more module here that answers
 the same questions, imported only when it is handed one of that library's objects.
 
