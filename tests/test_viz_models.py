@@ -366,3 +366,154 @@ def test_lstm_is_one_call_with_all_its_parameters(input_size, hidden_size, num_l
     bsrc = viz.draw_backward(loss, model=net, lang="en", show_values=0).source
     for p in params:
         assert p in bsrc
+
+
+# -- grouping by the module that ran the op ------------------------------------------------------------------------------
+def _groups(src):
+    """{node id: the label of the innermost module box it is drawn in (None: in none)}."""
+    out, stack = {}, []
+    for line in src.splitlines():
+        s = line.strip()
+        if s.startswith("subgraph cluster_"):
+            stack.append(None)
+        elif s.startswith("label=") or (stack and stack[-1] is None and " label=" in s and s.startswith("color=")):
+            m = re.search(r'label="((?:[^"\\]|\\.)*)"', s)
+            if stack and stack[-1] is None and m:
+                stack[-1] = m.group(1)
+        elif s == "}":
+            if stack:
+                stack.pop()
+        else:
+            m = re.match(r"(n\d+) \[", s)
+            if m:
+                out[m.group(1)] = stack[-1] if stack else None
+    return out
+
+
+def _ops_in(src, prefix):
+    """[(op label, its box)] for the ops whose label starts with ``prefix``."""
+    g = _groups(src)
+    return [(lab, g[k]) for k, lab in _nodes(src).items() if lab.startswith(prefix)]
+
+
+@LIBS
+@pytest.mark.parametrize("size", list(GPT_SIZES))
+def test_gpt_ops_in_the_module_that_ran_them(lib, size):
+    kw = GPT_SIZES[size]
+    net, tr, loss = _gpt_trace(lib, **kw)
+    src = viz.draw_forward(tr, model=net, lang="en", show_values=0).source
+    heads = kw.get("n_head", 4) * kw.get("n_layer", 2)
+    for op in ("masked_fill", "softmax", "eq", "mul"):     # the Head's math, with no parameter of its own
+        boxes = [g for _, g in _ops_in(src, op + "\\n")]
+        assert len(boxes) == heads and all(re.fullmatch(r"blocks\.\d\.sa\.heads\.\d \(Head\)", b) for b in boxes), \
+            (op, boxes)
+    assert all(g == "blocks.%s.sa (MultiHeadAttention)" % g[7] for _, g in _ops_in(src, "cat\\n"))
+    adds = [g for _, g in _ops_in(src, "add\\n")]
+    assert adds.count(None) == 1              # token + position embedding: in the model's own forward
+    assert sorted(a for a in adds if a) == sorted(["blocks.%d (Block)" % i for i in range(kw.get("n_layer", 2))] * 2)
+    assert all(re.fullmatch(r"blocks\.\d\.ffwd\.net\.1 \(ReLU\)", g) for _, g in _ops_in(src, "relu\\n"))
+    # the backward drawing with the trace groups the same way; without it, by parameters only
+    b = viz.draw_backward(loss, trace=tr, model=net, lang="en", show_values=0).source
+    boxes = [g for _, g in _ops_in(b, "{MaskedFillBackward0")]
+    assert len(boxes) == heads and all(re.fullmatch(r"blocks\.\d\.sa\.heads\.\d \(Head\)", x) for x in boxes)
+    plain = viz.draw_backward(loss, model=net, lang="en", show_values=0).source
+    assert [g for _, g in _ops_in(plain, "{MaskedFillBackward0")] == [None] * heads
+
+
+@pytest.mark.parametrize("size", list(GPT_SIZES))
+def test_gpt_backward_with_trace_same_in_both_engines(size):
+    kw = GPT_SIZES[size]
+    ref, tr_t, loss_t = _gpt_trace(torch, **kw)
+    net, tr_a, loss_a = _gpt_trace(autogradviz, ref, **kw)
+    a = viz.draw_backward(loss_a, trace=tr_a, model=net, names={"loss": loss_a}, lang="en", show_values=0).source
+    b = viz.draw_backward(loss_t, trace=tr_t, model=ref, names={"loss": loss_t}, lang="en", show_values=0).source
+    assert a == b
+
+
+@LIBS
+def test_resnet_residual_add_in_its_block(lib):
+    net, tr, loss = _resnet_trace(lib, 4)
+    src = viz.draw_forward(tr, model=net, lang="en", show_values=0).source
+    adds = [g for _, g in _ops_in(src, "add_\\n")]
+    assert sorted(adds) == sorted(f"layer{i}.{j} (BasicBlock)" for i in range(1, 5) for j in range(2))
+    relus = [g for _, g in _ops_in(src, "relu_\\n")]
+    assert len(relus) == 17 and all(re.fullmatch(r"(layer\d\.\d\.)?relu \(ReLU\)", g) for g in relus), relus
+
+
+def test_transformer_attention_in_its_module():
+    net, tr, loss = _transformer_trace(16, 2)
+    src = viz.draw_forward(tr, model=net, lang="en", show_values=0).source
+    assert [g for _, g in _ops_in(src, "multi_head_attention_forward")] == ["self_attn (MultiheadAttention)"]
+    assert [g for _, g in _ops_in(src, "layer_norm")] == ["norm1 (LayerNorm)", "norm2 (LayerNorm)"]
+
+
+@LIBS
+def test_module_of_each_op_recorded(lib):
+    lib.manual_seed(0)
+    inner = lib.nn.Sequential(lib.nn.Linear(3, 3), lib.nn.ReLU())
+    x = lib.ones(2, 3)
+    with viz.trace() as tr:
+        y = inner(x) * 2
+        bad = lib.nn.Linear(4, 1)
+        try:
+            bad(x)
+        except RuntimeError:
+            pass
+        z = y + 1
+    mods = [op.module for op in tr.ops]
+    assert mods[:3] == [inner[0], inner[1], None] and mods[-1] is None   # after a module that raised: none runs
+
+
+# -- failed calls caught inside the trace ----------------------------------------------------------------------------
+def _caught(lib):
+    x = lib.ones(2, 3)
+    w = lib.ones(4, 5, requires_grad=True)
+    lin = lib.nn.Linear(4, 1)
+    with lib.no_grad():
+        lin.weight.fill_(0.5)
+        lin.bias.fill_(0.25)
+
+    class Bad(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            raise ValueError("no forward")
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+    with viz.trace() as tr:
+        h = x * 2
+        for bad in (lambda: h @ w, lambda: lin(h), lambda: h.view(5, 5), lambda: Bad.apply(h * w.sum())):
+            try:
+                bad()
+            except (RuntimeError, ValueError):
+                pass
+        y = h + 1
+    return tr
+
+
+def test_caught_failed_calls_recorded_in_both_engines():
+    got = []
+    for lib in (autogradviz, torch):
+        tr = _caught(lib)
+        assert [(f.name, f.error_type) for f in tr.failed] == [
+            ("MmBackward0", "RuntimeError"), ("AddmmBackward0", "RuntimeError"), ("ViewBackward0", "RuntimeError"),
+            ("BadBackward", "ValueError")]
+        assert [f.index for f in tr.failed] == [1, 1, 1, 3]
+        got.append(viz.draw_forward(tr, lang="en", show_values=0).source)
+    assert got[0] == got[1]
+    assert got[0].count("#C0392B") >= 4
+
+
+@LIBS
+def test_a_failure_the_op_layer_catches_is_not_recorded(lib):
+    x = lib.ones(2, 3, requires_grad=True)
+    with viz.trace() as tr:
+        y = lib.nn.functional.cross_entropy(x, lib.tensor([0, 2]))
+        z = x.reshape(3, 2) * 2
+    assert tr.failed == []
+    tr2 = viz.trace()
+    with pytest.raises(RuntimeError):
+        with tr2:
+            x.view(4, 4)
+    assert len(tr2.failed) == 1      # recorded once, when it left the block too

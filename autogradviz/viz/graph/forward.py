@@ -1,7 +1,7 @@
 """The forward graph builder: ops as nodes and tensors as edges, from a trace or reconstructed from the grad_fn
 graph."""
 from .model import DEFAULT_COLLAPSE, DEFAULT_MAX_NODES, DEFAULT_SHOW_VALUES, GraphModel, VEdge, VNode
-from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target
+from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target, module_groups
 from .roots import _make_names, _saved_pairs, _trace_roots, split_roots
 from .values import _grad_info, _shape, call_label, format_value, inplace_label, op_name, version_label
 
@@ -16,7 +16,7 @@ def _tensor_role(source, t, nm):
 
 class _OpV:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module")
 
     def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
@@ -27,6 +27,7 @@ class _OpV:
         self.grad = grad          # True when it recorded a grad_fn
         self.version = version    # an in-place op: the version of the tensor it wrote, after the write
         self.after = after        # and that tensor's data after the write (a later write may change the tensor)
+        self.module = None        # a trace op: the module that ran it (trace.ForwardOp.module)
 
 
 class _SrcKey:
@@ -151,6 +152,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
                 it[0] in ("scalar", "none") or (it[0] == "t" and not source.requires_grad(it[1])) for it in k.inputs)
         cluster = _assign_clusters([k for k in order if not isinstance(k, _SinkKey)], inputs_of, leaf_module, is_op,
                                    has_neutral)
+        module_groups(cluster, order, nm, _op_module)
 
     # id order: execution order; sources just before their first consumer; sinks last
     visible = set(order)
@@ -306,6 +308,16 @@ def _tensor_edge(source, src, dst, t, nm, show_values, role, key=None, version=N
     return VEdge(src, dst, "tensor", label=nm.placeholder(op, nr), role=role)
 
 
+def _op_module(k):
+    """The module that ran a vertex's op(s) (a collapsed chain: its ops' one module), or None."""
+    if isinstance(k, _OpV):
+        return k.module
+    if isinstance(k, _Seg):
+        m = getattr(k.first, "module", None)
+        return m if m is getattr(k.last, "module", None) else None
+    return None
+
+
 def _forward_vnode(source, k, nm, show_values):
     if isinstance(k, _OpV):
         v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
@@ -401,6 +413,7 @@ def _ops_from_trace(source, trace, root_tensors, skip=()):
                     h[0] = fop.before
                 after = fop.after
             op = _OpV(name, node, inputs, fop.index, node is not None, version, after)
+            op.module = getattr(fop, "module", None)
             ops.append(op)
         if id(fop.output) in written:
             held[id(fop.output)] = [op.after]
