@@ -517,3 +517,18 @@ def test_a_failure_the_op_layer_catches_is_not_recorded(lib):
         with tr2:
             x.view(4, 4)
     assert len(tr2.failed) == 1      # recorded once, when it left the block too
+
+
+def test_backward_stepper_groups_by_module_with_the_trace():
+    got = []
+    ref, tr_t, loss_t = _gpt_trace(torch, **GPT_SIZES["small"])
+    net, tr_a, loss_a = _gpt_trace(autogradviz, ref, **GPT_SIZES["small"])
+    for tr, loss, m in ((tr_a, loss_a, net), (tr_t, loss_t, ref)):
+        st = viz.BackwardStepper(loss, names={"loss": loss, "model": m}, lang="en", trace=tr)
+        boxes = [(v.title, v.cluster) for v in st.graph_model.nodes if v.kind == "fn"]
+        assert [c for t, c in boxes if t.startswith("MaskedFill")] == [f"model.blocks.0.sa.heads.{i}"
+                                                                       for i in range(3)]
+        got.append(boxes)
+    assert got[0] == got[1]
+    with pytest.raises(TypeError, match="trace"):
+        viz.BackwardStepper(loss_a, trace="tr")
