@@ -17,6 +17,9 @@ its signatures (autogradviz lists its own: docs/differences.md).
 """
 import functools
 import numbers
+import sys
+
+from . import _hooks
 
 import numpy as np
 
@@ -729,6 +732,8 @@ def checked(fn, name, method):
             return plain(*args, **kwargs)
         functools.update_wrapper(fn, plain)
 
+    short = name.rpartition(".")[2]
+
     @functools.wraps(fn)
     def public(*args, **kwargs):
         try:
@@ -740,12 +745,20 @@ def checked(fn, name, method):
             err = _diagnose(name, method, args, kwargs)
             if err is None:
                 if isinstance(e, BadArgument):
-                    raise TypeError(str(e)) from None
-                raise
+                    err = TypeError(str(e))
+                else:
+                    if _hooks.FAILED.fn is not None:
+                        _hooks.FAILED.fn(short, args, e, sys._getframe(1))
+                    raise
+            if _hooks.FAILED.fn is not None:
+                _hooks.FAILED.fn(short, args, err, sys._getframe(1))
             raise err from None
+        except Exception as e:     # (no cost while nothing fails) a trace records the failed call
+            if _hooks.FAILED.fn is not None:
+                _hooks.FAILED.fn(short, args, e, sys._getframe(1))
+            raise
     public._checked = True
     public.__wrapped__ = fn
     # the frame a trace recorder takes for the user's call (viz/trace.py) is named as the call is
-    short = name.rpartition(".")[2]
     public.__code__ = public.__code__.replace(co_name=short, co_qualname=short)
     return public

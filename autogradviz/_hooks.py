@@ -26,13 +26,23 @@ costs one check while nobody listens):
     calls open in the calling thread, this one included (``call_depth()``). The inner ops are still sent to ``FWD``;
     a recorder keeps them as the call's parts.
 
+``MODULES``
+    module calls: ``fn("begin", module)`` before a Module's ``__call__`` runs its hooks and ``forward``, and
+    ``fn("end", module)`` after it, also when it raised (``nn/modules.py``): which module ran an op (PyTorch's
+    ``register_module_forward_pre_hook`` and ``register_module_forward_hook(always_call=True)``).
+
+``FAILED``
+    a public op that raised: ``fn(name, args, error, caller)`` (``_checks.checked``'s wrapper, ``Function.apply``
+    while composite calls are heard), then the error propagates. ``caller``: the frame that called the op (a
+    recorder keeps only the user's calls, not those the op layer makes and may catch itself).
+
 The engine's observers are a ``Subscribers`` of objects (``autograd/engine.py``'s ``OBSERVERS``): ``current()``
 gives the calling thread's one observer, a fan-out to several, or None.
 """
 import itertools
 import threading
 
-__all__ = ["RemovableHandle", "Subscribers", "FWD", "INPLACE", "CALLS", "composite", "call_depth"]
+__all__ = ["RemovableHandle", "Subscribers", "FWD", "INPLACE", "CALLS", "MODULES", "FAILED", "composite", "call_depth"]
 
 _ids = itertools.count()
 get_ident = threading.get_ident
@@ -181,6 +191,8 @@ class _Fanout:
 FWD = Subscribers("forward ops", 4)
 INPLACE = Subscribers("in-place calls", 5)
 CALLS = Subscribers("composite calls", 5)
+MODULES = Subscribers("module calls", 2)
+FAILED = Subscribers("failed calls", 4)
 
 
 class _CallDepth(threading.local):

@@ -3,13 +3,15 @@
 As in PyTorch, ``ctx`` *is* the graph node: ``y.grad_fn`` of ``y = MultiplyAdd.apply(w, x, b)`` is the ctx
 object, an instance of ``MultiplyAddBackward``. The engine runs it exactly like a built-in node.
 """
+import sys
+
 import numpy as np
 
 from .._tensor import Tensor, _wrap
 from .._dual import FW as _FW
 from . import forward_ad as _forward_ad
 from .grad_mode import STATE as _GM
-from .._hooks import CALLS, composite
+from .._hooks import CALLS, FAILED, composite
 from .node import (HOOKS, RELEASED, SECOND_BACKWARD_MSG, Node, SavedOutput, _inplace_msg, _next_seq, _Packed,
                    _as_tensor, _pack, _saved_tensor, edge as _edge, saved_output, sum_to, viz_saved)
 
@@ -251,8 +253,13 @@ class Function(metaclass=_FunctionMeta):
             return _apply(cls, args, kwargs, None)
         # a composite call: a trace records the Function as one op (the one call PyTorch's TorchFunctionMode sees),
         # the ops its forward ran as that op's parts
-        with composite(cls.__name__ + "Backward") as call:
-            return _apply(cls, args, kwargs, call)
+        try:
+            with composite(cls.__name__ + "Backward") as call:
+                return _apply(cls, args, kwargs, call)
+        except Exception as e:     # a trace records the failed call
+            if FAILED.fn is not None:
+                FAILED.fn("apply", (cls,) + tuple(args), e, sys._getframe(1))
+            raise
 
 
 def _bind(forward, args, kwargs):

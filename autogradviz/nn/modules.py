@@ -7,6 +7,7 @@ import math
 from collections import OrderedDict, namedtuple
 
 from .. import _dtype
+from .. import _hooks
 from .._hooks import RemovableHandle
 from .._tensor import Tensor, _wrap, typename, zero_grads
 from ..autograd.grad_mode import no_grad
@@ -63,6 +64,16 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
+        mods = _hooks.MODULES.fn
+        if mods is None:
+            return self._call_impl(*args, **kwargs)
+        mods("begin", self)      # a recorder notes which module runs the ops (viz/trace.py)
+        try:
+            return self._call_impl(*args, **kwargs)
+        finally:
+            mods("end", self)
+
+    def _call_impl(self, *args, **kwargs):
         pre = self.__dict__.get("_forward_pre_hooks")
         if pre:
             for hook in list(pre.values()):

@@ -7,9 +7,12 @@ op's own name: the operators (``__add__``, ...), aliases (``multiply``, ``clip``
 variants (``add_``, ``x += y``), and Tensor's constructors (``new_zeros``, ...).
 """
 
+import sys
+
 import numpy as np
 
 from .. import _dtype
+from .. import _hooks
 from .. import _checks
 from .._checks import checked
 from .._tensor import Tensor
@@ -206,9 +209,16 @@ ALIASES = {"multiply": mul, "subtract": sub, "divide": div, "true_divide": div, 
 def _operator(fn):
     """A binary operator (``x * y``): ``fn``, or NotImplemented for an operand that is no tensor or number, so that
     Python raises its own error (``unsupported operand type(s) for *: 'Tensor' and 'NoneType'``) as with PyTorch."""
+    name = fn.__name__
+
     def operator(a, other):
         if isinstance(other, _OPERANDS):
-            return fn(a, other)
+            try:
+                return fn(a, other)
+            except Exception as e:     # (no cost while nothing fails) a trace records the failed call
+                if _hooks.FAILED.fn is not None:
+                    _hooks.FAILED.fn(name, (a, other), e, sys._getframe(1))
+                raise
         return NotImplemented
     operator.__name__ = operator.__qualname__ = fn.__name__
     operator.__code__ = operator.__code__.replace(co_name=fn.__name__, co_qualname=fn.__name__)  # (viz/trace.py)

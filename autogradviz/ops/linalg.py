@@ -412,6 +412,9 @@ def linear(input, weight, bias=None):
                                f"{cn.get(input._data.dtype.name)} != {cn.get(weight._data.dtype.name)}")
         raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got {_dtname(input)} and {_dtname(weight)}")
     in_f = input._data.shape[-1]
+    # with a bias and an input that is not 2-D, PyTorch flattens the input before it transposes the weight (the
+    # order of their nodes: a stepper names the tensors in that order)
+    flat = reshape(input, -1, in_f) if bias is not None and nd != 2 else None
     wt = weight.t()
     if in_f != wt._data.shape[0]:
         rows = int(np.prod(input._data.shape[:-1])) if nd > 1 else 1
@@ -422,7 +425,7 @@ def linear(input, weight, bias=None):
         if nd == 2:
             return addmm(bias, input, wt)
         # PyTorch flattens the input to 2-D, runs addmm, and views the result back
-        out = addmm(bias, reshape(input, -1, in_f), wt)
+        out = addmm(bias, flat, wt)
         return view(out, *out_shape)
     if nd == 2:
         return mm(input, wt)

@@ -108,6 +108,15 @@ def _module_kinds(module, prefix=""):
     return {(f"{prefix}.{p}" if prefix else p) if p else prefix: type(m).__name__ for p, m in subs if p or prefix}
 
 
+def _module_paths(module, prefix=""):
+    """``[(path, submodule)]``, the module itself first (its path: ``prefix``, "" for a model drawn as the whole)."""
+    try:
+        subs = list(module.named_modules())
+    except Exception:
+        return []
+    return [((f"{prefix}.{p}" if prefix else p) if p else prefix, m) for p, m in subs]
+
+
 class Names:
     """Resolves the label of each tensor a drawing shows. See the module docstring for the rules."""
 
@@ -118,6 +127,7 @@ class Names:
         self._outputs = None    # (id(node), output_nr) -> (tensor, name), built lazily
         self._extra = []        # tensors known to the drawing (saved, roots) for the output map
         self._kinds = {}        # module path -> its class name (``layer1`` -> ``Linear``)
+        self._paths = {}        # id(module) -> (module, its path): the group of the ops it ran
         self._mod_out = None    # id(node) -> (node, "fc1 → out"), built lazily from the known roots
         if names is not None:
             for name, value in _pairs(names):
@@ -133,10 +143,12 @@ class Names:
                     for pn, p in _named_params(value) + _named_buffers(value):
                         self._set(p, f"{name}.{pn}", "explicit", param=True)
                     self._add_kinds(_module_kinds(value, str(name)))
+                    self._add_paths(_module_paths(value, str(name)))
         if model is not None:
             for pn, p in _named_params(model) + _named_buffers(model):
                 self._set(p, pn, "model", param=True)
             self._add_kinds(_module_kinds(model))
+            self._add_paths(_module_paths(model))
         if auto:
             if frame is None:
                 frame = user_frame()
@@ -181,6 +193,7 @@ class Names:
             for pn, p in _named_params(m) + _named_buffers(m):
                 self._set(p, pn, "frame", param=True)
             self._add_kinds(_module_kinds(m))
+            self._add_paths(_module_paths(m))
 
     def add_known(self, tensors):
         """Tensors met while walking a graph (roots, saved tensors): they tell which node produced which tensor."""
@@ -238,6 +251,15 @@ class Names:
     def module_kind(self, path):
         """The class name of the module at ``path`` (``Linear``), or None."""
         return self._kinds.get(path)
+
+    def _add_paths(self, paths):
+        for path, m in paths:
+            self._paths.setdefault(id(m), (m, path))
+
+    def module_path(self, module):
+        """The path of a module the drawing knows (``blocks.0.sa``; "" for the model itself), or None."""
+        e = self._paths.get(id(module))
+        return e[1] if e is not None and e[0] is module else None
 
     def module_of(self, t):
         """``layer1`` for the parameter named ``layer1.weight``; None for anything else."""

@@ -138,6 +138,7 @@ class GraphFacts:
         self._label_nodes()
         self.tensors = []
         self.by_tensor = {}
+        self._same = {}            # id of a second object of a known tensor -> (that object, the tensor's info)
         self._copies = {}          # one copy per array while the graph is read (see _copy)
         self._collect_tensors()
         self._name_outputs()
@@ -186,6 +187,8 @@ class GraphFacts:
         fwd = sorted((ni for ni in self.nodes if ni.kind != "acc"), key=lambda n: src.sequence(n.node))
         leaves, nonleaf = [], []
         seen = set()
+        first = {}     # (id of grad_fn, output_nr) -> the first object found for that tensor
+        again = []     # (another object of a tensor found before, its key)
 
         def leaf_like(t):
             if id(t) in seen:
@@ -212,10 +215,16 @@ class GraphFacts:
                 if id(t) not in seen:
                     seen.add(id(t))
                     nonleaf.append(t)
+                    first.setdefault((id(ni.node), nr), t)
             for t in saved_ts:
                 fn = src.grad_fn(t)
                 if fn is not None and fn is not ni.node and id(t) not in seen and id(fn) in self.by_obj:
                     seen.add(id(t))
+                    key = (id(fn), src.output_nr(t))
+                    if key in first:    # PyTorch unpacks a saved tensor as a new object: the tensor already known
+                        again.append((t, key))
+                        continue
+                    first[key] = t
                     nonleaf.append(t)
         # nonleaf tensors by the creation order of their grad_fn
         nonleaf.sort(key=lambda t: (src.sequence(src.grad_fn(t)), src.output_nr(t)))
@@ -234,6 +243,10 @@ class GraphFacts:
             if node is None:
                 continue
             self._add(t, "nonleaf", node, src.output_nr(t))
+        for t, key in again:
+            info = self.by_tensor.get(id(first[key]))
+            if info is not None:
+                self._same[id(t)] = (t, info)
 
     def _name_outputs(self):
         for info in self.tensors:
@@ -283,6 +296,8 @@ class GraphFacts:
                 attr = name if name.startswith("saved_tensors[") else f"_saved_{name}"
                 info = self.by_tensor.get(id(t))
                 tname = info.name if info is not None and info.tensor is t else None
+                if tname is None and id(t) in self._same and self._same[id(t)][0] is t:
+                    tname = self._same[id(t)][1].name
                 if tname is None and src.grad_fn(t) is ni.node:
                     tname = self.out_name(ni, src.output_nr(t))
                 val = _copy(t, src, self._copies)

@@ -693,13 +693,16 @@ class BackwardStepper(_StepperBase):
     ``index``, ``goto(i)``, ``next()``, ``prev()``, ``reset()``, ``first()``, ``last()``: navigation (also
     from the widget's buttons, slider and Play, which work in the browser without a kernel).
     ``graph_model``: the graph model whose node ids the frames (``frame.node_id``) and the drawing use.
+    ``trace``: the trace of the forward pass (``with viz.trace() as tr:``): the drawing puts each node in the box of
+    the module that made it, as ``draw_backward(loss, trace=tr)`` does.
     """
 
     @_args.door
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
-                 max_layout_cost=MAX_LAYOUT_COST, _frame=None):
+                 max_layout_cost=MAX_LAYOUT_COST, trace=None, _frame=None):
         fn = "BackwardStepper"
+        _args.check_trace(fn, "trace", trace)
         _args.check_tensors(fn, "root", root, none=False)
         _args.check_gradients(fn, "gradient", gradient)
         _args.check_bool(fn, "retain_graph", retain_graph)
@@ -712,10 +715,10 @@ class BackwardStepper(_StepperBase):
         frame = _frame if _frame is not None else user_frame(1)
         with _gc_paused():
             self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-                        max_layout_cost, frame)
+                        max_layout_cost, frame, trace)
 
     def _build(self, root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-               max_layout_cost, frame):
+               max_layout_cost, frame, trace=None):
         self._start(lang, max_layout_cost)
         roots = _as_list(root)
         from .torch_replay import is_torch_roots
@@ -731,7 +734,7 @@ class BackwardStepper(_StepperBase):
         # the graph model: its ids are the frames' and the drawing's; then the panel's names and copies of what
         # backward will free
         structure = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
-                                   max_nodes=None, collapse=0)
+                                   max_nodes=None, collapse=0, trace=trace)
         facts = GraphFacts(roots, Names(names=names, frame=frame), structure)  # its source: the one of roots
         # the drawing's model, before backward frees anything, with the panel's names (same ids: the same walk)
         drawing = None
@@ -739,7 +742,7 @@ class BackwardStepper(_StepperBase):
             try:
                 pairs = (list(_name_pairs(names)) if names is not None else []) + facts.name_pairs()
                 drawing = backward_graph(*roots, names=pairs, frame=frame, show_saved=True, show_values=show_values,
-                                         max_nodes=None, collapse=0)
+                                         max_nodes=None, collapse=0, trace=trace)
                 if [v.id for v in drawing.nodes] != [v.id for v in structure.nodes]:
                     drawing = None
             except Exception as e:

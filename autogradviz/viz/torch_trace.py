@@ -15,6 +15,7 @@ read from the node itself after it ran (reading a freed one raises).
 """
 import functools
 import sys
+import threading
 
 import numpy as np
 
@@ -180,10 +181,25 @@ def _make_mode_class():
                 return out
             F.apply = classmethod(apply)
             self._depth = 0
+            # which module ran each op: PyTorch's global module hooks, for the calling thread only
+            rec, me = self.rec, threading.get_ident()
+
+            def begin(module, args):
+                if threading.get_ident() == me:
+                    rec._on_module("begin", module)
+
+            def end(module, args, output):
+                if threading.get_ident() == me:
+                    rec._on_module("end", module)
+            mm = torch.nn.modules.module
+            self._module_hooks = [mm.register_module_forward_pre_hook(begin),
+                                  mm.register_module_forward_hook(end, always_call=True)]
             return super().__enter__()
 
         def __exit__(self, *exc):
             torch.autograd.function.Function.apply = self._apply
+            for h in self._module_hooks:
+                h.remove()
             return super().__exit__(*exc)
 
         def __torch_function__(self, func, types, args=(), kwargs=None):

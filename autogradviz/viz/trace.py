@@ -161,6 +161,32 @@ def with_call_tensors(inputs, call_tensors):
     return tuple(out)
 
 
+def call_record_inputs(inputs, frame):
+    """The inputs an op of the call running in ``frame`` records: ``with_call_tensors``, without the None of an
+    optional tensor argument the call was not given (``F.conv2d(x, w)``: its node keeps an edge for ``bias``, but
+    no Python-number operand stands there). One rule with PyTorch's TorchFunctionMode (viz/torch_trace.py): the
+    call's arguments that are tensors, numbers or None, as many as the op's inputs, without the Nones."""
+    inputs = with_call_tensors(inputs, _call_inputs(frame))
+    if not any(x is None for x in inputs):
+        return inputs
+    code = frame.f_code
+    n = code.co_argcount + code.co_kwonlyargcount
+    loc = frame.f_locals
+    vals = [loc.get(v) for v in code.co_varnames[:n]]
+    if code.co_flags & 4:        # *args
+        vals[code.co_argcount:code.co_argcount] = list(loc.get(code.co_varnames[n], ()))
+    if code.co_flags & 8:        # **kwargs
+        vals.extend((loc.get(code.co_varnames[n + (1 if code.co_flags & 4 else 0)]) or {}).values())
+    items = [a for a in vals if a is None or isinstance(a, Tensor) or
+             (isinstance(a, (int, float)) and not isinstance(a, bool))][:len(inputs)]
+    cand = tuple(a if isinstance(a, Tensor) else None for a in items if a is not None)
+    ts = [x for x in inputs if x is not None]
+    if len(cand) < len(inputs) and len(ts) == sum(1 for a in cand if a is not None) and all(
+            a is b for a, b in zip(ts, (c for c in cand if c is not None))):
+        return cand
+    return inputs
+
+
 # -- in-place calls: one rule for both engines (this recorder and viz/torch_trace.py's TorchFunctionMode) --------
 # calls whose Python-number arguments are drawn as constant operands (``y.add_(1)``: the 1)
 NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"))
@@ -227,7 +253,7 @@ class ForwardOp:
     (then ``node`` is None)."""
 
     __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
-                 "composite", "fn")
+                 "composite", "fn", "module")
 
     def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
                  parts=(), composite=None):
@@ -250,6 +276,8 @@ class ForwardOp:
         # the function the user called (``linear``, ``layer_norm``, ``reshape``), as PyTorch's TorchFunctionMode
         # names it; None when not known (an operator such as ``*`` is named by its node)
         self.fn = None
+        # the module whose ``forward`` ran the op (the innermost one running), or None outside every module
+        self.module = None
 
     @property
     def inplace(self):
@@ -403,6 +431,9 @@ class Recorder:
             raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
         self._fn = {}         # index in _oplog -> the name of the function the user called (ForwardOp.fn)
+        self._modof = {}      # index in _oplog -> the module that ran it (ForwardOp.module), up to _mod_n
+        self._mod_n = 0
+        self._mods = []       # the modules running now, outermost first (module call-begin and call-end events)
         self._ops = []        # ForwardOp records built from the log when ``ops`` is read
         self.backwards = []
         self._forward = forward
@@ -413,6 +444,7 @@ class Recorder:
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
         self._active = False
         self.failed = []      # ops that raised (viz/torch_trace.FailedOp), with their inputs and error
+        self._last_failed = None  # (the last exception a failed op was recorded for, its index in ``failed``)
         self._torch_mode = None  # real PyTorch's ops, when torch is loaded (viz/torch_trace.py)
         self._call = None     # the frame of the call the last recorded op came from, and its first record's index
         self._call_start = 0
@@ -429,6 +461,8 @@ class Recorder:
             handles.append(_hooks.FWD.add(self._on_op))
             handles.append(_hooks.INPLACE.add(self._on_inplace))
             handles.append(_hooks.CALLS.add(self._on_call))
+            handles.append(_hooks.MODULES.add(self._on_module))
+            handles.append(_hooks.FAILED.add(self._on_failed))
         self._active = True
         if sys.modules.get("torch") is not None:
             from . import torch_trace  # real PyTorch's ops: found at call time (it is built on this module)
@@ -441,9 +475,12 @@ class Recorder:
         handles, self._handles = self._handles, []
         for h in handles:
             h.remove()
+        self._mod_fill()
+        self._last_failed = None    # (only the last one is kept while recording: it holds its frames)
         self._active = False
         self._call = None
         self._open = []
+        self._mods = []
         if self._torch_mode is not None:
             mode, self._torch_mode = self._torch_mode, None
             mode.__exit__(None, None, None)
@@ -463,8 +500,9 @@ class Recorder:
         return self.start()
 
     def __exit__(self, *exc):
+        last = self._last_failed
         self.stop()
-        if exc[1] is not None and self._forward:
+        if exc[1] is not None and self._forward and not (last is not None and last[0] is exc[1]):
             # an autogradviz op that raised: recorded with its inputs and error (viz/failed.py); it still propagates
             from .failed import failed_from_traceback  # found at call time (it is built on this module)
             f = failed_from_traceback(self, exc[1], exc[2])
@@ -472,26 +510,76 @@ class Recorder:
                 self.failed.append(f)
         return False
 
+    def _on_failed(self, name, args, exc, caller):
+        """A public op raised (``_hooks.FAILED``): the user's call is recorded as a failed op, whether the error
+        leaves the ``with`` block or is caught inside it. A call the op layer made is none of the user's (it may
+        catch the error itself); a call that raised the same error inside it is replaced by it."""
+        if not self._active or self._in_backward or not self._forward or _entry_frame(caller) is not None:
+            return
+        if name == "apply" and args and isinstance(args[0], type):     # a custom Function: its class name
+            fname, args = args[0].__name__ + "Backward", args[1:]
+        else:
+            fname = None
+        inputs = tuple(a for a in args if isinstance(a, Tensor))
+        if not inputs:
+            return
+        from .torch_trace import FailedOp, _nograd_name   # found at call time (it is built on this module)
+        f = FailedOp(len(self._oplog), fname or _nograd_name(name), inputs, str(exc), type(exc).__name__)
+        e = self._last_failed
+        if e is not None and e[0] is exc:
+            self.failed[e[1]] = f
+        else:
+            self._last_failed = (exc, len(self.failed))
+            self.failed.append(f)
+
     # -- forward ---------------------------------------------------------------------------------------------
     @property
     def ops(self):
         """One ForwardOp per forward op, in execution order."""
         ops, log = self._ops, self._oplog
         fn = self._fn
+        if self._mod_n < len(log):
+            self._mod_fill()
+        mod = self._modof
         for k in range(len(ops), len(log)):
             op = ForwardOp(k, *log[k])
             op.fn = fn.get(k)
+            op.module = mod.get(k)
             ops.append(op)
         return ops
+
+    def _mod_fill(self):
+        """The ops recorded since the last module event ran in the module running now (an op's call never spans a
+        module call: the op layer calls no module)."""
+        log = self._oplog
+        n = min(self._mod_n, len(log))
+        top = self._mods[-1] if self._mods else None
+        mod = self._modof
+        for k in range(n, len(log)):
+            mod[k] = top
+        self._mod_n = len(log)
+
+    def _on_module(self, kind, module):
+        """A module's ``__call__`` began or ended (``_hooks.MODULES``; real torch: its global module hooks)."""
+        if not self._active or self._in_backward:
+            return
+        self._mod_fill()
+        if kind == "begin":
+            self._mods.append(module)
+        elif self._mods and self._mods[-1] is module:
+            self._mods.pop()
 
     def clear(self):
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
         self._fn.clear()
+        self._modof.clear()
+        self._mod_n = 0
         self._ops.clear()
         self.tangents.clear()
         self.backwards.clear()
         self.failed.clear()
+        self._last_failed = None
 
     def _on_op(self, name, inputs, out, node):
         if _FW.tangents:  # forward-mode AD is on
@@ -522,7 +610,7 @@ class Recorder:
                 log = self._oplog
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    inputs = call_record_inputs(inputs, call)
                     self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
                 return
@@ -545,7 +633,7 @@ class Recorder:
                 self._call = call
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = with_call_tensors(inputs, _call_inputs(call))
+                    inputs = call_record_inputs(inputs, call)
                     self._fn[len(log)] = call_name(call)
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
@@ -569,8 +657,8 @@ class Recorder:
             return
         parts = self._open.pop()
         call = (tuple(parts), name)
-        if inputs is None:      # it raised: the ops it ran stand as they are
-            recs = parts
+        if inputs is None:      # it raised: recorded as a failed call (_on_failed), none of its ops, as in PyTorch
+            recs = []
         elif records is not None:
             recs = [tuple(r) + (None, None, None, None) + call for r in records]
         elif not parts:

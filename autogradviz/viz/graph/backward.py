@@ -1,6 +1,6 @@
 """The backward graph builder: nodes along ``next_functions`` from the roots, breadth-first."""
 from .model import DEFAULT_COLLAPSE, DEFAULT_MAX_NODES, DEFAULT_SHOW_VALUES, GraphModel, OutInfo, VEdge, VNode
-from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target
+from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target, module_groups
 from .roots import _freed_slots, _make_names, _saved_pairs, _trace_roots, split_roots
 from .values import _dtype_name, _grad_info, _shape, format_value
 
@@ -125,6 +125,9 @@ class BackwardBuilder:
         if group or depth is not None:
             cluster = _assign_clusters([k for k in order if not isinstance(k, _RootKey)], self._group_inputs,
                                        self._leaf_module, self._is_op, self._has_neutral)
+            if trace is not None:
+                ran_by = _modules_from_trace(trace, [k for k in order if self._is_op(k)], self._group_inputs)
+                module_groups(cluster, order, nm, lambda k: ran_by.get(id(k), (None, None))[1])
         self._add_nodes(m, order, cluster, ran, rootkeys)
         self._add_more(m, more, segs)
         self._add_edges(m, order, cluster)
@@ -220,6 +223,40 @@ class BackwardBuilder:
         if not m.nodes:
             m.notes.append(("note.empty", {}))
         m.cluster_kinds = {p: self.nm.module_kind(p) for p in m.clusters()}
+
+
+def _modules_from_trace(trace, ops, inputs_of):
+    """``{id(node): (node, module)}``: the module that ran each op node, as ``trace`` recorded it (the node of each
+    record); a node the trace does not name (made inside a call, as ``F.linear``'s ``TBackward0``) was run by the
+    module of the nodes that use it, when they all have one. One rule for both engines: PyTorch's trace names one
+    node per call."""
+    known = {}
+    for op in trace.ops:
+        if op.node is not None and id(op.node) not in known:
+            known[id(op.node)] = (op.node, op.module)
+    out = {k: v for k, v in known.items() if v[1] is not None}
+    # the users of each op node, then the nodes in an order where every user comes first (from the roots down)
+    ids = {id(k) for k in ops}
+    users = {}
+    for k in ops:
+        for c in inputs_of(k):
+            if id(c) in ids:
+                users.setdefault(id(c), []).append(k)
+    waiting = {id(k): len(users.get(id(k), ())) for k in ops}
+    ready = [k for k in ops if waiting[id(k)] == 0]
+    while ready:
+        k = ready.pop()
+        if id(k) not in known:
+            us = users.get(id(k), ())
+            mods = [out.get(id(u), (None, None))[1] for u in us]
+            if mods and mods[0] is not None and all(m is mods[0] for m in mods):
+                out[id(k)] = (k, mods[0])
+        for c in inputs_of(k):
+            if id(c) in ids:
+                waiting[id(c)] -= 1
+                if waiting[id(c)] == 0:
+                    ready.append(c)
+    return out
 
 
 def _active_trace():

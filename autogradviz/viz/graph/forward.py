@@ -3,7 +3,7 @@
 the walk's keys, the reduction, the module groups, the id order, the nodes, the edges and the notes."""
 from .model import DEFAULT_COLLAPSE, DEFAULT_MAX_NODES, DEFAULT_SHOW_VALUES, GraphModel, VEdge, VNode
 from .ops import NodeOps, OpVertex, SinkKey, TraceOps, _bookkeeping
-from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target
+from .reduce import _Seg, _assign_clusters, _reduce, _split_shared, _target, module_groups
 from .roots import _make_names, _trace_roots, split_roots
 from .values import _grad_info, _shape, format_value, version_label
 
@@ -148,8 +148,10 @@ class ForwardBuilder:
             for inp in k.inputs)
 
     def _clusters(self, order):
-        return _assign_clusters([k for k in order if not isinstance(k, SinkKey)], self._group_inputs,
-                                self._leaf_module, self._is_op, self._has_neutral)
+        cluster = _assign_clusters([k for k in order if not isinstance(k, SinkKey)], self._group_inputs,
+                                   self._leaf_module, self._is_op, self._has_neutral)
+        module_groups(cluster, order, self.nm, _op_module)
+        return cluster
 
     # -- id order: execution order; sources just before their first consumer; sinks last ------------------------
     def _placement(self, order):
@@ -338,3 +340,13 @@ class ForwardBuilder:
         if first is not None and first.outputs:     # what ``y (v1)`` means, once, for the first tensor written in place
             m.notes.append(("note.inplace", {"t": self.nm.label(first.outputs[0]), "v": first.version}))
         m.cluster_kinds = {p: self.nm.module_kind(p) for p in m.clusters()}
+
+
+def _op_module(k):
+    """The module that ran a vertex's op(s) (a collapsed chain: its ops' one module), or None."""
+    if isinstance(k, OpVertex):
+        return k.module
+    if isinstance(k, _Seg):
+        m = getattr(k.first, "module", None)
+        return m if m is getattr(k.last, "module", None) else None
+    return None

@@ -30,7 +30,7 @@ class OpInput:
 
 class OpVertex:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module")
 
     def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
@@ -41,6 +41,7 @@ class OpVertex:
         self.grad = grad          # True when it recorded a grad_fn
         self.version = version    # an in-place op: the version of the tensor it wrote, after the write
         self.after = after        # and that tensor's data after the write (a later write may change the tensor)
+        self.module = None        # a trace op: the module that ran it (trace.ForwardOp.module)
 
 
 class SinkKey:
@@ -112,7 +113,9 @@ class TraceOps:
             if h is not None and h[0] is None:
                 h[0] = fop.before
             after = fop.after
-        return OpVertex(name, node, inputs, fop.index, node is not None, version, after)
+        op = OpVertex(name, node, inputs, fop.index, node is not None, version, after)
+        op.module = getattr(fop, "module", None)
+        return op
 
     def _input(self, x):
         if x is None:

@@ -233,3 +233,20 @@ def _target(c, vid, hidden_of, more_id):
     if isinstance(rep, _Seg):
         return vid.get(rep, more_id)
     return more_id
+
+
+def module_groups(cluster, keys, nm, module_of):
+    """Each op in the group of the module that ran it, when the trace recorded it and the drawing knows that module
+    (``nm.module_path``): parameter-free math, activations and residual adds included. An op of the model itself
+    (path "") stands in no group. Ops whose module is unknown keep the group their parameters gave them."""
+    for k in keys:
+        m = module_of(k)
+        if m is None:
+            continue
+        path = nm.module_path(m)
+        if path is None:
+            continue
+        if path:
+            cluster[k] = path
+        else:
+            cluster.pop(k, None)
