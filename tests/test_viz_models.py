@@ -313,7 +313,8 @@ def test_resnet18_identity_and_every_batchnorm_parameter(width):
 
 def _into_first(src, cluster_label):
     """The labels of the nodes drawn into the op inside the cluster labelled ``cluster_label``."""
-    m = re.search(r'label="%s".*?\n((?:\t+n\d+ \[.*\n)+)' % re.escape(cluster_label), src)
+    # group labels are padded with no-break spaces (viz/dot.py), so that they fit their box in any browser
+    m = re.search(r'label="\u00a0*%s\u00a0*".*?\n((?:\t+n\d+ \[.*\n)+)' % re.escape(cluster_label), src)
     ids = re.findall(r"(n\d+) \[", m.group(1))
     nodes = _nodes(src)
     op = [i for i in ids if "\\n(" in nodes[i]][0]
@@ -379,7 +380,7 @@ def _groups(src):
         elif s.startswith("label=") or (stack and stack[-1] is None and " label=" in s and s.startswith("color=")):
             m = re.search(r'label="((?:[^"\\]|\\.)*)"', s)
             if stack and stack[-1] is None and m:
-                stack[-1] = m.group(1)
+                stack[-1] = m.group(1).strip("\u00a0")     # group labels are padded with no-break spaces
         elif s == "}":
             if stack:
                 stack.pop()
