@@ -77,6 +77,15 @@ class Arg:
         return Arg(**d)
 
 
+@dataclass
+class Gen:
+    """A ``Generator`` seeded afresh for each library (both draw the same stream from the same seed)."""
+    seed: int = 0
+
+    def make(self, T):
+        return T.Generator().manual_seed(self.seed)
+
+
 def t(*shape, **kw):
     return Arg(shape=shape, **kw)
 
@@ -296,7 +305,7 @@ op("copy_", "input:T src:T", [_f(A23, B23), _f(A23, t(3, seed=2))], where=_T, no
 op("masked_fill_", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5)], where=_T, noncontig=False)
 op("where", "input:T condition:T other:TN", [_f(A23, mask(2, 3), B23), _f(A23, mask(2, 3), 0.0)], where=_T)
 op("flip", "input:T dims:X", [_f(A23, 0), _f(A23, 0, 1)], where=_T)
-op("argsort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True)], where=_T, grad=False)
+op("argsort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True)], grad=False)
 for _n in ("new_zeros", "new_ones"):
     op(_n, "input:T size:SZ", [_f(A23, (2, 2)), _f(A23, 3)], where=_T, grad=False)
 op("new_full", "input:T size:X fill_value:N", [_f(A23, (2, 2), 1.5)], where=_T, grad=False)
@@ -308,6 +317,104 @@ op("is_tensor", "obj:X", [_f(A23), _f(1.0)], where=("torch",), grad=False)
 op("numel", "input:T", [_f(A23), _f(t())], where=("torch",), grad=False)
 op("dropout", "input:T p:N training:B", [_f(A23, 0.5, False), _f(A23, 0.0)], where=_F)
 op("relu_", "input:T", [_f(A23)], where=_F, grad=False, noncontig=False)
+
+# -- the next course's ops (issue 25) -------------------------------------------------------------------------------
+I4 = Arg(shape=(5,), dtype="int64", values=[0, 1, 1, 3, 1])
+SPECIAL = Arg(shape=(2, 3), values=[[1.0, float("nan"), float("inf")], [-float("inf"), -2.0, 0.5]])
+op("cumprod", "input:T dim:D * dtype:DT", [_f(A23, 1), _f(A23, 0), _f(t(), 0), _f(A23, 1, dtype=None)])
+op("bincount", "input:T weights:T minlength:I", [_f(I4), _f(I4, t(5)), _f(I4, None, 6), _f(I4, minlength=2)],
+   noncontig=False)
+op("histc", "input:T bins:I min:N max:N", [_f(A23), _f(A23, 4), _f(A23, 4, -1, 1), _f(A23, bins=3, min=0.0, max=0.5)])
+op("histogram", "input:T bins:X * range:X weight:T density:B",
+   [_f(A23, 4), _f(A23, 3, range=(-1.0, 1.0)), _f(A23, 4, weight=B23), _f(A23, 4, density=True),
+    _f(A23, Arg(shape=(3,), values=[-1.0, 0.0, 1.0]))], grad=False)
+op("addcmul", "input:T tensor1:T tensor2:T * value:N", [_f(A23, B23, t(2, 3, seed=2)), _f(A23, B23, t(3, seed=2),
+                                                                                       value=0.5)], elementwise=True)
+op("lerp", "input:T end:T weight:TN", [_f(A23, B23, 0.25), _f(A23, B23, t(2, 3, lo=0, hi=1, seed=4))],
+   elementwise=True)
+op("nan_to_num", "input:T nan:N posinf:N neginf:N", [_f(SPECIAL), _f(SPECIAL, 0.5, 10.0, -10.0),
+                                                     _f(SPECIAL, posinf=3.0)], elementwise=True)
+op("isfinite", "input:T", [_f(SPECIAL), _f(I23)], grad=False)
+op("isclose", "input:T other:T rtol:N atol:N equal_nan:B",
+   [_f(A23, B23), _f(A23, A23), _f(SPECIAL, SPECIAL, 1e-5, 1e-8, True), _f(A23, B23, 0.1, 2.0)], grad=False)
+op("sort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True), _f(A23, dim=0, descending=True)])
+op("topk", "input:T k:I dim:D largest:B sorted:B", [_f(A23, 2), _f(A23, 1, 0), _f(A23, 2, 1, False),
+                                                    _f(A23, 2, 1, True, True)])
+op("unique", "input:T sorted:B return_inverse:B return_counts:B dim:D",
+   [_f(I23), _f(I23, True, True, True), _f(I23, return_counts=True), _f(I23, True, False, False, 1)], grad=False)
+op("multinomial", "input:T num_samples:I replacement:B * generator:X",
+   [_f(t(2, 4, lo=0.1, hi=1.0), 2, generator=Gen(1)), _f(t(5, lo=0.1, hi=1.0), 8, True, generator=Gen(2))],
+   grad=False, noncontig=False)
+op("diag", "input:T diagonal:I", [_f(t(3)), _f(t(3, 3)), _f(t(3, 4), 1), _f(t(3), -1)])
+op("trace", "input:T", [_f(t(3, 3)), _f(A23)])
+op("diagonal", "input:T offset:I dim1:D dim2:D", [_f(t(3, 3)), _f(t(3, 4), 1), _f(A234, 0, 0, 2)])
+op("repeat_interleave", "input:T repeats:TN dim:D * output_size:I",
+   [_f(A23, 2, 1), _f(A23, 2), _f(A23, Arg(shape=(2,), dtype="int64", values=[1, 3]), 0),
+    _f(A23, Arg(shape=(3,), dtype="int64", values=[1, 0, 2]), 1, output_size=3)])
+# (always with indexing=: PyTorch warns once per process without it, which test_next_ops compares)
+op("meshgrid", "tensors:TL * indexing:X", [_f([t(2), t(3, seed=1)], indexing="ij"),
+                                           _f([t(2), t(3, seed=1)], indexing="xy")], where=("torch",))
+op("einsum", "equation:X operands:T", [_f("ij,jk->ik", A23, t(3, 4, seed=2)), _f("ii->i", t(3, 3)),
+                                       _f("ij->", A23), _f("bij,bjk->bik", t(2, 2, 3), t(2, 3, 4, seed=2)),
+                                       _f("...j,j", A23, t(3, seed=2)), _f("i,j->ij", t(2), t(3, seed=2)),
+                                       _f("ij,jk,kl->il", A23, t(3, 4, seed=2), t(4, 2, seed=3)),
+                                       _f("ij,jk", [A23, t(3, 4, seed=2)])],
+   where=("torch",))
+# the sublist form: operand, its subscripts (0-25 are A-Z, 26-51 a-z, ... an ellipsis), ..., the output's
+op("einsum", "operand:T sublist:X", [_f(A23, [0, 1], t(3, 4, seed=2), [1, 2], [0, 2]),
+                                     _f(A23, [0, 1], t(3, 4, seed=2), [1, 2]), _f(t(3, 3), [30, 30]),
+                                     _f(t(3, 3), [0, 0], []), _f(A23, [Ellipsis, 27]), _f(A23, [0, 60]),
+                                     _f(A23, [0, "x"]), _f(A23, [0, 1], A23), _f(A23),
+                                     _f(A23, [0, 1], t(3, 4, seed=2), [1, 2], [0, 3]),
+                                     _f(A23, [0, 1], t(2, 4, seed=2), [1, 2])], where=("torch",))
+# what torch.einsum calls: the operands as one list, the contraction order as pairs of indices (path=)
+_EQ3 = ("ij,jk,kl->il", [A23, t(3, 4, seed=2), t(4, 2, seed=3)])
+op("einsum", "equation:X tensors:TL * path:X",
+   [_f(*_EQ3, path=[1, 2, 0, 1]), _f(*_EQ3, path=[2, 1, 1, 0]), _f(*_EQ3, path=[0, 2, 0, 1]), _f(*_EQ3),
+    _f(*_EQ3, path=None), _f(*_EQ3, path=(0, 1, 0, 1)), _f(*_EQ3, path=[0, 5, 0, 1]), _f(*_EQ3, path=[0, 0, 0, 1]),
+    _f(*_EQ3, path=[0, 1]), _f(*_EQ3, path="x"), _f(*_EQ3, path=[0.5, 1, 0, 1]),
+    _f("ij,jk->ik", [A23, t(3, 4, seed=2)], path=[1, 0]), _f("bij,bjk,bkl->bil", [t(2, 2, 3), t(2, 3, 4, seed=2),
+                                                                                 t(2, 4, 2, seed=3)], path=[0, 2, 0, 1])],
+   where=("_VF",))
+op("einsum", "equation:X operands:T * path:X", [_f("ij,jk->ik", A23, t(3, 4, seed=2), path=[0, 1])],
+   where=("torch",), grad=False, float64=False, noncontig=False)  # torch.einsum takes no path=
+_CONV = ("torch", "F")
+op("conv1d", "input:T weight:T bias:T stride:I padding:X dilation:I groups:I",
+   [_f(t(2, 2, 5), t(3, 2, 2, seed=2), t(3, seed=3)), _f(t(2, 2, 5), t(4, 1, 3, seed=2), None, 2, 1, 1, 2),
+    _f(t(1, 2, 6), t(2, 2, 2, seed=2), padding="same", dilation=2)], where=_CONV)
+op("conv2d", "input:T weight:T bias:T stride:X padding:X dilation:X groups:I",
+   [_f(t(1, 2, 4, 4), t(3, 2, 2, 2, seed=2), t(3, seed=3)), _f(t(1, 2, 5, 5), t(2, 1, 3, 3, seed=2), None, 2, 1, 1, 2),
+    _f(t(1, 1, 4, 4), t(1, 1, 3, 3, seed=2), padding="valid", stride=(1, 2))], where=_CONV)
+op("layer_norm", "input:T normalized_shape:SZ weight:T bias:T eps:N",
+   [_f(A23, (3,)), _f(A23, (3,), t(3, seed=2), t(3, seed=3)), _f(A234, (3, 4), t(3, 4, seed=2), None, 1e-3)],
+   where=("F",))
+op("layer_norm", "input:T normalized_shape:SZ weight:T bias:T eps:N cudnn_enable:B",
+   [_f(A23, (3,), None, None, 1e-5, True), _f(A23, (3,), t(3, seed=2), t(3, seed=3), 1e-5, False)],
+   where=("torch",))
+op("one_hot", "tensor:T num_classes:I", [_f(I4), _f(I4, 5), _f(idx(2, 3, hi=4), 4)], where=_F, grad=False)
+op("scaled_dot_product_attention",
+   "query:T key:T value:T attn_mask:T dropout_p:N is_causal:B * scale:N enable_gqa:B",
+   [_f(t(1, 2, 3, 4), t(1, 2, 3, 4, seed=2), t(1, 2, 3, 4, seed=3)),
+    _f(t(1, 2, 3, 4), t(1, 2, 3, 4, seed=2), t(1, 2, 3, 4, seed=3), None, 0.0, True),
+    _f(t(1, 2, 3, 4), t(1, 2, 5, 4, seed=2), t(1, 2, 5, 4, seed=3), mask(3, 5)),
+    _f(t(2, 3, 4), t(2, 3, 4, seed=2), t(2, 3, 4, seed=3), t(3, 3, seed=4), scale=0.5)], where=_F)
+op("embedding", "input:T weight:T padding_idx:I max_norm:N norm_type:N scale_grad_by_freq:B sparse:B",
+   [_f(idx(2, 3, hi=4), t(4, 3, seed=2)), _f(idx(5, hi=4), t(4, 3, seed=2), 1),
+    _f(idx(2, 3, hi=4), t(4, 3, seed=2), None, None, 2.0, True)], where=_F)
+op("adaptive_avg_pool2d", "input:T output_size:X", [_f(t(1, 2, 4, 4), 2), _f(t(2, 5, 7), (2, 3)),
+                                                    _f(t(1, 1, 4, 4), (None, 1))], where=_F)
+op("avg_pool2d", "input:T kernel_size:X stride:X padding:X ceil_mode:B count_include_pad:B divisor_override:I",
+   [_f(t(1, 2, 4, 4), 2), _f(t(1, 1, 5, 5), 3, 2, 1, True, False, 2), _f(t(2, 4, 4), (2, 1))], where=_F)
+op("max_pool2d", "input:T kernel_size:X stride:X padding:X dilation:X ceil_mode:B return_indices:B",
+   [_f(t(1, 2, 4, 4), 2), _f(t(1, 1, 5, 5), 3, 2, 1, 1, True, True), _f(t(2, 4, 4), (2, 1), dilation=1)], where=_F)
+op("pad", "input:T pad:X mode:X value:N", [_f(A23, (1, 2)), _f(A23, (1, 0, 0, 1), "constant", 0.5),
+                                           _f(t(1, 2, 3), (2, 1), "reflect"), _f(t(1, 2, 3), (1, 1), "replicate")],
+   where=_F)
+op("batch_norm", "input:T running_mean:T running_var:T weight:T bias:T training:B momentum:N eps:N",
+   [_f(t(4, 3), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3)),
+    _f(t(4, 3), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3), t(3, seed=4), t(3, seed=5), True, 0.2),
+    _f(t(2, 3, 2, 2), None, None, None, None, True), _f(t(2, 3, 4), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3),
+                                                        eps=1e-3)], where=_F)
 
 # Public names the table leaves out, each with its reason (the coverage test reads this)
 NOT_IN_TABLE = {
@@ -383,7 +490,7 @@ def _wrong(kind, orig, param):
 
 # -- materialising and calling --------------------------------------------------------------------------------------
 def materialise(v, T):
-    if isinstance(v, Arg):
+    if isinstance(v, (Arg, Gen)):
         return v.make(T)
     if isinstance(v, list):
         return [materialise(x, T) for x in v]
@@ -397,6 +504,8 @@ def _fn(T, where, name):
         return getattr(T, name)
     if where == "F":
         return getattr(T.nn.functional, name)
+    if where == "_VF":
+        return getattr(T._VF, name)
     return None
 
 
@@ -1200,6 +1309,9 @@ def assigned_grad_that_requires_grad_accumulates_in_place(T):
 # -- what still differs, each with its reason (docs/differences.md, "Error messages"; tests/test_optable.py holds
 # both lists: a row listed here must still differ, a row not listed must not)
 MESSAGE_DIFFERENCES = {
+    "torch.meshgrid:tensors=tensor": "a 2-D tensor in meshgrid's list: PyTorch's message prints the tensor as its "
+                                     "C++ library prints one (' 0.2739 -0.4604 ...' and '[ torch.FloatTensor{2,3} "
+                                     "]'); autogradviz prints its Python repr",
     "Tensor.expand:sizes=size_neg": "x.expand(-2, 4, 3): PyTorch fails while counting the elements ('numel: "
                                     "integer multiplication overflow'); autogradviz names the size it refuses, as "
                                     "PyTorch does for expand(-1) in a new leading dim",
