@@ -1,12 +1,14 @@
 """The op table: every public op's sample inputs and error inputs, declared once (PyTorch tests itself this way,
 with OpInfo's ``sample_inputs`` and ``error_inputs``; this table is written for autogradviz).
 
-An entry (``OpInfo``) names an op, how it is reached (``torch.<name>``, ``Tensor.<name>``, ``F.<name>``), PyTorch's
+An entry (``OpInfo``) names an op, how it is reached (``torch.<name>``, ``Tensor.<name>`` (operators too:
+``Tensor.__add__`` is ``a + b``), ``F.<name>``, ``_VF.<name>``, or ``property``: ``x.T``), PyTorch's
 signature with a *role* for each argument, and one or more samples: argument values in which tensors are
 ``Arg`` specs, made afresh for each library (``T`` is ``torch`` or ``autogradviz``). The rows are generated:
 
 * **sample rows** (``kind == "sample"``): each sample as written, and its variants: float64, every tensor argument
-  in turn with ``requires_grad=True`` (the result's backward runs, the grads are compared), non-contiguous inputs
+  in turn with ``requires_grad=True`` (the result's backward runs, the grads are compared) and, with two float
+  tensor arguments or more, all of them at once (``-gradall``), non-contiguous inputs
   (a transposed copy), and for elementwise ops 0-d, 0-size and broadcast shapes;
 * **error rows** (``kind`` names the wrong kind): each argument of the signature in turn replaced by each wrong
   kind its role has (``WRONG``): None, a str, a list, a wrong dtype, a wrong shape, a bad dim, a flag of the wrong
@@ -118,6 +120,8 @@ class OpInfo:
     grad: bool = True          # tensor arguments get requires_grad variants
     float64: bool = True
     noncontig: bool = True
+    errors: bool = True        # error rows (False: an entry that adds samples to a name with its error rows)
+    layout: bool = False       # also compare is_contiguous() of the results (views, matmul's outputs)
     error_skip: tuple = ()     # (param name, kind) pairs whose row is not generated, each with a reason in SKIP_WHY
     params: list = field(default_factory=list)
 
@@ -416,6 +420,101 @@ op("batch_norm", "input:T running_mean:T running_var:T weight:T bias:T training:
     _f(t(2, 3, 2, 2), None, None, None, None, True), _f(t(2, 3, 4), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3),
                                                         eps=1e-3)], where=_F)
 
+# -- moved from test_vs_torch.py's CASES (issue 23): operators, shapes and indexing, type promotion ----------------
+# the binary operators on each pair of shapes (the shapes of CASES' binop_*), and with a Python number on each side
+# (scalar_*: the reflected operators __radd__ ... are what ``2 + x`` calls)
+_PAIRS = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((3,), ()), ((), (2, 3)), ((2, 1, 3), (4, 1))]
+M23 = Arg(shape=(2, 3), values=[[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]])
+M23POS = Arg(shape=(2, 3), values=[[1.0, 1.75, 2.5], [2.0, 0.75, 1.25]])  # abs(M23) + 0.5: a base for **
+for _n in ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__"):
+    _lo = 0.5 if _n == "__pow__" else -1.0
+    op(_n, "input:T other:TN", [_f(t(*sa, lo=_lo, hi=2.0, seed=1), t(*sb, lo=_lo, hi=2.0, seed=2)) for sa, sb in _PAIRS]
+       + [_f(M23POS if _n == "__pow__" else M23, v) for v in (2, 0.5, -3)], where=_T)
+for _n in ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__"):
+    op(_n, "input:T other:TN", [_f(M23, v) for v in (2, 0.5, -3)], where=_T)
+# comparisons and logic as operators (a > 0, 1 < a, (a > 0) & (a < 1), ~(a > 0))
+for _n in ("__gt__", "__lt__", "__ge__", "__le__", "__eq__", "__ne__"):
+    op(_n, "input:T other:TN", [_f(M23, Arg(shape=(3,), values=[0.5, 0.25, 0.0])), _f(M23, 0.5), _f(M23, 1)],
+       where=_T)
+for _n in ("__and__", "__or__"):
+    op(_n, "input:T other:T", [_f(mask(2, 3), mask(2, 3, seed=7))], where=_T, grad=False)
+op("__invert__", "input:T", [_f(mask(2, 3))], where=_T, grad=False)
+op("__neg__", "input:T", [_f(M23)], where=_T)
+# the broadcast errors of the operators, and the size error of @ (CASES' broadcast_error, linalg_errors)
+for _n in ("__add__", "__mul__", "__sub__", "__gt__"):
+    op(_n, "input:T other:TN", [_f(t(2, 3), t(2, 4)), _f(t(2, 3), t(4)), _f(t(5, 1, 3), t(4, 2, 1))], where=_T,
+       noncontig=False, errors=False)
+# @ and matmul on the shapes of CASES' linalg_* and more_matmul_shapes (every requires_grad combination through
+# -grad0, -grad1 and -gradall)
+_MM = [((2, 3), (3, 4)), ((4, 2, 3), (1, 3, 2)), ((2, 3), (4, 3, 2)), ((3,), (2, 3, 4)), ((2, 2, 3), (3,)),
+       ((2, 1, 2, 3), (3, 3, 2)), ((1, 2, 3), (4, 3, 2)), ((2, 2, 3), (3, 4)), ((4, 3), (3,)), ((3,), (3, 4)),
+       ((2, 2, 3), (3, 2, 2)), ((2, 3), (4,))]
+op("__matmul__", "input:T other:T", [_f(t(*sa, seed=21), t(*sb, seed=22)) for sa, sb in _MM], where=_T,
+   layout=True)
+op("matmul", "input:T other:T", [_f(t(2, 3, seed=3), t(3, seed=4)), _f(t(3, seed=3), t(3, 2, seed=4)),
+                                 _f(t(2, 2, 3, seed=3), t(3, 4, seed=4)), _f(t(2, 2, 3, seed=3), t(2, 3, 4, seed=4))],
+   errors=False, layout=True)
+op("mm", "input:T mat2:T", [_f(A23, B23)], noncontig=False, errors=False)  # (2x3 and 2x3): the shapes error
+op("pow", "input:TN exponent:T", [_f(2.0, t(2, seed=1)), _f(2, M23)], where=("torch",))  # a number as the base
+op("addmm", "input:T mat1:T mat2:T", [_f(t(3), A23, A23.but(shape=(3, 2), seed=4)),
+                                      _f(t(2, 1, 1), A23, t(3, 2, seed=4)), _f(t(2, 1), A23, t(3, 2, seed=4))],
+   errors=False)
+# max and min: ties share the gradient; the dim and keepdim spellings
+op("max", "input:T dim:D keepdim:B", [_f(Arg(shape=(4,), values=[1.0, 3.0, 3.0, 2.0])),
+                                      _f(Arg(shape=(2, 2), values=[[3.0, 3.0], [1.0, 2.0]]), 1),
+                                      _f(M23, 1, keepdim=True)], errors=False)
+op("min", "input:T dim:D keepdim:B", [_f(M23, dim=0, keepdim=True), _f(M23, 0)], errors=False)
+op("pow", "input:T exponent:TN", [_f(M23, 3), _f(M23, 2)], errors=False)
+op("clamp", "input:T min:TN max:TN", [_f(M23, max=0.3), _f(M23, min=0.0), _f(M23, -0.5, 0.5)], errors=False)
+# shapes and views of a 3x4 leaf (CASES' shape_*), their errors (shape_errors, expand_and_addmm_errors_in_full)
+X34 = t(3, 4, seed=6)
+X43T = Arg(shape=(4, 3), seed=6, noncontig=True)  # x.t(): not contiguous
+op("view", "input:T shape:SZ", [_f(X34, 3, 4), _f(X34, -1, 2), _f(X34, 5, 2), _f(X34, -1, -1), _f(X43T, 12)],
+   where=_T, noncontig=False, errors=False, layout=True)
+op("reshape", "input:T shape:SZ", [_f(X34, 4, 3), _f(X34, (2, -1)), _f(X43T, 12)], where=_T, errors=False, layout=True)
+op("squeeze", "input:T dim:D", [_f(X34, 0), _f(t(1, 12, 1, seed=6))], errors=False, layout=True)
+op("unsqueeze", "input:T dim:D", [_f(X34, 1), _f(X34, -1)], errors=False, layout=True)
+op("expand", "input:T sizes:SZ", [_f(t(3, 1, seed=6), -1, 5), _f(X34, 2, 4), _f(t(3, 2, 2), 2, 2)], where=_T,
+   errors=False, layout=True)
+op("contiguous", "input:T", [_f(X43T)], where=_T, errors=False, layout=True)
+op("sum", "input:T dim:DS keepdim:B", [_f(X34, 2)], where=_T, errors=False)
+op("T", "input:X", [_f(X34), _f(t(3)), _f(X43T)], where=("property",), layout=True)
+for _n, _a in (("flatten", ()), ("t", ()), ("transpose", (0, 1)), ("select", (1, 2))):
+    op(_n, "input:T", [_f(X34, *_a), _f(X43T, *_a)], errors=False, layout=True,
+       where=("Tensor",) if _n == "select" else ("torch", "Tensor"))
+op("clone", "input:T", [_f(X34)], errors=False, layout=True, noncontig=False)  # (a copy of a view keeps its
+# layout in PyTorch, memory_format=torch.preserve_format; here it is contiguous: docs/differences.md)
+op("permute", "input:T dims:X", [_f(t(2, 2, 3, seed=6), 2, 0, 1)], where=_T, errors=False, layout=True)
+_IDX = [1, (-1, -2), (slice(None), slice(1, 3)), (slice(None, None, 2), slice(1, None, 2)), (None, slice(None), None),
+        [0, 2], ([0, 2, 0], [1, 1, 3]), (slice(1, None), [0, 3]), (Ellipsis, 1), mask(3, 4), slice(None), 3,
+        (0, 0, 0)]
+op("__getitem__", "input:T indices:X", [_f(X34, i) for i in _IDX], where=_T, layout=True)
+# type promotion (CASES' promote_*): each pair of dtypes through the operators and functions
+I3 = Arg(shape=(3,), dtype="int64", values=[1, 2, 3])
+I2 = Arg(shape=(2,), dtype="int64", values=[2, 3])
+F2 = Arg(shape=(2,), values=[1.0, 2.0])
+_D = lambda dt, v, shape=None: Arg(shape=shape if shape is not None else (len(v),) if isinstance(v, list) else (),
+                                   dtype=dt, values=v)  # noqa: E731
+op("__mul__", "input:T other:TN", [_f(I3, 1.5), _f(F2, _D("float64", 2.0)), _f(F2, _D("float64", [2.0])),
+                                   _f(_D("int64", [1, 2]), _D("float64", 2.0)), _f(_D("int32", [1, 2]), 3),
+                                   _f(_D("bool", [True]), _D("bool", [True])), _f(_D("bool", [True, False]), 0.5),
+                                   _f(_D("float64", [1.0]), 2.5)], where=_T, noncontig=False, errors=False)
+op("__add__", "input:T other:TN", [_f(_D("int64", [1, 2]), 3), _f(_D("int32", [1, 2]), _D("int64", [1, 2])),
+                                   _f(_D("bool", [True, False]), 1), _f(_D("float16", [1.0]), _D("float32", [1.0])),
+                                   _f(_D("uint8", [1]), _D("int8", [1]))], where=_T, noncontig=False, errors=False)
+op("__truediv__", "input:T other:TN", [_f(I3, Arg(shape=(3,), dtype="int64", values=[2, 2, 2])),
+                                       _f(_D("int64", [3]), 2)], where=_T, noncontig=False, errors=False)
+op("__pow__", "input:T other:TN", [_f(I2, 0.5), _f(I2, 2), _f(_D("int64", [2]), -1), _f(_D("float32", [2.0]), -1)],
+   where=_T, noncontig=False, errors=False)
+op("__rpow__", "input:T other:TN", [_f(I2, 2)], where=_T, noncontig=False, errors=False)
+op("exp", "input:T", [_f(_D("int64", [0, 1]))], noncontig=False, errors=False)
+op("sqrt", "input:T", [_f(_D("int64", [4, 9]))], noncontig=False, errors=False)
+op("sum", "input:T", [_f(_D("int64", [1, 2])), _f(_D("bool", [True, True]))], noncontig=False, errors=False)
+op("mean", "input:T", [_f(_D("int64", [1, 2]))], noncontig=False, errors=False)
+op("div", "input:T other:TN * rounding_mode:X", [_f(_D("int64", [7, -7]), 2, rounding_mode="floor"),
+                                                 _f(_D("int64", [7, -7]), 2, rounding_mode="trunc")],
+   where=("torch",), noncontig=False, errors=False)
+
 # Public names the table leaves out, each with its reason (the coverage test reads this)
 NOT_IN_TABLE = {
     ("Tensor", "cuda"): "raises 'Torch not compiled with CUDA enabled' whatever its arguments (test_vs_torch)",
@@ -514,6 +613,8 @@ def call(T, where, name, args, kwargs):
     kwargs = {k: materialise(v, T) for k, v in kwargs.items()}
     if where == "Tensor":
         return getattr(args[0], name)(*args[1:], **kwargs), args, kwargs
+    if where == "property":  # x.T, x.mT: an attribute, not a call
+        return getattr(args[0], name), args, kwargs
     return _fn(T, where, name)(*args, **kwargs), args, kwargs
 
 
@@ -572,6 +673,13 @@ def _variants(o, args, kwargs):
             v = args[p[1]] if p[0] == "a" else kwargs[p[1]]
             if v.dtype.startswith("float"):
                 yield f"-grad{p[1]}", *_replace(args, kwargs, p, lambda a: a.but(rg=True)), True
+        floats = [p for p in _tensor_positions(o, args, kwargs)
+                  if (args[p[1]] if p[0] == "a" else kwargs[p[1]]).dtype.startswith("float")]
+        if len(floats) >= 2:  # every tensor argument at once (two leaves in one graph)
+            a2, k2 = args, kwargs
+            for p in floats:
+                a2, k2 = _replace(a2, k2, p, lambda a: a.but(rg=True))
+            yield "-gradall", a2, k2, True
         seqs = [i for i, a in enumerate(args) if isinstance(a, list) and a and isinstance(a[0], Arg)]
         for i in seqs:
             a2 = list(args)
@@ -630,7 +738,7 @@ def rows():
                     out.append(Row(rid, o, where, "sample", a, k, bw))
             # error rows: each parameter with each wrong kind, from the first sample (the one giving the most
             # arguments first) where the kind applies (a wrong dtype needs a tensor there)
-            order = sorted(o.samples, key=lambda sm: -len(sm[0]))
+            order = sorted(o.samples, key=lambda sm: -len(sm[0])) if o.errors else []
             done = set()
             for args0, kwargs0 in order:
                 for kind, pname, a, k in _error_rows(o, where, args0, kwargs0):
