@@ -104,13 +104,42 @@ def _parser_sig(sig):
     return tuple((k.rstrip("?"), n, k.endswith("?"), kw, k.endswith("?")) for n, k, kw in _parse(sig))
 
 
+def _type_key(args, kwargs):
+    """What the parser's verdict depends on, cheaply: each argument's type (a tensor's with whether it is 0-d, a
+    sequence's with its elements' types). Arguments of an accepted key are accepted again."""
+    key = []
+    for v in args:
+        t = type(v)
+        if t is tuple or t is list:
+            key.append((t, tuple(type(e) for e in v)))
+        elif hasattr(v, "_data"):
+            key.append((t, v._data.dtype.kind if v._data.ndim == 0 else None))
+        else:
+            key.append(t)
+    if kwargs:
+        for k, v in kwargs.items():
+            t = type(v)
+            key.append((k, (t, tuple(type(e) for e in v)) if t is tuple or t is list else
+                        (t, v._data.dtype.kind if v._data.ndim == 0 else None) if hasattr(v, "_data") else t))
+    return tuple(key)
+
+
+_ACCEPTED = {}  # (function, signature) -> the type keys its parser accepted (a few per op)
+
+
 def parse_args(fn, sig, args, kwargs=None):
     """PyTorch's parser on the call a Python-level function of PyTorch's makes (``F.embedding`` calls
     ``torch.embedding(weight, input, ...)``): ``sig`` as in ``SIGNATURES``; raises the TypeError for the first
     argument of the wrong kind."""
+    seen = _ACCEPTED.setdefault((fn, sig), set())
+    key = _type_key(args, kwargs)
+    if key in seen:
+        return
     err = _first_wrong(fn, _parser_sig(sig), False, tuple(args), kwargs or {}, False)
     if err is not None:
         raise err
+    if len(seen) < 64:
+        seen.add(key)
 
 
 def flag(fn, arg, value, pos=None, cls=TypeError):
@@ -618,6 +647,7 @@ def _overload(text):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _signatures(name, method):
     key = ("Tensor." if method else "torch.") + name
     if name == "split":  # torch.split and Tensor.split are Python, calling the parser's split with self first
@@ -828,13 +858,18 @@ def checked(fn, name, method):
         functools.update_wrapper(fn, plain)
 
     eager = name.rpartition(".")[2] in EAGER
+    accepted = set()  # the type keys (_type_key) the eager diagnosis let through: not diagnosed again
 
     @functools.wraps(fn)
     def public(*args, **kwargs):
         if eager:
-            err = _diagnose(name, method, args, kwargs)
-            if err is not None:
-                raise err
+            key = _type_key(args, kwargs)
+            if key not in accepted:
+                err = _diagnose(name, method, args, kwargs)
+                if err is not None:
+                    raise err
+                if len(accepted) < 64:
+                    accepted.add(key)
         try:
             r = fn(*args, **kwargs)
             if r is NotImplemented:  # an arithmetic op given no tensor and no number (see ops/_core._operand)

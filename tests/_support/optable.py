@@ -80,6 +80,15 @@ class Arg:
 
 
 @dataclass
+class DT:
+    """A dtype by name, the library's own (``dtype=DT("float64")`` is ``T.float64``)."""
+    name: str
+
+    def make(self, T):
+        return getattr(T, self.name)
+
+
+@dataclass
 class Gen:
     """A ``Generator`` seeded afresh for each library (both draw the same stream from the same seed)."""
     seed: int = 0
@@ -514,6 +523,22 @@ op("mean", "input:T", [_f(_D("int64", [1, 2]))], noncontig=False, errors=False)
 op("div", "input:T other:TN * rounding_mode:X", [_f(_D("int64", [7, -7]), 2, rounding_mode="floor"),
                                                  _f(_D("int64", [7, -7]), 2, rounding_mode="trunc")],
    where=("torch",), noncontig=False, errors=False)
+# the factories (CASES' create_*): their dtypes, shapes and requires_grad as PyTorch infers them
+_FACT = dict(where=("torch",), grad=False, float64=False, noncontig=False, errors=False)
+op("tensor", "data:X", [_f([1, 2, 3]), _f([1, 2.0]), _f([True, False]), _f(3), _f([[1, 2], [3, 4]]), _f([]),
+                        _f([True, 2]), _f([1, 2], dtype=DT("float64")), _f(np.array([1.0, 2.0])),
+                        _f(np.array([1, 2], np.int32)), _f([[1, 2], [3]])], **_FACT)
+op("ones", "size:X", [_f(2, 3), _f((2, 3)), _f(2, requires_grad=True)], **_FACT)
+op("zeros", "size:X", [_f(2, dtype=DT("int64"))], **_FACT)
+op("full", "size:X fill_value:X", [_f((2, 2), 7), _f((2,), 1.5), _f((1,), True)], **_FACT)
+op("arange", "end:X", [_f(5), _f(0, 1, 0.25), _f(1, 10, 3), _f(2.5)], **_FACT)
+op("eye", "n:X", [_f(3), _f(2, 3)], **_FACT)
+op("linspace", "start:X end:X steps:X", [_f(0, 1, 5)], **_FACT)
+op("zeros_like", "input:T", [_f(Arg(shape=(2,), dtype="int64", values=[1, 2])),
+                             _f(Arg(shape=(2,), values=[1.0, 1.0], rg=True))], **_FACT)
+op("ones_like", "input:T", [_f(Arg(shape=(1, 1), dtype="float64", values=[[1.0]]))], **_FACT)
+op("full_like", "input:T fill_value:X", [_f(Arg(shape=(2,), dtype="int64", values=[1, 2]), 4)], **_FACT)
+op("Tensor", "data:X", [_f([1, 2, 3]), _f([[1, 2, 3], [4, 5, 6]]), _f()], **_FACT)
 
 # Public names the table leaves out, each with its reason (the coverage test reads this)
 NOT_IN_TABLE = {
@@ -589,7 +614,7 @@ def _wrong(kind, orig, param):
 
 # -- materialising and calling --------------------------------------------------------------------------------------
 def materialise(v, T):
-    if isinstance(v, (Arg, Gen)):
+    if isinstance(v, (Arg, Gen, DT)):
         return v.make(T)
     if isinstance(v, list):
         return [materialise(x, T) for x in v]
