@@ -1670,15 +1670,6 @@ def pow_at_zero(T):
 
 
 @case
-def indexing_3d_mixed(T):
-    y = fixed(T, 2, 3, 4, seed=11).requires_grad_()
-    outs = [y[0, :, [0, 1]], y[[0, 1], :, 0], y[:, [0, 1], 0], y[[0, 1], :, [0, 1]], y[..., [0, 1]][[1]],
-            y[1, [0, 2]], y[:, 1:, [3]], y[y > 0.5], y[0][y[0] > 0], y[:, None, 0, ::2]]
-    sum(o.sum() for o in outs).backward()
-    return outs, y.grad
-
-
-@case
 def setitem_masks_and_lists(T):
     x = T.tensor(M23)
     x[x > 0] = 0
@@ -1758,19 +1749,6 @@ def manual_sgd_loops(T):
         out.append(loss)
     print(w, b, loss)
     return out, w, b, w._version, b._version
-
-
-@case
-def floor_divide_and_remainder(T):
-    x = T.tensor([1.5, -2.5, 3.0], requires_grad=True)
-    w = T.tensor([2.0, -2.0, 2.0], requires_grad=True)
-    outs = [x // 2, x % 2, 5 // x, 5 % x, x // T.tensor([2.0, 2.0, 2.0]), x % w, T.tensor([7, -7]) // 2,
-            T.tensor([7, -7]) % 3, T.tensor([7.0, -7.0]) % 3, 7 // T.tensor([2, -2]), T.tensor([7.0, -7.0]) // 0,
-            T.tensor([4.0, -4.0]) % T.tensor([-2.0, 2.0]), T.tensor([7, 8]).remainder(3), x.floor_divide(2)]
-    errs = [raises(lambda: (x // 2).sum().backward(), "derivative for aten::floor_divide is not implemented"),
-            raises(lambda: (5 % x).sum().backward(), "derivative for aten::remainder is not implemented")]
-    (x % w).sum().backward()
-    return outs, errs, x.grad, w.grad
 
 
 @case

@@ -523,6 +523,30 @@ op("mean", "input:T", [_f(_D("int64", [1, 2]))], noncontig=False, errors=False)
 op("div", "input:T other:TN * rounding_mode:X", [_f(_D("int64", [7, -7]), 2, rounding_mode="floor"),
                                                  _f(_D("int64", [7, -7]), 2, rounding_mode="trunc")],
    where=("torch",), noncontig=False, errors=False)
+# indexing a 3-d tensor with mixed indices (CASES' indexing_3d_mixed), and // and % as operators
+# (floor_divide_and_remainder: their backward raises PyTorch's "derivative ... is not implemented" but for x % w)
+Y234 = t(2, 3, 4, seed=11)
+op("__getitem__", "input:T indices:X",
+   [_f(Y234, i) for i in [(0, slice(None), [0, 1]), ([0, 1], slice(None), 0), (slice(None), [0, 1], 0),
+                          ([0, 1], slice(None), [0, 1]), (Ellipsis, [0, 1]), (1, [0, 2]),
+                          (slice(None), slice(1, None), [3]), mask(2, 3, 4, seed=12), (slice(None), None, 0,
+                                                                                         slice(None, None, 2))]],
+   where=_T, errors=False, layout=True)
+X3 = Arg(shape=(3,), values=[1.5, -2.5, 3.0])
+W3 = Arg(shape=(3,), values=[2.0, -2.0, 2.0])
+for _n in ("__floordiv__", "__mod__"):
+    op(_n, "input:T other:TN", [_f(X3, 2), _f(X3, Arg(shape=(3,), values=[2.0, 2.0, 2.0])), _f(X3, W3),
+                                _f(Arg(shape=(2,), dtype="int64", values=[7, -7]), 2),
+                                _f(Arg(shape=(2,), dtype="int64", values=[7, -7]), 3),
+                                _f(Arg(shape=(2,), values=[7.0, -7.0]), 3), _f(Arg(shape=(2,), values=[7.0, -7.0]), 0),
+                                _f(Arg(shape=(2,), values=[4.0, -4.0]), Arg(shape=(2,), values=[-2.0, 2.0]))],
+       where=_T, noncontig=False)
+for _n in ("__rfloordiv__", "__rmod__"):
+    op(_n, "input:T other:TN", [_f(X3, 5), _f(Arg(shape=(2,), dtype="int64", values=[2, -2]), 7)], where=_T,
+       noncontig=False)
+op("remainder", "input:T other:TN", [_f(Arg(shape=(2,), dtype="int64", values=[7, 8]), 3)], where=_T,
+   noncontig=False, errors=False)
+op("floor_divide", "input:T other:TN", [_f(X3, 2)], where=_T, noncontig=False, errors=False)
 # the factories (CASES' create_*): their dtypes, shapes and requires_grad as PyTorch infers them
 _FACT = dict(where=("torch",), grad=False, float64=False, noncontig=False, errors=False)
 op("tensor", "data:X", [_f([1, 2, 3]), _f([1, 2.0]), _f([True, False]), _f(3), _f([[1, 2], [3, 4]]), _f([]),
