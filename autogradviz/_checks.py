@@ -94,6 +94,57 @@ def dims(dim, ndim, name="dim"):
     return (w,) if ndim else ()
 
 
+def tensor_list(seq, argpos):
+    """PyTorch's parser on a list of tensors (``TensorList``) with an element of another kind."""
+    from ._tensor import Tensor
+    for j, item in enumerate(seq):
+        if not isinstance(item, Tensor):
+            raise TypeError(f"expected Tensor as element {j} in argument {argpos}, but got {type_name(item)}")
+
+
+@functools.lru_cache(maxsize=None)
+def _parser_sig(sig):
+    return tuple((k.rstrip("?"), n, k.endswith("?"), kw, k.endswith("?")) for n, k, kw in _parse(sig))
+
+
+def _type_key(args, kwargs):
+    """What the parser's verdict depends on, cheaply: each argument's type (a tensor's with whether it is 0-d, a
+    sequence's with its elements' types). Arguments of an accepted key are accepted again."""
+    key = []
+    for v in args:
+        t = type(v)
+        if t is tuple or t is list:
+            key.append((t, tuple(type(e) for e in v)))
+        elif hasattr(v, "_data"):
+            key.append((t, v._data.dtype.kind if v._data.ndim == 0 else None))
+        else:
+            key.append(t)
+    if kwargs:
+        for k, v in kwargs.items():
+            t = type(v)
+            key.append((k, (t, tuple(type(e) for e in v)) if t is tuple or t is list else
+                        (t, v._data.dtype.kind if v._data.ndim == 0 else None) if hasattr(v, "_data") else t))
+    return tuple(key)
+
+
+_ACCEPTED = {}  # (function, signature) -> the type keys its parser accepted (a few per op)
+
+
+def parse_args(fn, sig, args, kwargs=None):
+    """PyTorch's parser on the call a Python-level function of PyTorch's makes (``F.embedding`` calls
+    ``torch.embedding(weight, input, ...)``): ``sig`` as in ``SIGNATURES``; raises the TypeError for the first
+    argument of the wrong kind."""
+    seen = _ACCEPTED.setdefault((fn, sig), set())
+    key = _type_key(args, kwargs)
+    if key in seen:
+        return
+    err = _first_wrong(fn, _parser_sig(sig), False, tuple(args), kwargs or {}, False)
+    if err is not None:
+        raise err
+    if len(seen) < 64:
+        seen.add(key)
+
+
 def flag(fn, arg, value, pos=None, cls=TypeError):
     """``value`` must be a bool (PyTorch's parser takes no 0, 1, 'yes' or None for a bool). ``cls``: BadArgument
     inside an op that ``checked`` wraps (its message then names the position as PyTorch's does)."""
@@ -173,6 +224,22 @@ SIGNATURES = {
     "binary_cross_entropy_with_logits": "input:T target:T", "cross_entropy": "input:T target:T",
     "nll_loss": "input:T target:T", "copy_": "input:T other:T", "dropout": "input:T p:X train:B",
     "new_zeros": "input:T size:SZ", "new_ones": "input:T size:SZ", "new_full": "input:T size:SZ fill_value:N",
+    # the next course's ops (issue 25)
+    "cumprod": "input:T dim:D * dtype:DT?", "bincount": "input:T weights:T? minlength:I",
+    "histc": "input:T bins:I min:N max:N", "addcmul": "input:T tensor1:T tensor2:T * value:N",
+    "nan_to_num": "input:T nan:F? posinf:F? neginf:F?", "isfinite": "input:T",
+    "isclose": "input:T other:T rtol:F atol:F equal_nan:B", "topk": "input:T k:I dim:D largest:B sorted:B",
+    "multinomial": "input:T num_samples:I replacement:B * generator:X", "diag": "input:T diagonal:I",
+    "trace": "input:T", "diagonal": "input:T offset:I dim1:D dim2:D",
+    "layer_norm": "input:T normalized_shape:SZ weight:T? bias:T? eps:F cudnn_enable:B",
+    "one_hot": "input:T num_classes:I",
+    "scaled_dot_product_attention": "query:T key:T value:T attn_mask:T? dropout_p:F is_causal:B * scale:F? "
+                                    "enable_gqa:B",
+    "avg_pool2d": "input:T kernel_size:X stride:X padding:X ceil_mode:B count_include_pad:B divisor_override:I?",
+    "max_pool2d": "input:T kernel_size:X stride:X padding:X dilation:X ceil_mode:B return_indices:X",
+    "pad": "input:T pad:X mode:X value:F?", "meshgrid": "tensors:X", "einsum": "equation:X operands:X",
+    # Python-level functions of PyTorch's that check their arguments in their own order (the op raises)
+    "embedding": "input:X", "batch_norm": "input:X", "unique": "input:X",
 }
 # an in-place method takes its op's arguments (add_ as add); mul_ and friends take numbers for their tensor
 for _name in ("add", "sub", "mul", "div", "pow", "clamp", "masked_fill"):
@@ -498,6 +565,56 @@ OVERLOADS = {
         'Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, Tensor out = None',
         'Tensor input, bool unbiased = True',
     ),
+    'torch.argsort': (
+        'Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None',
+        'Tensor input, int dim = -1, bool descending = False',
+    ),
+    'torch.sort': (
+        'Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None',
+        'Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None',
+    ),
+    'Tensor.sort': (
+        '*, bool stable, int dim = -1, bool descending = False',
+        'int dim = -1, bool descending = False',
+    ),
+    'torch.histogram': (
+        'Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None',
+        'Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, '
+        'tuple of Tensors out = None',
+    ),
+    'Tensor.histogram': (
+        'Tensor bins, *, Tensor weight = None, bool density = False',
+        'int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False',
+    ),
+    'torch.lerp': (
+        'Tensor input, Tensor end, Tensor weight, *, Tensor out = None',
+        'Tensor input, Tensor end, Number weight, *, Tensor out = None',
+    ),
+    'Tensor.lerp': (
+        'Tensor end, Tensor weight',
+        'Tensor end, Number weight',
+    ),
+    'torch.repeat_interleave': (
+        'Tensor input, Tensor repeats, int dim = None, *, int output_size = None',
+        'Tensor repeats, *, int output_size = None',
+        'Tensor input, int repeats, int dim = None, *, int output_size = None',
+    ),
+    'Tensor.repeat_interleave': (
+        'Tensor repeats, int dim = None, *, int output_size = None',
+        'int repeats, int dim = None, *, int output_size = None',
+    ),
+    'torch.conv1d': (
+        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+        'tuple of ints dilation = 1, int groups = 1',
+        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+        'tuple of ints dilation = 1, int groups = 1',
+    ),
+    'torch.conv2d': (
+        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+        'tuple of ints dilation = 1, int groups = 1',
+        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+        'tuple of ints dilation = 1, int groups = 1',
+    ),
     'torch.where': (
         'Tensor condition',
         'Tensor condition, Tensor input, Tensor other, *, Tensor out = None',
@@ -513,7 +630,8 @@ PYTHON_LEVEL = {"norm": {1: "layout"}, "split": {1: "split"}, "F.sigmoid": {1: "
                 "F.softsign": {1: "abs"}, "F.softmax": {1: "softmax"}, "F.log_softmax": {1: "log_softmax"},
                 **{"F." + n: {1: "size", 2: "size"} for n in (
                     "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-                    "binary_cross_entropy_with_logits")}}
+                    "binary_cross_entropy_with_logits")},
+                "F.adaptive_avg_pool2d": {1: "size"}}
 _TYPE_OF_KIND = {"T": "Tensor", "TN": "Tensor", "TL": "tuple of Tensors", "D": "int", "DS": "tuple of ints",
                  "SZ": "tuple of ints",
                  "B": "bool", "I": "int", "N": "Number", "DT": "torch.dtype", "F": "float", "X": "object"}
@@ -532,6 +650,7 @@ def _overload(text):
     return out
 
 
+@functools.lru_cache(maxsize=None)
 def _signatures(name, method):
     key = ("Tensor." if method else "torch.") + name
     if name == "split":  # torch.split and Tensor.split are Python, calling the parser's split with self first
@@ -638,7 +757,16 @@ _NUMBERS_AS_TENSORS = {"add_", "sub_", "mul_", "div_", "add", "sub", "subtract",
 DELEGATES = {"F.softmax": ("softmax", True), "F.log_softmax": ("log_softmax", True), "F.softmin": ("softmax", True),
              "norm": ("linalg_vector_norm", False), "Tensor.norm": ("linalg_vector_norm", False),
              "F.cross_entropy": ("cross_entropy_loss", False), "F.nll_loss": ("nll_loss_nd", False),
-             "split": ("split", False), "Tensor.split": ("split", False)}
+             "split": ("split", False), "Tensor.split": ("split", False),
+             "F.max_pool2d": ("max_pool2d_with_indices", False)}
+
+# ops that compute before they would fail on an argument of the wrong kind (a float where an int is due, a str
+# for a number): their arguments are diagnosed before the call, as PyTorch's parser does (none is on the hot path
+# of a training step but the layers, whose one check is small beside their numpy work)
+EAGER = {"cumprod", "bincount", "histc", "histogram", "addcmul", "lerp", "nan_to_num", "isfinite", "isclose",
+         "sort", "argsort", "topk", "multinomial", "diag", "trace", "diagonal", "repeat_interleave", "conv1d",
+         "conv2d", "layer_norm", "one_hot", "scaled_dot_product_attention", "avg_pool2d", "max_pool2d", "pad",
+         "adaptive_avg_pool2d", "batch_norm"}
 
 
 def _diagnose(qualname, method, args, kwargs):
@@ -733,9 +861,19 @@ def checked(fn, name, method):
         functools.update_wrapper(fn, plain)
 
     short = name.rpartition(".")[2]
+    eager = short in EAGER
+    accepted = set()  # the type keys (_type_key) the eager diagnosis let through: not diagnosed again
 
     @functools.wraps(fn)
     def public(*args, **kwargs):
+        if eager:
+            key = _type_key(args, kwargs)
+            if key not in accepted:
+                err = _diagnose(name, method, args, kwargs)
+                if err is not None:
+                    raise err
+                if len(accepted) < 64:
+                    accepted.add(key)
         try:
             r = fn(*args, **kwargs)
             if r is NotImplemented:  # an arithmetic op given no tensor and no number (see ops/_core._operand)

@@ -94,10 +94,22 @@ def _check(ours, ref, rid):
     assert_same(canon(ours), canon(ref), rid)
 
 
+def _contiguity(res):
+    """``is_contiguous()`` of each tensor of a result (a view's layout is part of what a learner sees)."""
+    if isinstance(res, (torch.Tensor, A.Tensor)):
+        return [res.is_contiguous()]
+    if isinstance(res, (list, tuple)):
+        return [c for r in res for c in _contiguity(r)]
+    return []
+
+
 def _compare_row(row):
     ref, ref_g = run_row(row, torch)
     ours, our_g = run_row(row, A)
     _check(ours, ref, row.id)
+    if row.op.layout:
+        assert _contiguity(ours) == _contiguity(ref), f"{row.id}: is_contiguous() differs: torch " \
+                                                      f"{_contiguity(ref)}, autogradviz {_contiguity(ours)}"
     if isinstance(ref_g, Err) or isinstance(our_g, Err):
         _check(our_g, ref_g, row.id + ".backward")
     elif ref_g is not None:

@@ -24,7 +24,7 @@ from ..ops.shape import flatten as _flatten
 from ..ops.attention import scaled_dot_product_attention  # noqa: F401
 from ..ops.conv import conv1d, conv2d  # noqa: F401
 from ..ops.embedding import embedding  # noqa: F401
-from ..ops.norm import batch_norm as _batch_norm, layer_norm  # noqa: F401
+from ..ops.norm import batch_norm as _batch_norm, layer_norm as _layer_norm
 from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d as _max_pool2d, pad  # noqa: F401
 from ..ops.loss import _legacy_reduction  # noqa: F401
 
@@ -38,6 +38,11 @@ __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax"
 # -- the layers (issue 25): their ops and nodes live in ops/norm.py, conv.py, pool.py, embedding.py, attention.py
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05):
     return _batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05):
+    # torch.layer_norm's sixth argument (cudnn_enable) is no argument of F.layer_norm
+    return _layer_norm(input, normalized_shape, weight, bias, eps)
 
 
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):

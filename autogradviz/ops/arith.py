@@ -625,17 +625,28 @@ def invert(a):
     return nograd_result(_wrap(np.invert(a._data)), "InvertBackward0", (a,))
 
 
-def and_(a, other):
+def _bitwise(np_fn, kernel, node, a, other):
+    """``&`` and ``|``: PyTorch's errors first (float operands have no bitwise kernel; shapes must broadcast)."""
     b, bs = _operand(other)
     if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
         return NotImplemented
-    return nograd_result(_wrap(np.bitwise_and(a._data, b._data if b is not None else bs)), "BitwiseAndBackward0",
-                         (a, b))
+    kinds = [t._data.dtype for t in (a, b) if t is not None]
+    floats = [d for d in kinds if d.kind == "f"]
+    if floats or isinstance(bs, float):
+        from ._core import _DT_NAMES
+        wide = max(floats, key=lambda d: d.itemsize) if floats else np.dtype(np.float32)
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{_DT_NAMES.get(wide.name, wide.name)}'")
+    if b is not None:
+        try:
+            np.broadcast_shapes(a._data.shape, b._data.shape)
+        except ValueError:
+            raise _broadcast_error(a._data.shape, b._data.shape) from None
+    return nograd_result(_wrap(np_fn(a._data, b._data if b is not None else bs)), node, (a, b))
+
+
+def and_(a, other):
+    return _bitwise(np.bitwise_and, "bitwise_and_cpu", "BitwiseAndBackward0", a, other)
 
 
 def or_(a, other):
-    b, bs = _operand(other)
-    if b is NotImplemented:  # no tensor and no number: Python's error (x * None), or _checks'
-        return NotImplemented
-    return nograd_result(_wrap(np.bitwise_or(a._data, b._data if b is not None else bs)), "BitwiseOrBackward0",
-                         (a, b))
+    return _bitwise(np.bitwise_or, "bitwise_or_cpu", "BitwiseOrBackward0", a, other)

@@ -122,9 +122,23 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise TypeError(f"scaled_dot_product_attention(): argument '{nm}' must be Tensor, not "
                             f"{type(t).__name__}")
     q, k, v = query._data, key._data, value._data
+    c = {"float32": "float", "float64": "double", "float16": "c10::Half", "bool": "bool", "int64": "long int"}
     if not (q.dtype == k.dtype == v.dtype):
         raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{query.dtype} key.dtype: {key.dtype} and value.dtype: {value.dtype} instead.")
+                           f"{c.get(q.dtype.name)} key.dtype: {c.get(k.dtype.name)} and value.dtype: "
+                           f"{c.get(v.dtype.name)} instead.")
+    if min(q.ndim, k.ndim, v.ndim) < 2:
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{q.ndim} key.dim: {k.ndim} and value.dim: {v.ndim} instead.")
+    if attn_mask is not None:
+        md = attn_mask._data.dtype
+        if md != np.bool_ and md != q.dtype:
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                               f"attn_mask.dtype: {c.get(md.name, md.name)} and  query.dtype: "
+                               f"{c.get(q.dtype.name)} instead.")
+        if attn_mask._data.ndim < 2:  # (ATen reads the mask's size(-2))
+            n = max(attn_mask._data.ndim, 1)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -2)")
     L, S = q.shape[-2], k.shape[-2]
     sf = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
     if _flash_ok(q, k, v, dropout_p, attn_mask):

@@ -205,8 +205,17 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                            f"size: {list(x.shape)}")
     if x.ndim == nd + 1:  # unbatched: as PyTorch, a batch of one made with unsqueeze, squeezed afterwards
         return _conv(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups, nd).squeeze(0)
+    if bias is not None and isinstance(bias, Tensor) and bias._data.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({_C_TYPES.get(x.dtype.name, x.dtype.name)}) and bias type "
+                           f"({_C_TYPES.get(bias._data.dtype.name, bias._data.dtype.name)}) should be the same")
     if x.dtype != w.dtype:
-        raise RuntimeError(f"Input type ({_tname(x)}) and weight type ({_tname(w)}) should be the same")
+        # the CPU kernels' checks: a float input that ATen's heuristic gives to MKLDNN meets its check, the others
+        # the scalar-type check of the native kernel
+        if x.dtype == np.float32 and _uses_mkldnn(x.shape, w.shape, stride, dilation, groups, nd):
+            raise RuntimeError(f"Input type ({_tname(x)}) and weight type ({_tname(w)}) should be the same or input "
+                               "should be a MKLDNN tensor and weight is a dense tensor")
+        raise RuntimeError(f"expected scalar type {_SCALARS.get(x.dtype.name, x.dtype.name)} but found "
+                           f"{_SCALARS.get(w.dtype.name, w.dtype.name)}")
     if x.dtype.kind != "f":
         raise RuntimeError(f'"slow_conv2d_cpu" not implemented for \'{_dtname(input)}\'')
     stride = _tuple(stride, nd, "stride")
@@ -282,6 +291,24 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
 
 
 _TNAMES = {"float32": "torch.FloatTensor", "float64": "torch.DoubleTensor"}
+
+
+def _uses_mkldnn(xs, ws, stride, dilation, groups, nd):
+    """ATen's ``use_mkldnn`` for a float CPU convolution (one thread), on the 4-D shapes (conv1d is run as a
+    conv2d of height 1)."""
+    if nd == 1:
+        xs, ws = (xs[0], xs[1], 1, xs[2]), (ws[0], ws[1], 1, ws[2])
+    st = stride if isinstance(stride, (list, tuple)) else (stride,)
+    dl = dilation if isinstance(dilation, (list, tuple)) else (dilation,)
+    strided = any(v != 1 for v in st if isinstance(v, int))
+    dilated = any(v != 1 for v in dl if isinstance(v, int))
+    first = strided or dilated or xs[0] >= 16 or ws[-1] != 1 or ws[-2] != 1
+    return first and (groups > 1 or (ws[-1] > 3 and ws[-2] > 3) or xs[0] > 1
+                      or xs[0] * xs[1] * xs[2] * xs[3] > 20480)
+
+
+_C_TYPES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
+_SCALARS = {"float32": "Float", "float64": "Double", "float16": "Half"}
 
 
 def _tname(d):

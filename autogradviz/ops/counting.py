@@ -56,6 +56,10 @@ def bincount(input, weights=None, minlength=0):
         wt = w.dtype if w.dtype in (np.float32, np.float64) else np.dtype(np.float64)
         out = np.zeros(n, wt)
         np.add.at(out, d, w.astype(wt))  # in input order, one rounding per element, as the CPU kernel adds
+        if isinstance(weights, Tensor) and weights.requires_grad:
+            # PyTorch has no derivative for bincount: its NotImplemented node, which raises in backward
+            from .arith import _NotImplementedBackward
+            return make(out, _NotImplementedBackward, (weights,), (), "aten::bincount")
         return nograd_result(_wrap(out), "BincountBackward0", (input,))
     n = max(minlength, int(d.max()) + 1 if d.size else 0)
     return nograd_result(_wrap(np.bincount(d, minlength=n).astype(np.int64)), "BincountBackward0", (input,))

@@ -36,12 +36,37 @@ class EmbeddingBackward0(BackwardNode):
 _INDEX_TYPES = ("i", "u")
 
 
+def _size0(weight):
+    """``weight.size(0)``, as F.embedding reads it (a non-tensor fails at the attribute)."""
+    from .._tensor import Tensor
+    if not isinstance(weight, Tensor):
+        raise AttributeError(f"'{type(weight).__name__}' object has no attribute 'size'")
+    return weight.shape[0]
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
     """``torch.nn.functional.embedding``: ``weight[input]``; the grad adds each looked-up row's grad into its row
     (the ``padding_idx`` row gets none; ``scale_grad_by_freq`` divides by how often each index occurs)."""
+    from .. import _checks
     from .._tensor import Tensor
-    if not isinstance(input, Tensor):
-        raise TypeError(f"embedding(): argument 'indices' (position 2) must be Tensor, not {type(input).__name__}")
+    # PyTorch's F.embedding, in its order: padding_idx (Python), max_norm's renorm, then torch.embedding's parser
+    if padding_idx is not None:
+        if padding_idx > 0:
+            if padding_idx >= _size0(weight):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+        elif padding_idx < 0:
+            if padding_idx < -_size0(weight):
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = _size0(weight) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        if not isinstance(input, Tensor):
+            raise AttributeError(f"'{_checks.type_name(input)}' object has no attribute 'contiguous'")
+        _checks.parse_args("embedding_renorm_", "input:T indices:T max_norm:F norm_type:F",
+                           (weight, input, max_norm, norm_type))
+    _checks.parse_args("embedding", "weight:T indices:T padding_idx:I scale_grad_by_freq:B sparse:B",
+                       (weight, input, padding_idx, scale_grad_by_freq, sparse))
     ix = input._data
     if ix.dtype.kind not in _INDEX_TYPES or ix.dtype == np.uint8:
         from ._core import _dtname
@@ -50,16 +75,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                            "embedding)")
     w = weight._data
     num = w.shape[0]
-    if padding_idx is not None:
-        if padding_idx > 0:
-            if padding_idx >= num:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-        elif padding_idx < 0:
-            if padding_idx < -num:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            padding_idx = num + padding_idx
-    else:
-        padding_idx = -1
     if w.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
     if ix.size and (ix.min() < 0 or ix.max() >= num):

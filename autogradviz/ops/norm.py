@@ -127,6 +127,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
                            f"{', '.join(str(s) for s in shape)}], but got input of size{list(d.shape)}")
     if d.dtype.kind != "f":
         raise RuntimeError(f'"LayerNormKernelImpl" not implemented for \'{_dtname(input)}\'')
+    _bn_dtypes(input, weight, bias, None, None)
     dims = tuple(range(d.ndim - k, d.ndim))
     mu, rstd = _stats(d, dims, eps)
     y = (d - mu) * rstd
@@ -200,12 +201,56 @@ def _update_running(buf, stat, momentum):
     buf._vc[0] += 1
 
 
+_SCALAR_NAMES = {"float32": "Float", "float64": "Double", "float16": "Half"}
+
+
+def _bn_dtypes(input, weight, bias, running_mean, running_var):
+    """The CPU kernel's dtype checks: a weight of another dtype is its 'mixed dtype' path, any other tensor of
+    another dtype its scalar-type check."""
+    dt = input.dtype
+    params = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    if weight is not None and weight.dtype != dt:
+        if all(t.dtype == weight.dtype for t in params) and dt.is_floating_point and str(dt) == "torch.float64":
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+        if not (bias is not None and bias.dtype == weight.dtype and all(
+                t.dtype == dt for t in (running_mean, running_var) if t is not None)):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        return
+    for t in (bias, running_mean, running_var):
+        if t is not None and t.dtype != dt:
+            name = lambda x: _SCALAR_NAMES.get(str(x).replace("torch.", ""), str(x))  # noqa: E731
+            raise RuntimeError(f"expected scalar type {name(dt)} but found {name(t.dtype)}")
+
+
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-05,
                cudnn_enabled=True):
+    from .. import _checks
+    from .._tensor import Tensor
+    # PyTorch's F.batch_norm (Python), in its order, then torch.batch_norm's parser and its kernel's checks
+    if training and not isinstance(input, Tensor):
+        raise AttributeError(f"'{_checks.type_name(input)}' object has no attribute 'size'")
+    if training and eps <= 0.0:
+        raise ValueError(f"batch_norm eps must be positive during training, but got {eps}")
+    elif eps < 0.0:
+        raise ValueError(f"batch_norm eps must be non-negative, but got {eps}")
+    _checks.parse_args("batch_norm", "input:T weight:T? bias:T? running_mean:T? running_var:T? training:B "
+                       "momentum:F eps:F cudnn_enabled:B",
+                       (input, weight, bias, running_mean, running_var, training, momentum, eps, True))
+    if (running_mean is None) != (running_var is None):
+        raise ValueError("running_mean and running_var must either both be None or neither be None")
+    _bn_dtypes(input, weight, bias, running_mean, running_var)
+    from ..autograd.grad_mode import is_grad_enabled
+    for t, what in ((running_mean, "running_mean"), (running_var, "running_var")):
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function 'native_batch_norm' is not differentiable with respect to argument "
+                               f"'{what}'. This input cannot have requires_grad True.")
     d = input._data
-    if d.ndim < 2:
-        raise ValueError(f"Expected 2D or 3D input (got {d.ndim}D input)") if d.ndim == 1 else \
-            RuntimeError("batch_norm(): input must have at least 2 dimensions")
+    if d.ndim < 2:  # ATen counts no channel (0) for the parameters' sizes, then reads input.size(1)
+        for t, what in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
+                        (bias, "bias")):
+            if t is not None and t._data.size != 0:
+                raise RuntimeError(f"{what} should contain 0 elements not {t._data.size}")
+        raise IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)")
     c = d.shape[1]
     for t, what in ((running_mean, "running_mean"), (running_var, "running_var"), (weight, "weight"),
                     (bias, "bias")):
@@ -233,7 +278,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         saved_stats = (_wrap(mean), _wrap(invstd))
     else:
         if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+            raise RuntimeError(f"{'running_mean' if running_mean is None else 'running_var'} must be defined in "
+                               "evaluation mode")
         rm, rv = running_mean._data, running_var._data
         inv = (1.0 / np.sqrt(rv.astype(np.float64) + eps)).astype(d.dtype)
         y = (d - rm.reshape(cshape)) * inv.reshape(cshape)

@@ -208,6 +208,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
     s = k if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) else _pair(stride, "stride")
     p = _pair(padding, "padding")
     x = input._data
+    if x.ndim < 3:  # ATen's avg_pool2d reads input.size(-3) before its shape check
+        n = max(x.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got -3)")
     _check_pool(x, "avg_pool2d", k, s, p, (1, 1))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
@@ -386,7 +389,8 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
     if len(pad) // 2 > input._data.ndim:
-        raise RuntimeError("Padding length too large")
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input._data.ndim}")
     if mode == "constant":
         return _constant_pad(input, pad, 0.0 if value is None else value)
     if value is not None and value != 0:

@@ -117,6 +117,8 @@ def sum(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):
     r = dim_sum(d, dims, keepdim) if out_dtype == d.dtype and dims else None  # PyTorch's order of adds
     if r is None:
         r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
+    if type(r) is np.ndarray and not r.flags.c_contiguous:
+        r = np.ascontiguousarray(r)  # (numpy keeps the input's memory order; PyTorch's result is contiguous)
     return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
 
 
@@ -458,6 +460,8 @@ class CumprodBackward0(BackwardNode):
     def backward(self, g, s):
         x, r = s
         dim = self._info
+        if len(g.shape) == 0 or 0 in g.shape:
+            return (g,)  # PyTorch's cumprod_backward: a 0-d or empty input's grad is the grad
         if _t(g):
             return ((g * r).flip(dim).cumsum(dim).flip(dim) / x,)
         if (x != 0).all():

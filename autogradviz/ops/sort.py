@@ -184,6 +184,12 @@ class UniqueDimBackward0(Unique2Backward0):
 
 @exports("torch", "Tensor")
 def unique(a, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    # torch.unique is Python: it calls torch._unique2, or torch.unique_dim when a dim is given
+    flags = {"sorted": sorted, "return_inverse": return_inverse, "return_counts": return_counts}
+    if dim is None:
+        _checks.parse_args("_unique2", "input:T * sorted:B return_inverse:B return_counts:B", (a,), flags)
+    else:
+        _checks.parse_args("unique_dim", "input:T dim:D * sorted:B return_inverse:B return_counts:B", (a, dim), flags)
     d = a._data
     if dim is None:
         vals, inv, counts = np.unique(d.reshape(-1), return_inverse=True, return_counts=True,

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 
+from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, view_of
 from ._core import _t, exports, nograd_result
@@ -121,7 +122,7 @@ def trace(input):
 
 
 # -- repeat_interleave, meshgrid: compositions, as in PyTorch ----------------------------------------------------
-def _repeat_index(repeats):
+def _repeat_index(repeats, sign=True):
     r = repeats._data if _t(repeats) else np.asarray(repeats)
     if r.ndim > 1:
         raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
@@ -129,7 +130,7 @@ def _repeat_index(repeats):
         from ._core import _DT_NAMES
         raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{_DT_NAMES.get(r.dtype.name)}'")
     r = r.reshape(-1).astype(np.int64)
-    if r.size and r.min() < 0:
+    if sign and r.size and r.min() < 0:
         raise RuntimeError("repeats can not be negative")
     return r
 
@@ -147,13 +148,15 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     d = a._data
     dim = _wrap_dim(dim, d.ndim)
     if isinstance(repeats, Tensor):
-        r = _repeat_index(repeats)
+        r = _repeat_index(repeats, sign=False)
         size = d.shape[dim] if d.ndim else 1
         if r.size == 1:
             r = np.full(size, r[0], np.int64)
         elif r.size != size:
             raise RuntimeError(f"repeats must have the same size as input along dim, but got "
                                f"repeats.size(0) = {r.size} and input.size({dim}) = {size}")
+        if r.size and r.min() < 0:  # (PyTorch checks the size first)
+            raise RuntimeError("repeats can not be negative")
         index = _wrap(np.repeat(np.arange(size, dtype=np.int64), r))
         return index_select(a, dim, index)
     n = int(repeats)
@@ -175,6 +178,9 @@ _MESHGRID_WARNING = "torch.meshgrid: in an upcoming release, it will be required
 def meshgrid(*tensors, indexing=None):
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
+    _checks.tensor_list(tensors, 0)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
     if indexing is None:
         warnings.warn(_MESHGRID_WARNING, UserWarning, stacklevel=2)
         indexing = "ij"
@@ -297,6 +303,10 @@ def _sumproduct_pair(left, right, sum_dims, keepdim):
         else:
             ro.append(i)
             ro_size *= right._data.shape[i]
+    if lo and ro and ro[-1] < lo[0]:
+        # PyTorch 2.13's CPU einsum multiplies the pair the other way round when the right operand's own dims
+        # come first in the output (found by comparing the graphs: bmm's first input is then the right one)
+        left, right, lo, ro, lo_size, ro_size = right, left, ro, lo, ro_size, lo_size
     out_size = ([left._data.shape[d] for d in lro] + [left._data.shape[d] for d in lo] + [1] * len(sum_dims)
                 + [right._data.shape[d] for d in ro])
     lperm = lro + lo + list(sum_dims) + ro
@@ -321,14 +331,76 @@ _ELL = 52
 
 
 @exports("torch")
-def einsum(equation, *operands):
-    """``torch.einsum``, composed of the ops ATen's einsum calls, in its order (diagonal and movedim for a repeated
-    label, unsqueeze and permute to align the operands, sums of dims only one operand has, then sumproduct_pair:
-    permute, reshape, bmm, view, permute; a last view or sum), so that the graph holds PyTorch's nodes."""
+def einsum(*args):
+    """``torch.einsum``: the equation form ``einsum("ij,jk->ik", a, b)`` (the operands may come as one list) and
+    the sublist form ``einsum(a, [0, 1], b, [1, 2], [0, 2])`` (subscripts 0-25 are A-Z, 26-51 a-z, ``...`` an
+    ellipsis), turned into an equation as PyTorch's Python ``einsum`` does; then ``_einsum``. With three operands
+    or more PyTorch contracts in the order ``opt_einsum`` finds when that package is installed (its ``auto``
+    strategy), else left to right: the same here."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least one "
+                         "operand and its subscripts list")
+    if isinstance(args[0], Tensor):
+        equation = ",".join("".join(_sublist_label(n) for n in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_sublist_label(n) for n in args[-1])
+            operands = args[:-1:2]
+        else:
+            operands = args[::2]
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = tuple(operands[0])
+        return einsum(equation, *operands[0])
+    path = None
+    if len(operands) > 2:
+        path = _opt_einsum_path(equation, operands)
+    return _einsum(equation, operands, path=path)
+
+
+def _sublist_label(n):
+    """A subscript of the sublist form as a letter of the equation (PyTorch's ``parse_subscript``)."""
+    if n == Ellipsis:
+        return "..."
+    if n >= 0 and n < 26:
+        return chr(ord("A") + n)
+    if n >= 26 and n < 52:
+        return chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")
+
+
+def _opt_einsum_path(equation, operands):
+    """The contraction order PyTorch asks ``opt_einsum`` for (``torch.backends.opt_einsum``: enabled when the
+    package is installed, strategy ``auto``), flattened; None without the package (left to right)."""
+    try:
+        import opt_einsum
+    except ImportError:
+        return None
+    if not isinstance(equation, str) or not all(isinstance(t, Tensor) for t in operands):
+        return None  # _einsum raises PyTorch's error for these
+    steps = opt_einsum.contract_path(equation, *[t._data for t in operands], optimize="auto")[0]
+    return [i for step in steps for i in step]
+
+
+def _einsum(equation, operands, path=None):
+    """ATen's ``einsum(equation, tensors, *, path=None)`` (``torch._VF.einsum``), composed of the ops it calls, in
+    its order (diagonal and movedim for a repeated label, unsqueeze and permute to align the operands, sums of
+    dims only one operand has, then sumproduct_pair: permute, reshape, bmm, view, permute; a last view or sum), so
+    that the graph holds PyTorch's nodes. ``path``: the pairs of operands to contract, in turn, as a flat list (each
+    result goes to the end of the list); None: left to right."""
+    if not isinstance(equation, str):
+        raise _checks.arg_error("einsum", "equation", 1, "str", equation)
+    operands = tuple(operands)
+    _checks.tensor_list(operands, 1)
+    if path is not None:
+        if not isinstance(path, (list, tuple)) or not all(
+                isinstance(i, (int, np.integer)) and not isinstance(i, bool) for i in path):
+            raise _checks.arg_error("einsum", "path", None, "tuple of ints", path)
+        path = [int(i) for i in path]
     if not operands:
         raise RuntimeError("einsum(): must provide at least one operand")
+    if path is not None and len(path) != (1 if len(operands) == 1 else 2 * (len(operands) - 1)):
+        raise RuntimeError(f"einsum(): expected contraction path given in path parameter to have size "
+                           f"{1 if len(operands) == 1 else 2 * (len(operands) - 1)} but got {len(path)}")
     num_ops = len(operands)
     arrow = equation.find("->")
     lhs = equation if arrow < 0 else equation[:arrow]
@@ -337,7 +409,7 @@ def einsum(equation, *operands):
     perm_of, perm_index, ell_index, out_num_dim = _einsum_output_dims(equation, arrow, lhs, label_count,
                                                                     ell_num_dim)
     ops, dim_counts = _einsum_align(operands, op_labels, perm_of, perm_index, ell_index, ell_num_dim)
-    return _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops)
+    return _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops, path)
 
 
 def _einsum_input_labels(lhs, num_ops):
@@ -499,12 +571,24 @@ def _einsum_align(operands, op_labels, perm_of, perm_index, ell_index, ell_num_d
     return ops, dim_counts
 
 
-def _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops):
-    """einsum, phase 5: the aligned operands multiplied pairwise, left to right (a dim is summed as soon as no
-    later operand has it), then the summed dims dropped."""
+def _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops, path=None):
+    """einsum, phase 5: the aligned operands multiplied pairwise (``path``'s pairs in turn, each result to the end
+    of the list; without a path, left to right, each result first; a dim is summed as soon as no later operand
+    has it), then the summed dims dropped."""
+    pi = 0
     while len(ops) > 1:
-        a, b = ops[0], ops[1]
-        del ops[:2]
+        i, j = 0, 1
+        if path is not None:
+            i, j = path[pi], path[pi + 1]
+            pi += 2
+            if j < i:
+                i, j = j, i
+            if not (i != j and i >= 0 and j < len(ops)):
+                raise RuntimeError(f"einsum(): invalid contraction ({i}, {j}) " + (
+                    "cannot contract an operand with itself" if i == j else "operand index is out of bounds"))
+        a, b = ops[i], ops[j]
+        del ops[j]
+        del ops[i]
         sum_dims, a_sum, b_sum = [], [], []
         for dim in range(out_num_dim, perm_index):
             if a._data.shape[dim] != 1 and b._data.shape[dim] != 1:
@@ -523,13 +607,17 @@ def _einsum_contract(ops, dim_counts, out_num_dim, perm_index, num_ops):
             a = a.sum(a_sum, True)
         if b_sum:
             b = b.sum(b_sum, True)
-        ops.insert(0, _sumproduct_pair(a, b, sum_dims, True))
+        if path is not None:
+            ops.append(_sumproduct_pair(a, b, sum_dims, True))
+        else:
+            ops.insert(0, _sumproduct_pair(a, b, sum_dims, True))
     if perm_index - out_num_dim > 0:
         if num_ops > 1:
             sizes = list(ops[0]._data.shape)[:out_num_dim]
             return view(ops[0], *sizes)
         return ops[0].sum(list(range(out_num_dim, perm_index)))
     return ops[0]
+
 
 def _char(lab):
     return chr(lab + ord("A")) if lab < 26 else chr(lab - 26 + ord("a"))

@@ -1,12 +1,14 @@
 """The op table: every public op's sample inputs and error inputs, declared once (PyTorch tests itself this way,
 with OpInfo's ``sample_inputs`` and ``error_inputs``; this table is written for autogradviz).
 
-An entry (``OpInfo``) names an op, how it is reached (``torch.<name>``, ``Tensor.<name>``, ``F.<name>``), PyTorch's
+An entry (``OpInfo``) names an op, how it is reached (``torch.<name>``, ``Tensor.<name>`` (operators too:
+``Tensor.__add__`` is ``a + b``), ``F.<name>``, ``_VF.<name>``, or ``property``: ``x.T``), PyTorch's
 signature with a *role* for each argument, and one or more samples: argument values in which tensors are
 ``Arg`` specs, made afresh for each library (``T`` is ``torch`` or ``autogradviz``). The rows are generated:
 
 * **sample rows** (``kind == "sample"``): each sample as written, and its variants: float64, every tensor argument
-  in turn with ``requires_grad=True`` (the result's backward runs, the grads are compared), non-contiguous inputs
+  in turn with ``requires_grad=True`` (the result's backward runs, the grads are compared) and, with two float
+  tensor arguments or more, all of them at once (``-gradall``), non-contiguous inputs
   (a transposed copy), and for elementwise ops 0-d, 0-size and broadcast shapes;
 * **error rows** (``kind`` names the wrong kind): each argument of the signature in turn replaced by each wrong
   kind its role has (``WRONG``): None, a str, a list, a wrong dtype, a wrong shape, a bad dim, a flag of the wrong
@@ -77,6 +79,24 @@ class Arg:
         return Arg(**d)
 
 
+@dataclass
+class DT:
+    """A dtype by name, the library's own (``dtype=DT("float64")`` is ``T.float64``)."""
+    name: str
+
+    def make(self, T):
+        return getattr(T, self.name)
+
+
+@dataclass
+class Gen:
+    """A ``Generator`` seeded afresh for each library (both draw the same stream from the same seed)."""
+    seed: int = 0
+
+    def make(self, T):
+        return T.Generator().manual_seed(self.seed)
+
+
 def t(*shape, **kw):
     return Arg(shape=shape, **kw)
 
@@ -109,6 +129,8 @@ class OpInfo:
     grad: bool = True          # tensor arguments get requires_grad variants
     float64: bool = True
     noncontig: bool = True
+    errors: bool = True        # error rows (False: an entry that adds samples to a name with its error rows)
+    layout: bool = False       # also compare is_contiguous() of the results (views, matmul's outputs)
     error_skip: tuple = ()     # (param name, kind) pairs whose row is not generated, each with a reason in SKIP_WHY
     params: list = field(default_factory=list)
 
@@ -296,7 +318,7 @@ op("copy_", "input:T src:T", [_f(A23, B23), _f(A23, t(3, seed=2))], where=_T, no
 op("masked_fill_", "input:T mask:T value:TN", [_f(A23, mask(2, 3), 0.5)], where=_T, noncontig=False)
 op("where", "input:T condition:T other:TN", [_f(A23, mask(2, 3), B23), _f(A23, mask(2, 3), 0.0)], where=_T)
 op("flip", "input:T dims:X", [_f(A23, 0), _f(A23, 0, 1)], where=_T)
-op("argsort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True)], where=_T, grad=False)
+op("argsort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True)], grad=False)
 for _n in ("new_zeros", "new_ones"):
     op(_n, "input:T size:SZ", [_f(A23, (2, 2)), _f(A23, 3)], where=_T, grad=False)
 op("new_full", "input:T size:X fill_value:N", [_f(A23, (2, 2), 1.5)], where=_T, grad=False)
@@ -308,6 +330,239 @@ op("is_tensor", "obj:X", [_f(A23), _f(1.0)], where=("torch",), grad=False)
 op("numel", "input:T", [_f(A23), _f(t())], where=("torch",), grad=False)
 op("dropout", "input:T p:N training:B", [_f(A23, 0.5, False), _f(A23, 0.0)], where=_F)
 op("relu_", "input:T", [_f(A23)], where=_F, grad=False, noncontig=False)
+
+# -- the next course's ops (issue 25) -------------------------------------------------------------------------------
+I4 = Arg(shape=(5,), dtype="int64", values=[0, 1, 1, 3, 1])
+SPECIAL = Arg(shape=(2, 3), values=[[1.0, float("nan"), float("inf")], [-float("inf"), -2.0, 0.5]])
+op("cumprod", "input:T dim:D * dtype:DT", [_f(A23, 1), _f(A23, 0), _f(t(), 0), _f(A23, 1, dtype=None)])
+op("bincount", "input:T weights:T minlength:I", [_f(I4), _f(I4, t(5)), _f(I4, None, 6), _f(I4, minlength=2)],
+   noncontig=False)
+op("histc", "input:T bins:I min:N max:N", [_f(A23), _f(A23, 4), _f(A23, 4, -1, 1), _f(A23, bins=3, min=0.0, max=0.5)])
+op("histogram", "input:T bins:X * range:X weight:T density:B",
+   [_f(A23, 4), _f(A23, 3, range=(-1.0, 1.0)), _f(A23, 4, weight=B23), _f(A23, 4, density=True),
+    _f(A23, Arg(shape=(3,), values=[-1.0, 0.0, 1.0]))], grad=False)
+op("addcmul", "input:T tensor1:T tensor2:T * value:N", [_f(A23, B23, t(2, 3, seed=2)), _f(A23, B23, t(3, seed=2),
+                                                                                       value=0.5)], elementwise=True)
+op("lerp", "input:T end:T weight:TN", [_f(A23, B23, 0.25), _f(A23, B23, t(2, 3, lo=0, hi=1, seed=4))],
+   elementwise=True)
+op("nan_to_num", "input:T nan:N posinf:N neginf:N", [_f(SPECIAL), _f(SPECIAL, 0.5, 10.0, -10.0),
+                                                     _f(SPECIAL, posinf=3.0)], elementwise=True)
+op("isfinite", "input:T", [_f(SPECIAL), _f(I23)], grad=False)
+op("isclose", "input:T other:T rtol:N atol:N equal_nan:B",
+   [_f(A23, B23), _f(A23, A23), _f(SPECIAL, SPECIAL, 1e-5, 1e-8, True), _f(A23, B23, 0.1, 2.0)], grad=False)
+op("sort", "input:T dim:D descending:B", [_f(A23), _f(A23, 0), _f(A23, 1, True), _f(A23, dim=0, descending=True)])
+op("topk", "input:T k:I dim:D largest:B sorted:B", [_f(A23, 2), _f(A23, 1, 0), _f(A23, 2, 1, False),
+                                                    _f(A23, 2, 1, True, True)])
+op("unique", "input:T sorted:B return_inverse:B return_counts:B dim:D",
+   [_f(I23), _f(I23, True, True, True), _f(I23, return_counts=True), _f(I23, True, False, False, 1)], grad=False)
+op("multinomial", "input:T num_samples:I replacement:B * generator:X",
+   [_f(t(2, 4, lo=0.1, hi=1.0), 2, generator=Gen(1)), _f(t(5, lo=0.1, hi=1.0), 8, True, generator=Gen(2))],
+   grad=False, noncontig=False)
+op("diag", "input:T diagonal:I", [_f(t(3)), _f(t(3, 3)), _f(t(3, 4), 1), _f(t(3), -1)])
+op("trace", "input:T", [_f(t(3, 3)), _f(A23)])
+op("diagonal", "input:T offset:I dim1:D dim2:D", [_f(t(3, 3)), _f(t(3, 4), 1), _f(A234, 0, 0, 2)])
+op("repeat_interleave", "input:T repeats:TN dim:D * output_size:I",
+   [_f(A23, 2, 1), _f(A23, 2), _f(A23, Arg(shape=(2,), dtype="int64", values=[1, 3]), 0),
+    _f(A23, Arg(shape=(3,), dtype="int64", values=[1, 0, 2]), 1, output_size=3)])
+# (always with indexing=: PyTorch warns once per process without it, which test_next_ops compares)
+op("meshgrid", "tensors:TL * indexing:X", [_f([t(2), t(3, seed=1)], indexing="ij"),
+                                           _f([t(2), t(3, seed=1)], indexing="xy")], where=("torch",))
+op("einsum", "equation:X operands:T", [_f("ij,jk->ik", A23, t(3, 4, seed=2)), _f("ii->i", t(3, 3)),
+                                       _f("ij->", A23), _f("bij,bjk->bik", t(2, 2, 3), t(2, 3, 4, seed=2)),
+                                       _f("...j,j", A23, t(3, seed=2)), _f("i,j->ij", t(2), t(3, seed=2)),
+                                       _f("ij,jk,kl->il", A23, t(3, 4, seed=2), t(4, 2, seed=3)),
+                                       _f("ij,jk", [A23, t(3, 4, seed=2)])],
+   where=("torch",))
+# the sublist form: operand, its subscripts (0-25 are A-Z, 26-51 a-z, ... an ellipsis), ..., the output's
+op("einsum", "operand:T sublist:X", [_f(A23, [0, 1], t(3, 4, seed=2), [1, 2], [0, 2]),
+                                     _f(A23, [0, 1], t(3, 4, seed=2), [1, 2]), _f(t(3, 3), [30, 30]),
+                                     _f(t(3, 3), [0, 0], []), _f(A23, [Ellipsis, 27]), _f(A23, [0, 60]),
+                                     _f(A23, [0, "x"]), _f(A23, [0, 1], A23), _f(A23),
+                                     _f(A23, [0, 1], t(3, 4, seed=2), [1, 2], [0, 3]),
+                                     _f(A23, [0, 1], t(2, 4, seed=2), [1, 2])], where=("torch",))
+# what torch.einsum calls: the operands as one list, the contraction order as pairs of indices (path=)
+_EQ3 = ("ij,jk,kl->il", [A23, t(3, 4, seed=2), t(4, 2, seed=3)])
+op("einsum", "equation:X tensors:TL * path:X",
+   [_f(*_EQ3, path=[1, 2, 0, 1]), _f(*_EQ3, path=[2, 1, 1, 0]), _f(*_EQ3, path=[0, 2, 0, 1]), _f(*_EQ3),
+    _f(*_EQ3, path=None), _f(*_EQ3, path=(0, 1, 0, 1)), _f(*_EQ3, path=[0, 5, 0, 1]), _f(*_EQ3, path=[0, 0, 0, 1]),
+    _f(*_EQ3, path=[0, 1]), _f(*_EQ3, path="x"), _f(*_EQ3, path=[0.5, 1, 0, 1]),
+    _f("ij,jk->ik", [A23, t(3, 4, seed=2)], path=[1, 0]), _f("bij,bjk,bkl->bil", [t(2, 2, 3), t(2, 3, 4, seed=2),
+                                                                                 t(2, 4, 2, seed=3)], path=[0, 2, 0, 1])],
+   where=("_VF",))
+op("einsum", "equation:X operands:T * path:X", [_f("ij,jk->ik", A23, t(3, 4, seed=2), path=[0, 1])],
+   where=("torch",), grad=False, float64=False, noncontig=False)  # torch.einsum takes no path=
+_CONV = ("torch", "F")
+op("conv1d", "input:T weight:T bias:T stride:I padding:X dilation:I groups:I",
+   [_f(t(2, 2, 5), t(3, 2, 2, seed=2), t(3, seed=3)), _f(t(2, 2, 5), t(4, 1, 3, seed=2), None, 2, 1, 1, 2),
+    _f(t(1, 2, 6), t(2, 2, 2, seed=2), padding="same", dilation=2)], where=_CONV)
+op("conv2d", "input:T weight:T bias:T stride:X padding:X dilation:X groups:I",
+   [_f(t(1, 2, 4, 4), t(3, 2, 2, 2, seed=2), t(3, seed=3)), _f(t(1, 2, 5, 5), t(2, 1, 3, 3, seed=2), None, 2, 1, 1, 2),
+    _f(t(1, 1, 4, 4), t(1, 1, 3, 3, seed=2), padding="valid", stride=(1, 2))], where=_CONV)
+op("layer_norm", "input:T normalized_shape:SZ weight:T bias:T eps:N",
+   [_f(A23, (3,)), _f(A23, (3,), t(3, seed=2), t(3, seed=3)), _f(A234, (3, 4), t(3, 4, seed=2), None, 1e-3)],
+   where=("F",))
+op("layer_norm", "input:T normalized_shape:SZ weight:T bias:T eps:N cudnn_enable:B",
+   [_f(A23, (3,), None, None, 1e-5, True), _f(A23, (3,), t(3, seed=2), t(3, seed=3), 1e-5, False)],
+   where=("torch",))
+op("one_hot", "tensor:T num_classes:I", [_f(I4), _f(I4, 5), _f(idx(2, 3, hi=4), 4)], where=_F, grad=False)
+op("scaled_dot_product_attention",
+   "query:T key:T value:T attn_mask:T dropout_p:N is_causal:B * scale:N enable_gqa:B",
+   [_f(t(1, 2, 3, 4), t(1, 2, 3, 4, seed=2), t(1, 2, 3, 4, seed=3)),
+    _f(t(1, 2, 3, 4), t(1, 2, 3, 4, seed=2), t(1, 2, 3, 4, seed=3), None, 0.0, True),
+    _f(t(1, 2, 3, 4), t(1, 2, 5, 4, seed=2), t(1, 2, 5, 4, seed=3), mask(3, 5)),
+    _f(t(2, 3, 4), t(2, 3, 4, seed=2), t(2, 3, 4, seed=3), t(3, 3, seed=4), scale=0.5)], where=_F)
+op("embedding", "input:T weight:T padding_idx:I max_norm:N norm_type:N scale_grad_by_freq:B sparse:B",
+   [_f(idx(2, 3, hi=4), t(4, 3, seed=2)), _f(idx(5, hi=4), t(4, 3, seed=2), 1),
+    _f(idx(2, 3, hi=4), t(4, 3, seed=2), None, None, 2.0, True)], where=_F)
+op("adaptive_avg_pool2d", "input:T output_size:X", [_f(t(1, 2, 4, 4), 2), _f(t(2, 5, 7), (2, 3)),
+                                                    _f(t(1, 1, 4, 4), (None, 1))], where=_F)
+op("avg_pool2d", "input:T kernel_size:X stride:X padding:X ceil_mode:B count_include_pad:B divisor_override:I",
+   [_f(t(1, 2, 4, 4), 2), _f(t(1, 1, 5, 5), 3, 2, 1, True, False, 2), _f(t(2, 4, 4), (2, 1))], where=_F)
+op("max_pool2d", "input:T kernel_size:X stride:X padding:X dilation:X ceil_mode:B return_indices:B",
+   [_f(t(1, 2, 4, 4), 2), _f(t(1, 1, 5, 5), 3, 2, 1, 1, True, True), _f(t(2, 4, 4), (2, 1), dilation=1)], where=_F)
+op("pad", "input:T pad:X mode:X value:N", [_f(A23, (1, 2)), _f(A23, (1, 0, 0, 1), "constant", 0.5),
+                                           _f(t(1, 2, 3), (2, 1), "reflect"), _f(t(1, 2, 3), (1, 1), "replicate")],
+   where=_F)
+op("batch_norm", "input:T running_mean:T running_var:T weight:T bias:T training:B momentum:N eps:N",
+   [_f(t(4, 3), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3)),
+    _f(t(4, 3), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3), t(3, seed=4), t(3, seed=5), True, 0.2),
+    _f(t(2, 3, 2, 2), None, None, None, None, True), _f(t(2, 3, 4), t(3, seed=2), t(3, lo=0.5, hi=1.5, seed=3),
+                                                        eps=1e-3)], where=_F)
+
+# -- moved from test_vs_torch.py's CASES (issue 23): operators, shapes and indexing, type promotion ----------------
+# the binary operators on each pair of shapes (the shapes of CASES' binop_*), and with a Python number on each side
+# (scalar_*: the reflected operators __radd__ ... are what ``2 + x`` calls)
+_PAIRS = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((3,), ()), ((), (2, 3)), ((2, 1, 3), (4, 1))]
+M23 = Arg(shape=(2, 3), values=[[0.5, -1.25, 2.0], [1.5, 0.25, -0.75]])
+M23POS = Arg(shape=(2, 3), values=[[1.0, 1.75, 2.5], [2.0, 0.75, 1.25]])  # abs(M23) + 0.5: a base for **
+for _n in ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__"):
+    _lo = 0.5 if _n == "__pow__" else -1.0
+    op(_n, "input:T other:TN", [_f(t(*sa, lo=_lo, hi=2.0, seed=1), t(*sb, lo=_lo, hi=2.0, seed=2)) for sa, sb in _PAIRS]
+       + [_f(M23POS if _n == "__pow__" else M23, v) for v in (2, 0.5, -3)], where=_T)
+for _n in ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__"):
+    op(_n, "input:T other:TN", [_f(M23, v) for v in (2, 0.5, -3)], where=_T)
+# comparisons and logic as operators (a > 0, 1 < a, (a > 0) & (a < 1), ~(a > 0))
+for _n in ("__gt__", "__lt__", "__ge__", "__le__", "__eq__", "__ne__"):
+    op(_n, "input:T other:TN", [_f(M23, Arg(shape=(3,), values=[0.5, 0.25, 0.0])), _f(M23, 0.5), _f(M23, 1)],
+       where=_T)
+for _n in ("__and__", "__or__"):
+    op(_n, "input:T other:T", [_f(mask(2, 3), mask(2, 3, seed=7))], where=_T, grad=False)
+op("__invert__", "input:T", [_f(mask(2, 3))], where=_T, grad=False)
+op("__neg__", "input:T", [_f(M23)], where=_T)
+# the broadcast errors of the operators, and the size error of @ (CASES' broadcast_error, linalg_errors)
+for _n in ("__add__", "__mul__", "__sub__", "__gt__"):
+    op(_n, "input:T other:TN", [_f(t(2, 3), t(2, 4)), _f(t(2, 3), t(4)), _f(t(5, 1, 3), t(4, 2, 1))], where=_T,
+       noncontig=False, errors=False)
+# @ and matmul on the shapes of CASES' linalg_* and more_matmul_shapes (every requires_grad combination through
+# -grad0, -grad1 and -gradall)
+_MM = [((2, 3), (3, 4)), ((4, 2, 3), (1, 3, 2)), ((2, 3), (4, 3, 2)), ((3,), (2, 3, 4)), ((2, 2, 3), (3,)),
+       ((2, 1, 2, 3), (3, 3, 2)), ((1, 2, 3), (4, 3, 2)), ((2, 2, 3), (3, 4)), ((4, 3), (3,)), ((3,), (3, 4)),
+       ((2, 2, 3), (3, 2, 2)), ((2, 3), (4,))]
+op("__matmul__", "input:T other:T", [_f(t(*sa, seed=21), t(*sb, seed=22)) for sa, sb in _MM], where=_T,
+   layout=True)
+op("matmul", "input:T other:T", [_f(t(2, 3, seed=3), t(3, seed=4)), _f(t(3, seed=3), t(3, 2, seed=4)),
+                                 _f(t(2, 2, 3, seed=3), t(3, 4, seed=4)), _f(t(2, 2, 3, seed=3), t(2, 3, 4, seed=4))],
+   errors=False, layout=True)
+op("mm", "input:T mat2:T", [_f(A23, B23)], noncontig=False, errors=False)  # (2x3 and 2x3): the shapes error
+op("pow", "input:TN exponent:T", [_f(2.0, t(2, seed=1)), _f(2, M23)], where=("torch",))  # a number as the base
+op("addmm", "input:T mat1:T mat2:T", [_f(t(3), A23, A23.but(shape=(3, 2), seed=4)),
+                                      _f(t(2, 1, 1), A23, t(3, 2, seed=4)), _f(t(2, 1), A23, t(3, 2, seed=4))],
+   errors=False)
+# max and min: ties share the gradient; the dim and keepdim spellings
+op("max", "input:T dim:D keepdim:B", [_f(Arg(shape=(4,), values=[1.0, 3.0, 3.0, 2.0])),
+                                      _f(Arg(shape=(2, 2), values=[[3.0, 3.0], [1.0, 2.0]]), 1),
+                                      _f(M23, 1, keepdim=True)], errors=False)
+op("min", "input:T dim:D keepdim:B", [_f(M23, dim=0, keepdim=True), _f(M23, 0)], errors=False)
+op("pow", "input:T exponent:TN", [_f(M23, 3), _f(M23, 2)], errors=False)
+op("clamp", "input:T min:TN max:TN", [_f(M23, max=0.3), _f(M23, min=0.0), _f(M23, -0.5, 0.5)], errors=False)
+# shapes and views of a 3x4 leaf (CASES' shape_*), their errors (shape_errors, expand_and_addmm_errors_in_full)
+X34 = t(3, 4, seed=6)
+X43T = Arg(shape=(4, 3), seed=6, noncontig=True)  # x.t(): not contiguous
+op("view", "input:T shape:SZ", [_f(X34, 3, 4), _f(X34, -1, 2), _f(X34, 5, 2), _f(X34, -1, -1), _f(X43T, 12)],
+   where=_T, noncontig=False, errors=False, layout=True)
+op("reshape", "input:T shape:SZ", [_f(X34, 4, 3), _f(X34, (2, -1)), _f(X43T, 12)], where=_T, errors=False, layout=True)
+op("squeeze", "input:T dim:D", [_f(X34, 0), _f(t(1, 12, 1, seed=6))], errors=False, layout=True)
+op("unsqueeze", "input:T dim:D", [_f(X34, 1), _f(X34, -1)], errors=False, layout=True)
+op("expand", "input:T sizes:SZ", [_f(t(3, 1, seed=6), -1, 5), _f(X34, 2, 4), _f(t(3, 2, 2), 2, 2)], where=_T,
+   errors=False, layout=True)
+op("contiguous", "input:T", [_f(X43T)], where=_T, errors=False, layout=True)
+op("sum", "input:T dim:DS keepdim:B", [_f(X34, 2)], where=_T, errors=False)
+op("T", "input:X", [_f(X34), _f(t(3)), _f(X43T)], where=("property",), layout=True)
+for _n, _a in (("flatten", ()), ("t", ()), ("transpose", (0, 1)), ("select", (1, 2))):
+    op(_n, "input:T", [_f(X34, *_a), _f(X43T, *_a)], errors=False, layout=True,
+       where=("Tensor",) if _n == "select" else ("torch", "Tensor"))
+op("clone", "input:T", [_f(X34)], errors=False, layout=True, noncontig=False)  # (a copy of a view keeps its
+# layout in PyTorch, memory_format=torch.preserve_format; here it is contiguous: docs/differences.md)
+op("permute", "input:T dims:X", [_f(t(2, 2, 3, seed=6), 2, 0, 1)], where=_T, errors=False, layout=True)
+_IDX = [1, (-1, -2), (slice(None), slice(1, 3)), (slice(None, None, 2), slice(1, None, 2)), (None, slice(None), None),
+        [0, 2], ([0, 2, 0], [1, 1, 3]), (slice(1, None), [0, 3]), (Ellipsis, 1), mask(3, 4), slice(None), 3,
+        (0, 0, 0)]
+op("__getitem__", "input:T indices:X", [_f(X34, i) for i in _IDX], where=_T, layout=True)
+# type promotion (CASES' promote_*): each pair of dtypes through the operators and functions
+I3 = Arg(shape=(3,), dtype="int64", values=[1, 2, 3])
+I2 = Arg(shape=(2,), dtype="int64", values=[2, 3])
+F2 = Arg(shape=(2,), values=[1.0, 2.0])
+_D = lambda dt, v, shape=None: Arg(shape=shape if shape is not None else (len(v),) if isinstance(v, list) else (),
+                                   dtype=dt, values=v)  # noqa: E731
+op("__mul__", "input:T other:TN", [_f(I3, 1.5), _f(F2, _D("float64", 2.0)), _f(F2, _D("float64", [2.0])),
+                                   _f(_D("int64", [1, 2]), _D("float64", 2.0)), _f(_D("int32", [1, 2]), 3),
+                                   _f(_D("bool", [True]), _D("bool", [True])), _f(_D("bool", [True, False]), 0.5),
+                                   _f(_D("float64", [1.0]), 2.5)], where=_T, noncontig=False, errors=False)
+op("__add__", "input:T other:TN", [_f(_D("int64", [1, 2]), 3), _f(_D("int32", [1, 2]), _D("int64", [1, 2])),
+                                   _f(_D("bool", [True, False]), 1), _f(_D("float16", [1.0]), _D("float32", [1.0])),
+                                   _f(_D("uint8", [1]), _D("int8", [1]))], where=_T, noncontig=False, errors=False)
+op("__truediv__", "input:T other:TN", [_f(I3, Arg(shape=(3,), dtype="int64", values=[2, 2, 2])),
+                                       _f(_D("int64", [3]), 2)], where=_T, noncontig=False, errors=False)
+op("__pow__", "input:T other:TN", [_f(I2, 0.5), _f(I2, 2), _f(_D("int64", [2]), -1), _f(_D("float32", [2.0]), -1)],
+   where=_T, noncontig=False, errors=False)
+op("__rpow__", "input:T other:TN", [_f(I2, 2)], where=_T, noncontig=False, errors=False)
+op("exp", "input:T", [_f(_D("int64", [0, 1]))], noncontig=False, errors=False)
+op("sqrt", "input:T", [_f(_D("int64", [4, 9]))], noncontig=False, errors=False)
+op("sum", "input:T", [_f(_D("int64", [1, 2])), _f(_D("bool", [True, True]))], noncontig=False, errors=False)
+op("mean", "input:T", [_f(_D("int64", [1, 2]))], noncontig=False, errors=False)
+op("div", "input:T other:TN * rounding_mode:X", [_f(_D("int64", [7, -7]), 2, rounding_mode="floor"),
+                                                 _f(_D("int64", [7, -7]), 2, rounding_mode="trunc")],
+   where=("torch",), noncontig=False, errors=False)
+# indexing a 3-d tensor with mixed indices (CASES' indexing_3d_mixed), and // and % as operators
+# (floor_divide_and_remainder: their backward raises PyTorch's "derivative ... is not implemented" but for x % w)
+Y234 = t(2, 3, 4, seed=11)
+op("__getitem__", "input:T indices:X",
+   [_f(Y234, i) for i in [(0, slice(None), [0, 1]), ([0, 1], slice(None), 0), (slice(None), [0, 1], 0),
+                          ([0, 1], slice(None), [0, 1]), (Ellipsis, [0, 1]), (1, [0, 2]),
+                          (slice(None), slice(1, None), [3]), mask(2, 3, 4, seed=12), (slice(None), None, 0,
+                                                                                         slice(None, None, 2))]],
+   where=_T, errors=False, layout=True)
+X3 = Arg(shape=(3,), values=[1.5, -2.5, 3.0])
+W3 = Arg(shape=(3,), values=[2.0, -2.0, 2.0])
+for _n in ("__floordiv__", "__mod__"):
+    op(_n, "input:T other:TN", [_f(X3, 2), _f(X3, Arg(shape=(3,), values=[2.0, 2.0, 2.0])), _f(X3, W3),
+                                _f(Arg(shape=(2,), dtype="int64", values=[7, -7]), 2),
+                                _f(Arg(shape=(2,), dtype="int64", values=[7, -7]), 3),
+                                _f(Arg(shape=(2,), values=[7.0, -7.0]), 3), _f(Arg(shape=(2,), values=[7.0, -7.0]), 0),
+                                _f(Arg(shape=(2,), values=[4.0, -4.0]), Arg(shape=(2,), values=[-2.0, 2.0]))],
+       where=_T, noncontig=False)
+for _n in ("__rfloordiv__", "__rmod__"):
+    op(_n, "input:T other:TN", [_f(X3, 5), _f(Arg(shape=(2,), dtype="int64", values=[2, -2]), 7)], where=_T,
+       noncontig=False)
+op("remainder", "input:T other:TN", [_f(Arg(shape=(2,), dtype="int64", values=[7, 8]), 3)], where=_T,
+   noncontig=False, errors=False)
+op("floor_divide", "input:T other:TN", [_f(X3, 2)], where=_T, noncontig=False, errors=False)
+# the factories (CASES' create_*): their dtypes, shapes and requires_grad as PyTorch infers them
+_FACT = dict(where=("torch",), grad=False, float64=False, noncontig=False, errors=False)
+op("tensor", "data:X", [_f([1, 2, 3]), _f([1, 2.0]), _f([True, False]), _f(3), _f([[1, 2], [3, 4]]), _f([]),
+                        _f([True, 2]), _f([1, 2], dtype=DT("float64")), _f(np.array([1.0, 2.0])),
+                        _f(np.array([1, 2], np.int32)), _f([[1, 2], [3]])], **_FACT)
+op("ones", "size:X", [_f(2, 3), _f((2, 3)), _f(2, requires_grad=True)], **_FACT)
+op("zeros", "size:X", [_f(2, dtype=DT("int64"))], **_FACT)
+op("full", "size:X fill_value:X", [_f((2, 2), 7), _f((2,), 1.5), _f((1,), True)], **_FACT)
+op("arange", "end:X", [_f(5), _f(0, 1, 0.25), _f(1, 10, 3), _f(2.5)], **_FACT)
+op("eye", "n:X", [_f(3), _f(2, 3)], **_FACT)
+op("linspace", "start:X end:X steps:X", [_f(0, 1, 5)], **_FACT)
+op("zeros_like", "input:T", [_f(Arg(shape=(2,), dtype="int64", values=[1, 2])),
+                             _f(Arg(shape=(2,), values=[1.0, 1.0], rg=True))], **_FACT)
+op("ones_like", "input:T", [_f(Arg(shape=(1, 1), dtype="float64", values=[[1.0]]))], **_FACT)
+op("full_like", "input:T fill_value:X", [_f(Arg(shape=(2,), dtype="int64", values=[1, 2]), 4)], **_FACT)
+op("Tensor", "data:X", [_f([1, 2, 3]), _f([[1, 2, 3], [4, 5, 6]]), _f()], **_FACT)
 
 # Public names the table leaves out, each with its reason (the coverage test reads this)
 NOT_IN_TABLE = {
@@ -383,7 +638,7 @@ def _wrong(kind, orig, param):
 
 # -- materialising and calling --------------------------------------------------------------------------------------
 def materialise(v, T):
-    if isinstance(v, Arg):
+    if isinstance(v, (Arg, Gen, DT)):
         return v.make(T)
     if isinstance(v, list):
         return [materialise(x, T) for x in v]
@@ -397,6 +652,8 @@ def _fn(T, where, name):
         return getattr(T, name)
     if where == "F":
         return getattr(T.nn.functional, name)
+    if where == "_VF":
+        return getattr(T._VF, name)
     return None
 
 
@@ -405,6 +662,8 @@ def call(T, where, name, args, kwargs):
     kwargs = {k: materialise(v, T) for k, v in kwargs.items()}
     if where == "Tensor":
         return getattr(args[0], name)(*args[1:], **kwargs), args, kwargs
+    if where == "property":  # x.T, x.mT: an attribute, not a call
+        return getattr(args[0], name), args, kwargs
     return _fn(T, where, name)(*args, **kwargs), args, kwargs
 
 
@@ -463,6 +722,13 @@ def _variants(o, args, kwargs):
             v = args[p[1]] if p[0] == "a" else kwargs[p[1]]
             if v.dtype.startswith("float"):
                 yield f"-grad{p[1]}", *_replace(args, kwargs, p, lambda a: a.but(rg=True)), True
+        floats = [p for p in _tensor_positions(o, args, kwargs)
+                  if (args[p[1]] if p[0] == "a" else kwargs[p[1]]).dtype.startswith("float")]
+        if len(floats) >= 2:  # every tensor argument at once (two leaves in one graph)
+            a2, k2 = args, kwargs
+            for p in floats:
+                a2, k2 = _replace(a2, k2, p, lambda a: a.but(rg=True))
+            yield "-gradall", a2, k2, True
         seqs = [i for i, a in enumerate(args) if isinstance(a, list) and a and isinstance(a[0], Arg)]
         for i in seqs:
             a2 = list(args)
@@ -521,7 +787,7 @@ def rows():
                     out.append(Row(rid, o, where, "sample", a, k, bw))
             # error rows: each parameter with each wrong kind, from the first sample (the one giving the most
             # arguments first) where the kind applies (a wrong dtype needs a tensor there)
-            order = sorted(o.samples, key=lambda sm: -len(sm[0]))
+            order = sorted(o.samples, key=lambda sm: -len(sm[0])) if o.errors else []
             done = set()
             for args0, kwargs0 in order:
                 for kind, pname, a, k in _error_rows(o, where, args0, kwargs0):
@@ -1200,6 +1466,9 @@ def assigned_grad_that_requires_grad_accumulates_in_place(T):
 # -- what still differs, each with its reason (docs/differences.md, "Error messages"; tests/test_optable.py holds
 # both lists: a row listed here must still differ, a row not listed must not)
 MESSAGE_DIFFERENCES = {
+    "torch.meshgrid:tensors=tensor": "a 2-D tensor in meshgrid's list: PyTorch's message prints the tensor as its "
+                                     "C++ library prints one (' 0.2739 -0.4604 ...' and '[ torch.FloatTensor{2,3} "
+                                     "]'); autogradviz prints its Python repr",
     "Tensor.expand:sizes=size_neg": "x.expand(-2, 4, 3): PyTorch fails while counting the elements ('numel: "
                                     "integer multiplication overflow'); autogradviz names the size it refuses, as "
                                     "PyTorch does for expand(-1) in a new leading dim",
