@@ -5,7 +5,6 @@ import warnings
 import numpy as np
 
 from . import _checks, _dtype, _random
-from . import _tensor as _tensor_module
 from ._hooks import FWD
 from ._tensor import Tensor, _wrap
 
@@ -90,10 +89,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 def _tensor(data, dtype=None, device=None, requires_grad=False):
     _device(device)
-    if isinstance(data, np.ndarray):
-        dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
-        arr = np.array(data, dtype=dt.np)
-    elif isinstance(data, np.generic):
+    if isinstance(data, (np.ndarray, np.generic)):
         dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
         arr = np.array(data, dtype=dt.np)
     else:

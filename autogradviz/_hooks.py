@@ -196,7 +196,7 @@ def call_depth():
     return _DEPTH.depth
 
 
-class composite:
+class composite:  # noqa: N801 (PyTorch's name)
     """``with composite("linear", inputs) as c: ... c.records = [...]``: the call-begin and call-end events of a
     composite call (see ``CALLS``). Made only while ``CALLS.fn`` is not None (the caller checks: one check)."""
 

@@ -32,7 +32,7 @@ def build_lesson_graph(lib=None, retain=(), trace=None):
     records the ops (the inputs are made before it starts). Returns {name: tensor}, in the order of LESSON_NAMES."""
     if lib is None:
         import autogradviz as lib
-    input = lib.ones([2, 2], requires_grad=False)
+    input = lib.ones([2, 2], requires_grad=False)  # noqa: A001 (the lesson's name)
     w1 = lib.tensor(2.0, requires_grad=True)
     w2 = lib.tensor(3.0, requires_grad=True)
     w3 = lib.tensor(4.0, requires_grad=True)

@@ -365,7 +365,7 @@ def test_custom_functions():
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5)
 
 
-class simpleNet(nn.Module):
+class simpleNet(nn.Module):  # noqa: N801 (the lesson's name)
     def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
         super().__init__()
         self.layer1 = nn.Linear(in_dim, n_hidden_1)
@@ -488,7 +488,7 @@ def test_shared_weights_deep_graph_stays_fast():
 def test_forward_stepper_records_ops_and_requires_grad():
     assert not issubclass(ForwardStepper, BackwardStepper) and not issubclass(BackwardStepper, ForwardStepper)
     def fn():
-        input = agv.ones([2, 2])
+        input = agv.ones([2, 2])  # noqa: A001 (the lesson's name)
         w1 = agv.tensor(2.0, requires_grad=True)
         l1 = input * w1
         l2 = l1 + 3
@@ -575,7 +575,8 @@ def test_page_frame_numbers_match_the_frames(layout):
         want_cur = {p + (f.node_id or view.root_gids[0])}
         want_cur |= {p + a for a in s.graph_model.aliases.get(f.node_id, ())} if f.node_id else set()
         assert cur == want_cur, i
-        ids = lambda nids: {p + n for n in nids} | {p + a for n in nids for a in s.graph_model.aliases.get(n, ())}
+        def ids(nids):
+            return {p + n for n in nids} | {p + a for n in nids for a in s.graph_model.aliases.get(n, ())}
         assert done == ids(x for x in f.done if x != f.node_id), i
         assert dashed == ids(f.saved_freed), i
         assert flow == {view.eid[(src, k)] for src, k, c in f.edges_out if c and (src, k) in view.eid}, i
@@ -629,7 +630,7 @@ def test_page_state_is_small_and_kernel_fallback_on_huge_graphs():
     k = BackwardStepper(chain_graph(30), max_embed_bytes=20_000)
     assert k.mode == "kernel" and not k.embedded and "agv-fallback" in k.note.value
     k.goto(7)
-    assert f"--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
+    assert "--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
 
 
 @pytest.mark.parametrize("kind", ["stack", "page", "kernel", "forward"])

@@ -255,7 +255,7 @@ def test_graph_model_reads_nodes_only_through_the_graph_source():
     import os
     import re
     from autogradviz.viz import graph as vgraph
-    src = open(os.path.splitext(vgraph.__file__)[0] + ".py", encoding="utf-8").read()
+    src = open(os.path.splitext(vgraph.__file__)[0] + ".py", encoding="utf-8").read()  # noqa: SIM115
     code = "\n".join(ln.split("#")[0] for ln in src.splitlines())
     code = re.sub(r"``[^`]*``", "", code)  # names quoted in docstrings
     for pat in (r"(get|has)attr\([^)]*[\"']_", r"\.next_functions", r"\._saved", r"\._x\b", r"\._grad\b",

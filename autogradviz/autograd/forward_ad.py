@@ -21,7 +21,7 @@ ones, and sum it to the output's shape. In-place ops move the out-of-place resul
 (``moved_inplace``), or run the written tensor's node's ``jvp`` (``after_inplace``: ``copy_``, ``fill_``, ``x[k] = v``).
 The state is global, as PyTorch's forward-AD levels are (not per thread).
 """
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from .._dual import FW, keep_tangent, set_tangent, tangent_of
 from .._tensor import Tensor, _new
@@ -63,7 +63,7 @@ def exit_dual_level(*, level=None):
     FW.tangents = {}
 
 
-class dual_level(_DecoratorContextManager):
+class dual_level(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
     """Context manager for forward AD: every forward AD computation happens inside it. Not nestable."""
 
     def __enter__(self):
@@ -76,7 +76,7 @@ class dual_level(_DecoratorContextManager):
 class UnpackedDualTensor(NamedTuple):
     """Namedtuple returned by ``unpack_dual``: the primal and tangent of a dual tensor."""
     primal: Tensor
-    tangent: Optional[Tensor]
+    tangent: Tensor | None
 
 
 class _Quiet:

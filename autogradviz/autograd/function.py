@@ -135,7 +135,6 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is RELEASED:
             # only an error if backward actually reads saved_tensors; checked there
             pass
-        return None
 
     def _release(self):
         if self._saved:

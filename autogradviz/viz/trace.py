@@ -702,7 +702,7 @@ class Recorder:
 
 def trace(forward=True):
     """``with viz.trace() as tr:`` records forward ops and backward passes into ``tr``."""
-    __tracebackhide__ = True  # noqa: F841
+    __tracebackhide__ = True
     if not _is_bool(forward):
         raise bad_type("trace", "forward", "bool", forward).with_traceback(None) from None
     return Recorder(forward=forward)

@@ -77,7 +77,7 @@ class GraphSource:
 
 def _op_name(n, custom):
     if custom:
-        return n[:-len("Backward")] if n.endswith("Backward") else n
+        return n.removesuffix("Backward")
     for suffix in ("Backward0", "Backward1", "Backward2", "Backward3", "Backward"):
         if n.endswith(suffix) and len(n) > len(suffix):
             return n[: -len(suffix)].lower()

@@ -116,7 +116,7 @@ class TorchSource(GraphSource):
     def sequence(self, node):
         try:
             return node._sequence_nr()
-        except Exception:
+        except Exception:  # noqa: BLE001
             return float("inf")
 
     def is_custom(self, node):
