@@ -1,8 +1,6 @@
 """BackwardStepper: frames in the engine's real order, kept/freed state at every frame, narration, navigation,
 the widget (kernel-free replay and the kernel fallback), speed, and the seeds' cases against PyTorch."""
 import re
-import statistics
-import time
 
 import numpy as np
 import pytest
@@ -434,7 +432,7 @@ def test_simple_layout_fallback_has_the_same_ids():
         assert e in ids
 
 
-# -- speed ------------------------------------------------------------------------------------------------------
+# -- big graphs (their speed is measured by benchmarks/bench_stepper.py: the "chain" and "shared" rows) ----------
 def chain_graph(n_layers=100):
     """About 300 nodes: (y * w_i).tanh() with one weight per layer, then a sum."""
     x = agv.ones(4, requires_grad=True)
@@ -445,31 +443,24 @@ def chain_graph(n_layers=100):
     return y.sum()
 
 
-def test_speed_300_nodes():
+def test_300_nodes_step_anywhere():
     loss = chain_graph(100)
-    t0 = time.perf_counter()
     s = BackwardStepper(loss)
-    build = time.perf_counter() - t0
     assert len(s.snapshot.nodes) >= 300
-    assert build < 10.0, build
-    times = []
-    for i in range(0, len(s), 7):
-        t = time.perf_counter()
+    order = list(range(0, len(s), 7)) + [len(s) - 1, 0]
+    for i in order:
         s.goto(i)
-        times.append(time.perf_counter() - t)
-    assert statistics.median(times) <= 0.050, statistics.median(times)
+        assert s.index == i and s.frames[i].index == i
 
 
-def test_shared_weights_deep_graph_stays_fast():
+def test_shared_weights_deep_graph():
     """Long edges (a weight used far apart) make Graphviz slow: the stepper switches to its simple layout."""
     x = agv.ones(4, requires_grad=True)
     ws = [agv.tensor(1.0 + 1e-3 * i, requires_grad=True) for i in range(10)]
     y = x
     for i in range(100):
         y = (y * ws[i % 10]).tanh()
-    t0 = time.perf_counter()
     s = BackwardStepper(y.sum())
-    assert time.perf_counter() - t0 < 10.0
     assert s.graph_layout in ("graphviz", "simple")
     assert sorted(s.frames[-1].kept) == sorted(f"t{i}" for i in range(11)) or len(s.frames[-1].kept) == 11
     # a shared weight's AccumulateGrad may be drawn once per use: the frame restyles every copy

@@ -427,16 +427,14 @@ def test_failed_op_markup_escaped_in_svg(lib):
 
 
 # -- real models ---------------------------------------------------------------------------------------------------
-def test_transformer_layer_to_svg_fast_with_clusters():
-    import time
+def test_transformer_layer_to_svg_with_clusters():
+    """(Its speed, DOT and SVG under 3 s: benchmarks/bench_viz_torch.py's transformer row.)"""
     from autogradviz.viz.render import render
     torch.manual_seed(0)
     layer = torch.nn.TransformerEncoderLayer(d_model=32, nhead=4, dropout=0.0, batch_first=True)
     loss = layer(torch.randn(2, 5, 32)).sum()
-    t0 = time.perf_counter()
     src = viz.draw_backward(loss, model=layer).source
     svg = render(src, "svg", renderer="wasm")
-    assert time.perf_counter() - t0 < 3.0
     assert svg.startswith(b"<?xml") or b"<svg" in svg[:400]
     for label in ("self_attn (MultiheadAttention)", "linear1 (Linear)", "linear2 (Linear)", "norm1 (LayerNorm)"):
         assert f'label="{label}"' in src
