@@ -1,6 +1,7 @@
 """Tensor creation: tensor(), the legacy Tensor(*sizes)/Tensor(seq) constructor, ones/zeros/..., random."""
 import numbers
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -79,7 +80,8 @@ COPY_CONSTRUCT_WARNING = (
     "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
     _checks.factory("tensor", dtype, requires_grad)
     if isinstance(data, Tensor):

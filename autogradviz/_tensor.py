@@ -6,6 +6,7 @@ module stays at the bottom of the import graph.
 import threading
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -126,7 +127,7 @@ def _make_size(t):
     return Size(t)
 
 
-def _wrap(data, requires_grad=False, grad_fn=None):
+def _wrap(data: Any, requires_grad: bool = False, grad_fn: Any = None) -> "Tensor":
     """Make a Tensor around a numpy array without copying (the internal constructor)."""
     if type(data) is not ndarray:
         data = np.asarray(data)
