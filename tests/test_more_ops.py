@@ -87,6 +87,45 @@ def test_changed_saved_input_is_caught():
             y.sum().backward()
 
 
+def _changed_before_backward(T, name):
+    """Row ``name`` on a non-leaf copy of its input, the copy changed in place before backward: the error's words,
+    or the leaf's grad."""
+    arr, fn = CASES[name]
+    leaf = T.tensor(arr, requires_grad=True)
+    x = leaf * 1
+    outs = [o for o in _outs(fn(T, x)) if o.requires_grad]
+    if not outs:
+        return "no grad"
+    x.add_(1)
+    try:
+        sum(o.sum() for o in outs).backward()
+    except RuntimeError as e:
+        return "raises: modified by an inplace operation" if "modified by an inplace operation" in str(e) else str(e)
+    return np.asarray(leaf.grad.detach().numpy()).tolist()
+
+
+# split, chunk and unbind: PyTorch refuses to use a multi-output view whose base changed in place, where ours
+# regenerates it (AsStridedBackward0, the right grad): docs/differences.md. Exact: a row leaving it must come off.
+VIEW_OF_CHANGED_BASE = {"split", "split_sizes", "chunk", "unbind"}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_changed_input_before_backward_as_pytorch(name):
+    """Each row, with its input changed in place after the op: PyTorch's error where the node saved that input
+    (its version moved on), else the same grads."""
+    ref, ours = _changed_before_backward(torch, name), _changed_before_backward(A, name)
+    if name in VIEW_OF_CHANGED_BASE:
+        assert isinstance(ref, str) and "is a view and its base or another view of its base has been modified" \
+            in ref, ref
+        assert isinstance(ours, list), ours
+        return
+    if isinstance(ref, list):
+        assert isinstance(ours, list), f"{name}: torch gives grads, autogradviz {ours!r}"
+        assert_values(np.asarray(ours), np.asarray(ref), name)
+    else:
+        assert ours == ref, name
+
+
 def test_split_outputs_share_one_node_and_are_views():
     for T in (torch, A):
         x = T.tensor(X, requires_grad=True) * 1
