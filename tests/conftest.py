@@ -18,6 +18,54 @@ def pytest_collectstart(collector):
         collector.skip_compare = skip + ("stderr",)
 
 
+# -- the slow tests ----------------------------------------------------------------------------------------------
+# `make test-fast` runs `-m "not slow and not ui"`; `make test` runs everything. A test is slow here when it starts
+# a subprocess or a kernel, runs the lessons, runs every program through a second engine, or measures memory with
+# large graphs. The marks are given here, in one table (tests/test_slow_marks.py checks each entry names a test).
+SLOW_MODULES = {
+    "test_notebook_portability.py": "runs every lesson in a kernel",
+    "test_notebook_config.py": "runs nbval in a subprocess",
+    "test_stepper_rerun.py": "a live kernel",
+    "test_stepper_memory.py": "a live kernel",
+    "test_exercises.py": "runs the lessons' exercises, on both libraries",
+    "test_memory.py": "large graphs and tracemalloc",
+    "test_viz_torch_lessons.py": "runs every lesson on both libraries",
+}
+SLOW_TESTS = {
+    # a subprocess or a fresh interpreter
+    "test_engine.py": {"test_50k_chain_can_be_dropped_and_printed": "a subprocess",
+                       # the reading edition against the fast engine on every program: a second engine
+                       "test_reference_engine_same_as_fast_on_parity_programs": "every parity program, two engines",
+                       "test_reference_engine_same_as_fast_on_property_graphs": "every property test, two engines",
+                       "test_reference_engine_same_as_fast_on_op_table": "every op-table row, two engines",
+                       "test_reference_engine_same_as_fast_on_op_table_programs": "the table's programs, two engines"},
+    "test_printing.py": {"test_does_not_import_torch": "a subprocess"},
+    "test_random.py": {"test_default_capability_build": "a subprocess"},
+    "test_saved_tensors.py": {"test_saved_attribute_sweep_matches_pytorch": "subprocesses"},
+    "test_viz_dot.py": {"test_empty_path_in_a_fresh_process": "a subprocess",
+                        "test_determinism_across_processes": "subprocesses"},
+    "test_viz_render.py": {"test_new_process_uses_the_cache": "a subprocess",
+                           # each compiles the WebAssembly Graphviz afresh (about 3 s)
+                           "test_bad_cache_falls_back_and_is_rewritten": "compiles the embedded Graphviz",
+                           "test_cache_written_then_used": "compiles the embedded Graphviz",
+                           "test_cache_off": "compiles the embedded Graphviz",
+                           "test_unwritable_cache_still_renders": "compiles the embedded Graphviz"},
+    "test_viz_graph.py": {"test_long_chain_is_iterative": "a 50,000-node drawing"},
+    "test_viz_torch.py": {"test_autogradviz_never_imports_torch": "a subprocess"},
+    "test_vs_torch.py": {"test_create_graph_warning_once": "fresh processes", "test_no_numpy_warnings": "fresh processes",
+                         "test_transpose_property_warnings_once": "fresh processes"},
+    # float64 gradcheck and gradgradcheck of every layer (the values and grads stay in the fast loop)
+    "test_layers_vs_torch.py": {"test_gradcheck_and_second_derivative": "numeric second derivatives of every layer"},
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        mod = item.path.name
+        if mod in SLOW_MODULES or getattr(item, "originalname", item.name) in SLOW_TESTS.get(mod, ()):
+            item.add_marker(pytest.mark.slow)
+
+
 # -- the lessons' example graph ----------------------------------------------------------------------------------
 LESSON_NAMES = ("input", "w1", "w2", "w3", "l1", "l2", "l3", "l4", "loss")
 

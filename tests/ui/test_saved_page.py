@@ -2,10 +2,14 @@
 every network request blocked, and step (buttons, slider, keys, Play) without a kernel."""
 from pathlib import Path
 
+import pytest
+
 import autogradviz as agv
 from autogradviz import viz
 
 from _support.browser import _open_offline
+
+pytestmark = pytest.mark.ui   # a real browser (Chromium)
 
 
 def _seed():
