@@ -34,14 +34,19 @@ SLOW_MODULES = {
 SLOW_TESTS = {
     # a subprocess or a fresh interpreter
     "test_engine.py": {"test_50k_chain_can_be_dropped_and_printed": "a subprocess",
+                       # a wall-clock ratio (benchmarks/bench_engine.py's chain row measures it too)
+                       "test_backward_time_is_linear": "times 25,000- and 50,000-node backwards",
                        # the reading edition against the fast engine on every program: a second engine
                        "test_reference_engine_same_as_fast_on_parity_programs": "every parity program, two engines",
                        "test_reference_engine_same_as_fast_on_property_graphs": "every property test, two engines",
                        "test_reference_engine_same_as_fast_on_op_table": "every op-table row, two engines",
                        "test_reference_engine_same_as_fast_on_op_table_programs": "the table's programs, two engines"},
+    "test_lessons.py": {"test_starters_fail_and_solutions_pass": "runs every lesson's code, twice"},
     "test_printing.py": {"test_does_not_import_torch": "a subprocess"},
     "test_random.py": {"test_default_capability_build": "a subprocess"},
-    "test_saved_tensors.py": {"test_saved_attribute_sweep_matches_pytorch": "subprocesses"},
+    "test_saved_tensors.py": {"test_saved_attribute_sweep_matches_pytorch": "subprocesses",
+                              # two full collections of a whole session's heap per program: about 2 s each
+                              "test_graph_freed_without_the_cycle_collector": "runs the cycle collector"},
     "test_viz_dot.py": {"test_empty_path_in_a_fresh_process": "a subprocess",
                         "test_determinism_across_processes": "subprocesses"},
     "test_viz_render.py": {"test_new_process_uses_the_cache": "a subprocess",
