@@ -56,6 +56,8 @@ SLOW_TESTS = {
                            "test_cache_off": "compiles the embedded Graphviz",
                            "test_unwritable_cache_still_renders": "compiles the embedded Graphviz"},
     "test_viz_graph.py": {"test_long_chain_is_iterative": "a 50,000-node drawing"},
+    "test_stepper.py": {"test_close_frees_widgets_frames_and_trace": "runs the cycle collector",
+                        "test_a_stepper_never_shown_holds_nothing_global": "runs the cycle collector"},
     "test_viz_torch.py": {"test_autogradviz_never_imports_torch": "a subprocess"},
     "test_vs_torch.py": {"test_create_graph_warning_once": "fresh processes", "test_no_numpy_warnings": "fresh processes",
                          "test_transpose_property_warnings_once": "fresh processes"},
