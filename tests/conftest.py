@@ -42,7 +42,15 @@ SLOW_TESTS = {
                        "test_reference_engine_same_as_fast_on_op_table": "every op-table row, two engines",
                        "test_reference_engine_same_as_fast_on_op_table_programs": "the table's programs, two engines"},
     "test_lessons.py": {"test_starters_fail_and_solutions_pass": "runs every lesson's code, twice"},
-    "test_printing.py": {"test_does_not_import_torch": "a subprocess"},
+    "test_printing.py": {"test_does_not_import_torch": "a subprocess",
+                         # hypothesis, 150 to 400 examples each, every one printed by both libraries
+                         "test_property_matches_torch": "400 generated tensors",
+                         "test_property_requires_grad_matches_torch": "150 generated tensors",
+                         "test_property_with_printoptions": "300 generated tensors"},
+    # the fast kernel against the plain reference make on every program: a second kernel
+    "test_node.py": {"test_reference_kernel_builds_the_same_graph": "every parity program, two kernels",
+                     "test_reference_kernel_more_ops": "every more-ops row, two kernels",
+                     "test_reference_kernel_on_more_ops": "every more-ops row, two kernels"},
     "test_random.py": {"test_default_capability_build": "a subprocess"},
     "test_saved_tensors.py": {"test_saved_attribute_sweep_matches_pytorch": "subprocesses",
                               # two full collections of a whole session's heap per program: about 2 s each
