@@ -1,7 +1,8 @@
 # autogradviz -- developer tasks.
 #
-#   make test       unit tests, then the notebooks through nbval (everything, the browser tests included)
-#   make test-fast  the unit tests without those marked slow or ui (the quick loop while you work)
+#   make test       the linter, unit tests, then the notebooks through nbval (everything, the browser tests included)
+#   make test-fast  the linter, then the unit tests without those marked slow or ui (the quick loop while you work)
+#   make lint       the linter alone (ruff check; the rules are [tool.ruff] in pyproject.toml)
 #   make site       the course as a static website in site/ (every stepper steps offline)
 #   make lab        JupyterLab on notebooks/ (interface language as you have it set)
 #   make lab-zh     JupyterLab on notebooks/ with the Chinese (zh_CN) interface
@@ -17,6 +18,9 @@ PYTHON ?= python3
 VENV   := .venv
 VPY    := $(VENV)/bin/python
 JUPYTER := $(VENV)/bin/jupyter
+
+# The linter's paths ([tool.ruff] in pyproject.toml holds its rules).
+LINT_PATHS := autogradviz tests tools benchmarks
 
 # Extra arguments for `jupyter lab`, e.g. `make lab LAB_ARGS="--no-browser --port 8899"`.
 LAB_ARGS ?=
@@ -51,10 +55,10 @@ NBVAL_ARGS := --nbval -q -p no:cacheprovider
 
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: venv install test test-fast site lab lab-zh bench notebooks clean distclean help
+.PHONY: venv install lint test test-fast site lab lab-zh bench notebooks clean distclean help
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,12p' Makefile | sed 's/^# \{0,1\}//'
 
 # ---------------------------------------------------------------- virtual environment
 
@@ -76,10 +80,14 @@ install: $(STAMP_TEST)
 
 # ---------------------------------------------------------------- tests
 
+# The linter runs first in both test targets: a lint error fails them before any test runs.
+lint: $(STAMP_TEST)
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+
 # pytest exits 5 when it collected no tests; that is not a failure here. Both suites run even when
 # the first fails, so one run reports everything; the target fails if either did.
 test: export OMP_NUM_THREADS := 1
-test: $(STAMP_TEST)
+test: lint
 	@status=0; \
 	echo ">>> unit tests: $(VPY) -m pytest tests -q"; \
 	t0=$$(date +%s); rc=0; $(VPY) -m pytest tests -q || rc=$$?; \
@@ -99,7 +107,7 @@ test: $(STAMP_TEST)
 
 # The quick loop: no notebook, subprocess, browser or three-engine test (those are marked slow or ui).
 test-fast: export OMP_NUM_THREADS := 1
-test-fast: $(STAMP_TEST)
+test-fast: lint
 	$(VPY) -m pytest tests -q -p no:cacheprovider -m "not slow and not ui"
 
 # ---------------------------------------------------------------- the website

@@ -9,18 +9,18 @@ import warnings as _warnings
 # those raised inside autogradviz's own code (a filter costs nothing per op, unlike np.errstate).
 _warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz(\.|$)")
 
-from . import _dtype
-from ._tensor import Tensor, Size
-from . import ops as _ops  # attaches the operators and methods to Tensor
-from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,
+from . import _dtype  # noqa: E402
+from ._tensor import Tensor, Size  # noqa: E402
+from . import ops as _ops  # attaches the operators and methods to Tensor  # noqa: E402
+from ._creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace,  # noqa: E402
                         manual_seed, ones, ones_like, rand, rand_like, randint, randn, randn_like, randperm, seed,
                         tensor, zeros, zeros_like)
-from ._printing import set_printoptions, get_printoptions, printoptions
-from . import autograd
-from . import cuda
-from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .autograd.grad_mode import is_inference_mode_enabled
-from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state
+from ._printing import set_printoptions, get_printoptions, printoptions  # noqa: E402
+from . import autograd  # noqa: E402
+from . import cuda  # noqa: E402
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled  # noqa: E402
+from .autograd.grad_mode import is_inference_mode_enabled  # noqa: E402
+from ._random import Generator, default_generator, get_rng_state, initial_seed, set_rng_state  # noqa: E402
 globals().update(_ops._methods.public_functions())  # torch.exp, ...: the catalogue's table, checked
 
 dtype = _dtype.dtype
@@ -32,12 +32,12 @@ int32 = _dtype.int32
 int16 = _dtype.int16
 int8 = _dtype.int8
 uint8 = _dtype.uint8
-bool = _dtype.bool_
-float = float32
+bool = _dtype.bool_  # noqa: A001 (PyTorch's name)
+float = float32  # noqa: A001 (PyTorch's name)
 double = float64
 half = float16
 long = int64
-int = int32
+int = int32  # noqa: A001 (PyTorch's name)
 short = int16
 get_default_dtype = _dtype.get_default_dtype
 set_default_dtype = _dtype.set_default_dtype
@@ -47,7 +47,7 @@ promote_types = _dtype.promote_types
 _int = _builtins.int  # (``int`` below is torch.int)
 
 
-class device:
+class device:  # noqa: N801 (PyTorch's name)
     """``torch.device``: "cpu", or a CUDA device that (as in PyTorch built without CUDA) fails when it is used."""
     def __new__(cls, type_="cpu", index=None):
         from ._tensor import _CPU, _Device
@@ -87,10 +87,10 @@ from . import serialization  # noqa: E402
 from . import _VF  # noqa: E402,F401  (torch._VF.einsum, with its path=)
 from .serialization import load, save  # noqa: E402
 from ._creation import normal  # noqa: E402
-from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa
+from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402
 from ._creation import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,  # noqa: E402
                         IntTensor, LongTensor, ShortTensor)
-from .autograd.grad_mode import no_grad as _ng  # noqa: E402,F401
+from .autograd.grad_mode import no_grad as _ng  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -426,8 +426,8 @@ OVERLOADS = {
     ),
     'torch.addmm': (
         'Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None',
-        'Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, '
-        'Tensor out = None',
+        ('Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, Number alpha = 1, '
+        'Tensor out = None'),
     ),
     'torch.all': (
         'Tensor input, *, Tensor out = None',

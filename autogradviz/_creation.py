@@ -1,11 +1,11 @@
 """Tensor creation: tensor(), the legacy Tensor(*sizes)/Tensor(seq) constructor, ones/zeros/..., random."""
 import numbers
 import warnings
+from typing import Any
 
 import numpy as np
 
 from . import _checks, _dtype, _random
-from . import _tensor as _tensor_module
 from ._hooks import FWD
 from ._tensor import Tensor, _wrap
 
@@ -80,7 +80,8 @@ COPY_CONSTRUCT_WARNING = (
     "sourceTensor.detach().clone().requires_grad_(True), rather than {}(sourceTensor).")
 
 
-def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+           pin_memory: bool = False) -> Tensor:
     """Make a new leaf tensor that copies ``data`` (nested lists, numbers, numpy arrays or tensors)."""
     _checks.factory("tensor", dtype, requires_grad)
     if isinstance(data, Tensor):
@@ -90,10 +91,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 def _tensor(data, dtype=None, device=None, requires_grad=False):
     _device(device)
-    if isinstance(data, np.ndarray):
-        dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
-        arr = np.array(data, dtype=dt.np)
-    elif isinstance(data, np.generic):
+    if isinstance(data, (np.ndarray, np.generic)):
         dt = _dtype.to_dtype(dtype) if dtype is not None else _dtype.from_numpy_dtype(data.dtype)
         arr = np.array(data, dtype=dt.np)
     else:

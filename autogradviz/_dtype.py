@@ -4,7 +4,7 @@ import numpy as np
 __all__ = ["dtype"]
 
 
-class dtype:
+class dtype:  # noqa: N801 (PyTorch's name)
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "_kind", "itemsize")
 
     def __init__(self, name, npdtype, kind):
@@ -120,7 +120,7 @@ def result_type(a_dtype, a_dim, b):
         b_pri = 2 if b_dim else 1
         if a_pri == b_pri or a_dtype._kind != b_dtype._kind:
             if a_dtype._kind != b_dtype._kind:
-                hi, lo, hi_pri, lo_pri = (a_dtype, b_dtype, a_pri, b_pri) if a_dtype._kind > b_dtype._kind else (b_dtype, a_dtype, b_pri, a_pri)
+                hi, _lo, _hi_pri, _lo_pri = (a_dtype, b_dtype, a_pri, b_pri) if a_dtype._kind > b_dtype._kind else (b_dtype, a_dtype, b_pri, a_pri)
                 # the higher category wins; among tensors of that category its dtype stands
                 return hi
             return _promote2(a_dtype, b_dtype)

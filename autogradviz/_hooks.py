@@ -41,8 +41,20 @@ gives the calling thread's one observer, a fan-out to several, or None.
 """
 import itertools
 import threading
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import Any, Self
 
-__all__ = ["RemovableHandle", "Subscribers", "FWD", "INPLACE", "CALLS", "MODULES", "FAILED", "composite", "call_depth"]
+__all__ = ["RemovableHandle", "Subscribers", "FWD", "INPLACE", "CALLS", "MODULES", "FAILED", "composite", "call_depth",
+           "ForwardSubscriber", "InplaceSubscriber", "CallSubscriber"]
+
+# The events' signatures (the module docstring says what each argument is).
+ForwardSubscriber = Callable[[str, Sequence[Any], Any, Any], None]
+"""A ``FWD`` subscriber: ``fn(op, inputs, out, node)``; ``node`` is None for a result without one."""
+InplaceSubscriber = Callable[[str, Sequence[Any], dict[str, Any], Any, Any], None]
+"""An ``INPLACE`` subscriber: ``fn(call, args, kwargs, grad_fn_before, data_before)``."""
+CallSubscriber = Callable[[str, str, int, Any, Any], None]
+"""A ``CALLS`` subscriber: ``fn("begin" or "end", name, depth, inputs, records)``."""
 
 _ids = itertools.count()
 get_ident = threading.get_ident
@@ -54,7 +66,7 @@ class RemovableHandle:
 
     __slots__ = ("hooks", "_fn", "id")
 
-    def __init__(self, hooks, fn=None):
+    def __init__(self, hooks: "list | dict | Subscribers", fn: Any = None) -> None:
         self.hooks = hooks
         self._fn = fn
         self.id = next(_ids)
@@ -63,7 +75,7 @@ class RemovableHandle:
     def hooks_dict(self):
         return self.hooks
 
-    def remove(self):
+    def remove(self) -> None:
         hooks = self.hooks
         if isinstance(hooks, list):  # a list, or a leaf's TensorHooks (a list subclass)
             for i, f in enumerate(hooks):
@@ -73,10 +85,10 @@ class RemovableHandle:
         else:
             hooks.pop(self.id, None)
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.remove()
 
 
@@ -89,14 +101,14 @@ class Subscribers:
 
     __slots__ = ("name", "arity", "fn", "_subs", "_lock")
 
-    def __init__(self, name, arity=None):
+    def __init__(self, name: str, arity: int | None = None) -> None:
         self.name = name
         self.arity = arity          # how many arguments each call passes (4, 5: a lone subscriber's fast call)
         self.fn = None
         self._subs = ()             # ((thread ident, handle id, fn), ...) in the order they were added
         self._lock = threading.Lock()
 
-    def add(self, fn):
+    def add(self, fn: Callable[..., Any] | Any) -> RemovableHandle:
         """Subscribe ``fn`` for the calling thread; ``remove()`` on the returned handle unsubscribes it."""
         handle = RemovableHandle(self, fn)
         with self._lock:
@@ -104,7 +116,7 @@ class Subscribers:
             self._refresh()
         return handle
 
-    def pop(self, handle_id, default=None):
+    def pop(self, handle_id: int, default: Any = None) -> Any:
         """Unsubscribe the subscriber added with handle id ``handle_id`` (what ``RemovableHandle.remove`` calls)."""
         with self._lock:
             for i, (_, k, fn) in enumerate(self._subs):
@@ -129,12 +141,12 @@ class Subscribers:
             if tid == me:
                 fn(*args)
 
-    def mine(self):
+    def mine(self) -> list[Any]:
         """The calling thread's subscribers, in order."""
         me = get_ident()
         return [fn for tid, _, fn in self._subs if tid == me]
 
-    def current(self):
+    def current(self) -> Any | None:
         """For a list of observer objects: the calling thread's only one, a fan-out to several, or None."""
         subs = self._subs
         if len(subs) < 2:   # none, or one: no list to build (a recorded backward asks once per pass)
@@ -144,10 +156,10 @@ class Subscribers:
             return None
         return mine[0] if len(mine) == 1 else _Fanout(mine)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._subs)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<Subscribers {self.name}: {len(self._subs)}>"
 
 
@@ -188,11 +200,11 @@ class _Fanout:
         return fan
 
 
-FWD = Subscribers("forward ops", 4)
-INPLACE = Subscribers("in-place calls", 5)
-CALLS = Subscribers("composite calls", 5)
-MODULES = Subscribers("module calls", 2)
-FAILED = Subscribers("failed calls", 4)
+FWD: Subscribers = Subscribers("forward ops", 4)            # of ForwardSubscriber
+INPLACE: Subscribers = Subscribers("in-place calls", 5)     # of InplaceSubscriber
+CALLS: Subscribers = Subscribers("composite calls", 5)      # of CallSubscriber
+MODULES: Subscribers = Subscribers("module calls", 2)
+FAILED: Subscribers = Subscribers("failed calls", 4)
 
 
 class _CallDepth(threading.local):
@@ -203,23 +215,23 @@ class _CallDepth(threading.local):
 _DEPTH = _CallDepth()
 
 
-def call_depth():
+def call_depth() -> int:
     """How many composite calls are open in the calling thread (counted while ``CALLS`` has subscribers)."""
     return _DEPTH.depth
 
 
-class composite:
+class composite:  # noqa: N801 (PyTorch's name)
     """``with composite("linear", inputs) as c: ... c.records = [...]``: the call-begin and call-end events of a
     composite call (see ``CALLS``). Made only while ``CALLS.fn`` is not None (the caller checks: one check)."""
 
     __slots__ = ("name", "inputs", "records", "depth")
 
-    def __init__(self, name, inputs=()):
+    def __init__(self, name: str, inputs: Sequence[Any] = ()) -> None:
         self.name = name
         self.inputs = inputs
         self.records = None
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         d = self.depth = _DEPTH.depth + 1
         _DEPTH.depth = d
         fn = CALLS.fn
@@ -227,7 +239,7 @@ class composite:
             fn("begin", self.name, d, None, None)
         return self
 
-    def __exit__(self, et, ev, tb):
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None) -> bool:
         _DEPTH.depth = self.depth - 1
         fn = CALLS.fn
         if fn is not None:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
-from typing import Any, Iterator
+from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -123,8 +124,7 @@ _DEFAULT_DTYPE = "float32"
 
 def _canonical_dtype_name(dtype_name: str) -> str:
     name = str(dtype_name)
-    if name.startswith("torch."):
-        name = name[len("torch."):]
+    name = name.removeprefix("torch.")
     name = _ALIASES.get(name, name)
     if name not in _FLOAT_DTYPES and name not in _OTHER_DTYPES:
         raise TypeError(f"format_tensor: unsupported dtype {dtype_name!r}")

@@ -161,7 +161,7 @@ def _outer_sums(x, w):
     columns (four single columns when L < w) accumulate row after row (multi_row_sum); the remaining columns,
     whether a vector at a time or one by one, go through row_sum (four interleaved accumulators). Columns are
     independent lanes, so each kind is done for all its columns at once."""
-    S, L = x.shape
+    _S, L = x.shape
     g = _ILP * w if L >= w else _ILP
     j = (L // g) * g
     if j == L:

@@ -6,6 +6,7 @@ module stays at the bottom of the import graph.
 import threading
 import warnings
 import weakref
+from typing import Any
 
 import numpy as np
 
@@ -139,7 +140,7 @@ def _make_size(t):
     return Size(t)
 
 
-def _new_tensor(cls, data, requires_grad, grad_fn, vc):
+def _new_tensor(cls: type, data: ndarray, requires_grad: bool, grad_fn: Any, vc: Any) -> "Tensor":
     """A new ``cls`` (Tensor or a subclass) around ``data``: the one place a Tensor's fields are set. ``vc`` is its
     version counter (``[0]``, an ``InferenceVersion``, or the counter it shares). The rest starts empty: no
     ``.grad``, output 0 of ``grad_fn``, not retaining its grad, no view base, no hooks, no accumulator yet.
@@ -158,7 +159,7 @@ def _new_tensor(cls, data, requires_grad, grad_fn, vc):
     return t
 
 
-def _wrap(data, requires_grad=False, grad_fn=None):
+def _wrap(data: Any, requires_grad: bool = False, grad_fn: Any = None) -> "Tensor":
     """Make a Tensor around a numpy array without copying (the internal constructor)."""
     if type(data) is not ndarray:
         data = np.asarray(data)

@@ -330,7 +330,7 @@ def clear_safe_globals():
     _USER_ALLOWED.clear()
 
 
-class safe_globals:
+class safe_globals:  # noqa: N801 (PyTorch's name)
     """A context manager that allows the given globals while it is active."""
 
     def __init__(self, globals_):
@@ -673,7 +673,7 @@ def _load_zip(fh, restore, pickle_module, weights_only, encoding, load_args):
         typename = _ascii(pid[0])
         if typename != "storage":
             raise AssertionError(f"Unknown typename for persistent_load, expected 'storage' but got '{typename}'")
-        storage_type, key, location, numel = pid[1:]
+        storage_type, key, location, _numel = pid[1:]
         if not isinstance(storage_type, _StorageType):
             storage_type(storage_type)       # a dtype this engine lacks: its error
         dt = storage_type.dtype
@@ -773,7 +773,7 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
         raise ValueError("f must be a file path in order to use the mmap argument")
     encoding = pickle_load_args.pop("encoding", "utf-8")
     restore = _restore_location(map_location)
-    opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else None
+    opened = open(f, "rb") if isinstance(f, (str, os.PathLike)) else None  # noqa: SIM115
     fh = opened if opened is not None else f
     try:
         start = fh.tell()

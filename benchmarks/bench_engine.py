@@ -31,10 +31,11 @@ import time
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-import numpy as np  # noqa: E402
+import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
-import autogradviz as agv  # noqa: E402
+import autogradviz as agv
+import itertools
 
 try:
     import torch
@@ -96,7 +97,7 @@ def _load_base(checkout):
                 with open(path, encoding="utf-8") as fh:
                     text = fh.read()
                 new = re.sub(r"^(\s*)import autogradviz(?=\s*(#|$))", r"\1import autogradviz_base as autogradviz", text,
-                             flags=re.M)
+                             flags=re.MULTILINE)
                 if new != text:
                     with open(path, "w", encoding="utf-8") as fh:
                         fh.write(new)
@@ -154,7 +155,7 @@ BATCH = 256
 def _mlp_data():
     rng = np.random.default_rng(0)
     ws = []
-    for i, o in zip(SIZES[:-1], SIZES[1:]):
+    for i, o in itertools.pairwise(SIZES):
         bound = 1 / np.sqrt(i)
         ws.append((rng.uniform(-bound, bound, (o, i)).astype(np.float32),
                    rng.uniform(-bound, bound, (o,)).astype(np.float32)))
@@ -404,7 +405,7 @@ def gpt(T, n_embd=32, n_head=4, block=8, n_layer=2, vocab=65, batch=8, dropout=0
             self.dropout = nn.Dropout(dropout)
 
         def forward(self, x):
-            B, L, E = x.shape
+            _B, L, _E = x.shape
             k, q = self.key(x), self.query(x)
             w = q @ k.transpose(-2, -1) * k.shape[-1] ** -0.5
             w = w.masked_fill(self.tril[:L, :L] == 0, float("-inf"))

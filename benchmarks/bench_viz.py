@@ -22,9 +22,9 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import autogradviz as torch  # noqa: E402
-from autogradviz import viz  # noqa: E402
-from autogradviz.viz import dot as vdot  # noqa: E402
+import autogradviz as torch
+from autogradviz import viz
+from autogradviz.viz import dot as vdot
 
 
 def build(n_nodes):
@@ -69,7 +69,7 @@ def bench_graphs(sizes, repeat, svg_limit):
         root = build(n)
         g = viz.draw_backward(root, max_nodes=None, collapse=None, auto_names=False)
         nn = len(g.model.nodes)
-        t_dot = median_time(lambda: viz.draw_backward(root, max_nodes=None, collapse=None, auto_names=False).source,
+        t_dot = median_time(lambda root=root: viz.draw_backward(root, max_nodes=None, collapse=None, auto_names=False).source,
                             repeat)
         src = g.source
         row = [f"{n:>6} {nn:>11} {t_dot:>12.3f}"]
@@ -78,7 +78,7 @@ def bench_graphs(sizes, repeat, svg_limit):
                 row.append(f"{'skipped':>14}")
                 continue
             rep = max(1, repeat if n <= 1000 else 1)
-            t_svg = median_time(lambda: vdot.render(src, "svg", renderer=r), rep)
+            t_svg = median_time(lambda src=src, r=r: vdot.render(src, "svg", renderer=r), rep)
             results[(n, r)] = t_svg
             row.append(f"{t_svg:>14.3f}")
         print(" ".join(row))
@@ -99,7 +99,7 @@ def target_1200(renderers):
 
 
 def seed_program():
-    input = torch.ones([2, 2], requires_grad=False)
+    input = torch.ones([2, 2], requires_grad=False)  # noqa: A001 (the name the lesson uses)
     w1 = torch.tensor(2.0, requires_grad=True)
     w2 = torch.tensor(3.0, requires_grad=True)
     w3 = torch.tensor(4.0, requires_grad=True)

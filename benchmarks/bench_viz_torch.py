@@ -2,7 +2,8 @@
 
     python benchmarks/bench_viz_torch.py [--quick]
 
-- draw and render of an ``nn.TransformerEncoderLayer(d_model=32, nhead=4)`` backward graph (target: SVG in < 3 s);
+- draw and render of an ``nn.TransformerEncoderLayer(d_model=32, nhead=4)`` backward graph (target: SVG in < 3 s,
+  which tests/test_viz_torch.py once asserted with a wall clock; the test now checks only the drawing);
 - the stepper's recording of a real backward (a hook on every node, as ``viz/torch_trace.run_recorded`` does)
   over a plain ``loss.backward()`` on a 300-node real graph (target <= 2x), beside the floor of any recording
   through PyTorch's public API (one bare post hook per node), on 3-element and 10,000-element tensors.
@@ -50,7 +51,7 @@ def transformer_row(repeat):
     t_draw = _median(draw, repeat, setup)
     t_svg = _median(draw_render, repeat, setup)
     print(f"torch TransformerEncoderLayer(32, 4) backward graph ({len(n.nodes)} nodes): DOT {t_draw * 1000:.1f} ms, "
-          f"DOT+SVG (wasm) {t_svg * 1000:.1f} ms (target < 3000 ms)")
+          f"DOT+SVG (wasm) {t_svg * 1000:.1f} ms (target < 3000 ms: ratio {t_svg / 3.0:.3f}, must stay below 1)")
     return t_svg
 
 
@@ -98,7 +99,7 @@ def recording_row(repeat, n=3, clock="wall"):
         run_recorded(0, [loss], None, False, loss.backward)
 
     def with_steps(loss):
-        run_recorded(0, [loss], None, False, loss.backward)[0].steps
+        _ = run_recorded(0, [loss], None, False, loss.backward)[0].steps   # the property builds the steps
     rows = [("plain loss.backward()", lambda loss: loss.backward()), ("hooks only (the floor)", _hooks_only),
             ("recorded (run_recorded)", recorded), ("recorded + steps built", with_steps)]
     times = {name: [] for name, _ in rows}

@@ -159,11 +159,11 @@ class PrintLog:
     def active(self):
         cls = self.cls
         saved = {k: cls.__dict__[k] for k in ("__repr__", "__str__", "__format__") if k in cls.__dict__}
-        rep = getattr(cls, "__repr__")
+        rep = cls.__repr__
         cls.__repr__ = self._wrap("repr", rep)
         if "__str__" in saved:
             cls.__str__ = self._wrap("repr", saved["__str__"])
-        fmt = getattr(cls, "__format__")
+        fmt = cls.__format__
         cls.__format__ = self._wrap("format", fmt)
         try:
             yield self

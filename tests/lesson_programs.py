@@ -98,7 +98,7 @@ def wx_b(lib):
 def simple_net(lib):
     nn = lib.nn
 
-    class simpleNet(nn.Module):
+    class simpleNet(nn.Module):  # noqa: N801 (the lesson's name)
         def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
             super().__init__()
             self.layer1 = nn.Linear(in_dim, n_hidden_1)

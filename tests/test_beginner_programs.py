@@ -17,11 +17,7 @@ Printed tensors follow the comparison policy (tests/compare_policy.py). Python f
 boundaries (numpy's and PyTorch's transcendental functions, reductions and BLAS may differ in the last bit; see
 docs/differences.md).
 """
-import contextlib
-import io
 import random
-import re
-import warnings
 
 import numpy as np
 import pytest
@@ -29,48 +25,9 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
-from compare_policy import PrintLog, reconcile  # noqa: E402
+import itertools  # noqa: E402
 
-ADDR = re.compile(r" at 0x[0-9a-fA-F]+")
-TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
-
-
-def norm_text(s):
-    return TRIGGERED.sub("", ADDR.sub(" at 0xADDR", s))
-
-
-def show_error(fn):
-    """Run ``fn``; print the exception it raises as ``Type: message`` (or that it did not raise)."""
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        print(f"{type(e).__name__}: {norm_text(str(e))}")
-        return
-    print("no error")
-
-
-def run_program(fn, T):
-    out = io.StringIO()
-
-    def showwarning(message, category, filename, lineno, file=None, line=None):
-        out.write(f"[{category.__name__}] {norm_text(str(message))}\n")
-
-    random.seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        # numpy's floating-point RuntimeWarnings inside autogradviz (PyTorch has none) are filtered by the package
-        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"autogradviz(\.|$)")
-        # once per process in both libraries, so it depends on the order programs run in
-        warnings.filterwarnings("ignore", message=".*create a reference cycle.*")
-        # numpy 2 about torch.Tensor.__array__'s signature: numpy's message about PyTorch's code, not PyTorch's
-        warnings.filterwarnings("ignore", message="__array__ implementation doesn't accept a copy keyword")
-        warnings.showwarning = showwarning
-        with contextlib.redirect_stdout(out):
-            try:
-                fn(T)
-            except Exception as e:  # noqa: BLE001
-                print(f"!! {type(e).__name__}: {norm_text(str(e))}")
-    return norm_text(out.getvalue())
+from _support.programs import printed_by_both, run_program, show_error  # noqa: E402
 
 
 PROGRAMS = []
@@ -858,7 +815,7 @@ def micrograd_neuron_scalar_chain(T):
 def _mlp_weights(sizes, seed):
     rng = np.random.default_rng(seed)
     return [(rng.uniform(-1, 1, (nout, nin)).tolist(), rng.uniform(-1, 1, nout).tolist())
-            for nin, nout in zip(sizes[:-1], sizes[1:])]
+            for nin, nout in itertools.pairwise(sizes)]
 
 
 @program("micrograd")
@@ -1444,10 +1401,9 @@ def inference_nested_and_decorator(T):
 @program("inference")
 def inference_grad_in_mode(T):
     w = T.tensor([1.0, 2.0], requires_grad=True)
-    with T.inference_mode():
-        with T.enable_grad():
-            y = w * 2
-            print(y.requires_grad, T.is_grad_enabled())
+    with T.inference_mode(), T.enable_grad():
+        y = w * 2
+        print(y.requires_grad, T.is_grad_enabled())
     show_error(lambda: y.sum().backward())
     with T.inference_mode():
         v = w.view(2)
@@ -1600,15 +1556,7 @@ def zeros_cross_entropy_ignore_index(T):
 # ===============================================================================================================
 @pytest.mark.parametrize("fn", PROGRAMS)
 def test_beginner_program_same_as_torch(fn):
-    # the comparison policy (tests/compare_policy.py): a printed tensor may differ only where both values agree
-    # within the ulp bound and our printer, given torch's values, prints torch's text; all else character for character
-    ref_log = PrintLog(torch.Tensor, lambda t: t.detach().clone().numpy(force=True))
-    our_log = PrintLog(A.Tensor, lambda t: t._data)
-    with ref_log.active():
-        ref = run_program(fn, torch)
-    with our_log.active():
-        ours = run_program(fn, A)
-    ours = reconcile(ours, ref, our_log, ref_log)
+    ours, ref = printed_by_both(fn)   # under the comparison policy (tests/compare_policy.py)
     assert ours == ref, f"printed text differs\n--- torch\n{ref}\n--- autogradviz\n{ours}"
 
 

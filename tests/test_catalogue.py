@@ -19,7 +19,8 @@ from autogradviz.autograd import node as K
 from autogradviz.ops import _core, _methods
 
 torch = pytest.importorskip("torch")
-import test_more_ops  # noqa: E402
+from _support import more_ops  # noqa: E402
+from _support.saved import _saved_attrs  # noqa: E402
 
 
 def _names(text):
@@ -123,9 +124,7 @@ def test_tables_are_built_from_the_declarations():
         assert inspect.unwrap(attached) is fn
     # what _methods.py still lists by hand is not one op's own name
     by_hand = set(ops.METHODS) - set(_core.TENSOR)
-    assert all(n.startswith("__") or n.endswith("_") or n in _methods.ALIASES or n.startswith("new_")
-               or n in ("view_as", "reshape_as", "where", "float", "double", "long", "int", "bool", "half",
-                        "type_as", "cpu") for n in by_hand), sorted(by_hand)
+    assert all(n.startswith(("__", "new_")) or n.endswith("_") or n in _methods.ALIASES or n in ("view_as", "reshape_as", "where", "float", "double", "long", "int", "bool", "half", "type_as", "cpu") for n in by_hand), sorted(by_hand)
     assert set(ops.FUNCTIONS) - set(_core.TORCH) == set(_methods.ALIASES)
 
 
@@ -152,7 +151,7 @@ def test_every_node_of_the_catalogue_is_a_class_statement():
     for c in classes:
         source = inspect.getsource(sys.modules[c.__module__])
         # (a class may take PyTorch's name after its statement: arith's ``NotImplemented`` node)
-        assert re.search(rf"^class {c.__name__}\(|^\w+\.__name__ = .*\"{c.__name__}\"$", source, re.M), \
+        assert re.search(rf"^class {c.__name__}\(|^\w+\.__name__ = .*\"{c.__name__}\"$", source, re.MULTILINE), \
             f"{c.__module__}.{c.__name__}"
     functional = inspect.getsource(A.nn.functional)
     assert "BackwardNode" not in functional and "make(" not in functional
@@ -165,11 +164,11 @@ def test_facts_are_declared_on_the_class_they_describe():
             assert f.name == c.__name__
 
 
-@pytest.mark.parametrize("name", list(test_more_ops.CASES))
+@pytest.mark.parametrize("name", list(more_ops.CASES))
 def test_a_node_keeps_one_slot_per_saved_name(name):
     """``make`` keeps exactly the slots the class names (FracBackward0 once kept an unnamed extra one)."""
-    arr, fn = test_more_ops.CASES[name]
-    out = test_more_ops._outs(fn(A, A.tensor(arr, requires_grad=True)))[0]
+    arr, fn = more_ops.CASES[name]
+    out = more_ops._outs(fn(A, A.tensor(arr, requires_grad=True)))[0]
     n = out.grad_fn
     assert len(n._saved) == len(type(n)._saved_names), n.name()
 
@@ -226,15 +225,15 @@ def test_the_new_op_is_gone_afterwards():
 
 # -- the one test row: what else it checks -----------------------------------------------------------------------
 def _root(T, name, dtype=None):
-    arr, fn = test_more_ops.CASES[name]
+    arr, fn = more_ops.CASES[name]
     x = T.tensor(arr, requires_grad=True) if dtype is None else T.tensor(arr, dtype=dtype, requires_grad=True)
-    return x, test_more_ops._outs(fn(T, x))[0]
+    return x, more_ops._outs(fn(T, x))[0]
 
 
-@pytest.mark.parametrize("name", list(test_more_ops.CASES))
+@pytest.mark.parametrize("name", list(more_ops.CASES))
 def test_saved_attributes_of_each_row_as_pytorch(name):
-    """A row of ``test_more_ops.CASES`` also checks its node's ``_saved_<name>`` attributes against PyTorch's."""
-    from test_node import _saved_attrs
+    """A row of the more-ops table (tests/_support/more_ops.py) also checks its node's ``_saved_<name>``
+    attributes against PyTorch's."""
     ours, ref = _root(A, name)[1].grad_fn, _root(torch, name)[1].grad_fn
     assert ours.name() == ref.name()
     assert _saved_attrs(ours) == _saved_attrs(ref)
@@ -243,7 +242,7 @@ def test_saved_attributes_of_each_row_as_pytorch(name):
 def _rows_with_declared_derivative():
     """The rows whose node declares its local derivatives; the others have nothing for the narration to check."""
     rows = []
-    for name in test_more_ops.CASES:
+    for name in more_ops.CASES:
         facts = K.op_facts(_root(A, name, A.float64)[1].grad_fn)
         if facts is not None and facts.grads:
             rows.append(name)

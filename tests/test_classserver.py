@@ -57,7 +57,7 @@ def _free_port():
 # -- the stored outputs, as nbval compares them --------------------------------------------------------------------
 def _sanitizers():
     text = (ROOT / "tests" / "nbval_sanitize.cfg").read_text(encoding="ascii")
-    pairs = re.findall(r"^regex: (.*)\nreplace: (.*)$", text, re.M)
+    pairs = re.findall(r"^regex: (.*)\nreplace: (.*)$", text, re.MULTILINE)
     return [(re.compile(a), b) for a, b in pairs]
 
 
@@ -122,7 +122,7 @@ class Learner:
                            allow_redirects=False, timeout=60)
         assert r.status_code == 302, (self.name, r.status_code, r.text[:300])
         assert any(k.startswith("jupyterhub-session-id") or k == "jupyterhub-hub-login"
-                   for k in self.http.cookies.keys()), self.http.cookies.keys()
+                   for k in self.http.cookies), self.http.cookies.keys()
 
     def start(self, tries=3):
         """Start the learner's server and wait until it is ready. A spawn can fail for a reason outside the course:
@@ -133,7 +133,7 @@ class Learner:
         for attempt in range(tries):
             try:
                 self.api("POST", f"/hub/api/users/{self.name}/server")
-            except Exception:                      # noqa: BLE001 - a spawn that failed at once: try again
+            except Exception:
                 if attempt == tries - 1:
                     raise
                 self.respawns += 1
@@ -219,7 +219,7 @@ def _processes_under(path):
     for p in psutil.process_iter(["pid", "cwd", "cmdline"]):
         try:
             cwd = p.info["cwd"] or ""
-        except Exception:
+        except Exception:  # noqa: BLE001, S112
             continue
         if cwd.startswith(str(path)):
             found.append(p)
@@ -269,7 +269,7 @@ def test_twenty_learners(tmp_path):
     env.update({"AUTOGRADVIZ_HUB_MODE": "demo", "AUTOGRADVIZ_HUB_HOMES": str(homes),
                 "AUTOGRADVIZ_HUB_IP": "127.0.0.1", "AUTOGRADVIZ_HUB_PORT": str(port)})
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), str(proxy.parent), env.get("PATH", "")])
-    log = open(tmp_path / "hub.log", "w")
+    log = open(tmp_path / "hub.log", "w")  # noqa: SIM115
     hub = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(extra)], cwd=str(tmp_path), env=env,
                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -296,7 +296,7 @@ def test_twenty_learners(tmp_path):
                 lr.run_lesson(stored_nb)
                 memory[lr.name] = _memory_of(homes / lr.name)   # server and kernel, with the lesson run
                 lr.done = time.monotonic()
-            except Exception as err:       # reported below, with the learner's name
+            except Exception as err:       # reported below, with the learner's name  # noqa: BLE001
                 lr.error = f"{type(err).__name__}: {err}"
 
         start = time.monotonic()

@@ -100,7 +100,7 @@ def test_50k_chain_can_be_dropped_and_printed():
         "import gc; gc.collect()\n"
         "print('ok')\n"
     )
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.split() == ["tensor(", "MulBackward0", "ok"]
 
@@ -311,7 +311,8 @@ def test_observer_failure_still_ends_backward_and_restores_grad_mode():
 # bit, order) with one.
 
 import test_properties as _props  # noqa: E402
-import test_vs_torch as _vs  # noqa: E402
+import test_vs_torch as _vs  # noqa: E402  (its CASES rows: the op-table issue moves them to tests/_support)
+from _support import vs_torch as _harness  # noqa: E402
 
 
 def _exact(x):
@@ -326,9 +327,9 @@ def _exact(x):
         return ("dict", tuple((k, _exact(v)) for k, v in x.items()))
     if isinstance(x, (list, tuple)):
         return tuple(_exact(v) for v in x)
-    if isinstance(x, float) and x != x:
+    if isinstance(x, float) and x != x:  # noqa: PLR0124 (a NaN test)
         return ("nan",)
-    if isinstance(x, _vs.Raised):
+    if isinstance(x, _harness.Raised):
         return ("raised", x.etype, x.msg)
     return x
 
@@ -398,7 +399,7 @@ def _both_engines(fn):
 
 @pytest.mark.parametrize("case", [p.values[0] for p in _vs.CASES], ids=[p.id for p in _vs.CASES])
 def test_reference_engine_same_as_fast_on_parity_programs(case):
-    out = _both_engines(lambda: _exact(_vs.run(case, A)))
+    out = _both_engines(lambda: _exact(_harness.run(case, A)))
     fast, fast_ev = out["fast", True]
     assert out["fast", False][0] == fast  # an observer changes nothing
     assert out["reference", False][0] == fast
@@ -460,7 +461,7 @@ def test_pending_buffers_fill_and_empty():
     np.testing.assert_allclose(fills[0][1], [1.0, 1.0])
     np.testing.assert_allclose(fills[1][1], 1.0 + yv)
     np.testing.assert_allclose(fills[2][1], 1.0 + 2 * yv)
-    step_y = [s for s in run.steps if s.node is y.grad_fn][0]
+    step_y = next(s for s in run.steps if s.node is y.grad_fn)
     assert step_y.grads_in[0] is fills[2][1]  # the buffer was popped whole when the node began
     # a pending grad into a leaf's accumulator
     acc = [(n.name(), tot) for s in run.steps for n, nr, tot in s.pending if n.name().endswith("AccumulateGrad")]

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import autogradviz as ag
-import autogradviz.course as course
+from autogradviz import course
 from autogradviz.course import check, diagnose, hint
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,7 +43,7 @@ def _libs():
 def _fn(T, src, name):
     """A learner's function or class, defined in a cell whose ``torch`` is ``T``."""
     ns = {"torch": T, "nn": T.nn, "Function": T.autograd.Function}
-    exec(compile(src, f"<learner cell {name}>", "exec"), ns)
+    exec(compile(src, f"<learner cell {name}>", "exec"), ns)  # noqa: S102 (the test runs its own code)
     return ns[name]
 
 
@@ -724,7 +724,7 @@ _STEPS = {
 
 def _step(T, key):
     ns = {"torch": T, "loss_fn": T.nn.CrossEntropyLoss()}
-    exec(compile(_STEPS[key], f"<learner cell {key}>", "exec"), ns)
+    exec(compile(_STEPS[key], f"<learner cell {key}>", "exec"), ns)  # noqa: S102 (the test runs its own code)
     return ns["f"]
 
 
@@ -905,7 +905,7 @@ def _case_13_2(T):
     failing = []
     for i, code in enumerate(_PROGRAMS_2, start=1):
         try:
-            exec(code, {"torch": T})
+            exec(code, {"torch": T})  # noqa: S102 (the test runs its own code)
         except RuntimeError:
             failing.append(i)
     assert len(failing) == 1
@@ -940,7 +940,7 @@ def _case_14_2(T):
     except RuntimeError:
         pass
     f = tr.failed[0]
-    return [(f.op,), (str(f.op),), ("".join(["m", "m"]),)], [
+    return [(f.op,), (str(f.op),), ("".join(["m", "m"]),)], [  # noqa: FLY002
         (("matmul",), "Python operator's name", "Python运算符的名字"),
         ((f.name,), "that is the node's name", "这是节点名"),
         ((f,), "whole record of the failed call", "失败调用的整条记录"),
@@ -1324,7 +1324,7 @@ def test_the_zh_prefix_does_not_stack_colons(capsys):
 def test_the_learners_own_traceback(capsys):
     src = "def piecewise(x):\n    y = x.sum()\n    return y.no_such_method()\n"
     ns = {}
-    exec(compile(src, "<learner cell>", "exec"), ns)
+    exec(compile(src, "<learner cell>", "exec"), ns)  # noqa: S102 (the test runs its own code)
     check("04.2", ns["piecewise"], lang="en")
     out = capsys.readouterr().out
     assert "Your code raised an error" in out
@@ -1508,8 +1508,7 @@ def _lesson_verdicts_on_torch(stem, use_solutions):
     import contextlib
     import warnings
 
-    from test_lessons import _blocks, _exercises
-    from test_viz_torch_lessons import for_torch
+    from _support.lessons import _blocks, _exercises, for_torch
 
     from autogradviz.course import verify
     from autogradviz.viz import i18n
@@ -1533,8 +1532,8 @@ def _lesson_verdicts_on_torch(stem, use_solutions):
                 if "check(" in code:
                     ns["check"] = fake_check
                 try:
-                    exec(compile(code, f"<{stem} block {i}>", "exec"), ns)
-                except Exception:                        # noqa: BLE001 - a cell that shows an error on purpose
+                    exec(compile(code, f"<{stem} block {i}>", "exec"), ns)  # noqa: S102 (the test runs its own code)
+                except Exception:
                     if "raises-exception" not in b["tags"]:
                         raise
                 ns["check"] = fake_check
@@ -1551,7 +1550,7 @@ _STEMS = sorted(p.stem for p in (ROOT / "notebooks" / "src").glob("*.lesson")
 def test_the_lessons_solutions_pass_on_real_torch(stem):
     """Lesson by lesson, with ``import torch`` instead of ``import autogradviz as torch``: every solution passes,
     every starter does not."""
-    from test_lessons import _exercises
+    from _support.lessons import _exercises
     ids = [e[0] for e in _exercises(stem)]
     solved = _lesson_verdicts_on_torch(stem, True)
     starters = _lesson_verdicts_on_torch(stem, False)

@@ -17,7 +17,7 @@ def _loss():
 def test_page_is_self_contained(tmp_path):
     s = viz.BackwardStepper(_loss())
     p = s.save_html(tmp_path / "a.html")
-    text = open(p, encoding="utf-8").read()
+    text = open(p, encoding="utf-8").read()  # noqa: SIM115
     assert text.startswith("<!DOCTYPE html>")
     # nothing is fetched: no src/href attributes, no @import, no url() outside the SVG namespaces
     assert not re.search(r"\b(src|href)\s*=", text)

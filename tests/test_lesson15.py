@@ -34,7 +34,7 @@ def _network(torch):
 def _derive(n, slip=None):
     """Every grad by hand, in numpy (an implementation apart from both engines), with an optional slip."""
     X = n["X"].detach().numpy().astype(np.float64)
-    y = n["y"] if "y" in n else None
+    y = n.get("y", None)
     h = n["h"].detach().numpy().astype(np.float64)
     h_pre = n["h_pre"].detach().numpy().astype(np.float64)
     logits = n["logits"].detach().numpy().astype(np.float64)
@@ -97,7 +97,7 @@ def test_right_derivation_passes_and_grads_are_the_engines(engine):
     rows = lesson15.node_grads(s)
     assert [r[1] for r in rows] == ["loss", "logp", "logits", "b2", "z2", "W2", "h", "h_pre", "b1", "z1", "W1"]
     for leaf in ("W1", "b1", "W2", "b2"):
-        got = dict((r[1], r[2]) for r in rows)[leaf]
+        got = {r[1]: r[2] for r in rows}[leaf]
         assert np.allclose(got, n[leaf].grad.numpy(), atol=1e-7)
     buf = io.StringIO()
     with redirect_stdout(buf):

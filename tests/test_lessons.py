@@ -17,7 +17,6 @@ The exercise convention these tests rely on (the builder's ``=== exercise ID`` /
     === code                 the check cell: ``check("NN.k", answer[, more args])``
     === solution NN.k        a complete replacement for the starter cell
 """
-import ast
 import contextlib
 import io
 import json
@@ -33,19 +32,15 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 sys.path.insert(0, str(ROOT / "tools"))
 import build_notebooks as bn  # noqa: E402
+from _support.lessons import _CHECK_ID, _blocks, _exercises  # noqa: E402
 
 STEMS = sorted(p.stem for p in SRC.glob("*.lesson"))
 LANGS = ("en", "zh")
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\u3000-\u303f\uff00-\uffef]")
 _ASCII_LETTER = re.compile(r"[A-Za-z]")
-_CHECK_ID = re.compile(r"""\bcheck\(\s*["'](\d\d\.\d+)["']""")
 
 
 # ------------------------------------------------------------------------------------------------ helpers
-def _blocks(stem):
-    return bn.parse((SRC / f"{stem}.lesson").read_text(encoding="utf-8"))
-
-
 def _notebook(stem, lang):
     return json.loads((ROOT / "notebooks" / lang / f"{stem}.ipynb").read_text(encoding="utf-8"))
 
@@ -82,37 +77,14 @@ def _normalize(code):
 
 def _prose(text):
     """Markdown text without code, math, HTML tags and links' targets: the words a reader reads."""
-    text = re.sub(r"<details>.*?</details>", " ", text, flags=re.S)
-    text = re.sub(r"```.*?```", " ", text, flags=re.S)
+    text = re.sub(r"<details>.*?</details>", " ", text, flags=re.DOTALL)
+    text = re.sub(r"```.*?```", " ", text, flags=re.DOTALL)
     text = re.sub(r"`[^`]*`", " ", text)
-    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.S)
+    text = re.sub(r"\$\$.*?\$\$", " ", text, flags=re.DOTALL)
     text = re.sub(r"\$[^$]*\$", " ", text)
     text = re.sub(r"\]\([^)]*\)", "]", text)
     text = re.sub(r"<[^>]+>", " ", text)
     return text
-
-
-def _exercises(stem):
-    """[(exercise id, starter block index, check block index, solution code)] from the lesson source.
-
-    The check cell is the first code block after the exercise prose that calls ``check("ID", ...)``; the starter
-    is the code block right before it (set-up cells may come between the prose and the starter)."""
-    blocks = _blocks(stem)
-    solutions = {b["arg"]: b for b in blocks if b["kind"] == "solution"}
-    found = []
-    for i, b in enumerate(blocks):
-        if b["kind"] != "exercise":
-            continue
-        ex_id = b["arg"]
-        chk = next((j for j in range(i + 1, len(blocks))
-                    if blocks[j]["kind"] == "code" and ex_id in _CHECK_ID.findall(blocks[j]["body"])), None)
-        assert chk is not None, f"{stem}: exercise {ex_id} has no check cell"
-        assert "exercise" not in [blocks[j]["kind"] for j in range(i + 1, chk)], f"{stem}: {ex_id}'s check cell"
-        starter = chk - 1
-        assert starter > i and blocks[starter]["kind"] == "code", f"{stem}: {ex_id} needs a starter cell before its check"
-        assert ex_id in solutions, f"{stem}: exercise {ex_id} has no solution block"
-        found.append((ex_id, starter, chk, solutions[ex_id]["body"]))
-    return found
 
 
 # ------------------------------------------------------------------------------------------------ (a) parity
@@ -230,12 +202,12 @@ def _run_lesson(stem, use_solutions):
                     continue
                 code = bn.localize(swap.get(i, b["body"]), "en")
                 if "raises-exception" in b["tags"]:
-                    with pytest.raises(Exception):
-                        exec(compile(code, f"<{stem} block {i}>", "exec"), ns)
+                    with pytest.raises(Exception):  # noqa: B017
+                        exec(compile(code, f"<{stem} block {i}>", "exec"), ns)  # noqa: S102 (the test runs its own code)
                     continue
                 if _CHECK_ID.search(code):
                     ns["check"] = fake_check
-                exec(compile(code, f"<{stem} block {i}>", "exec"), ns)
+                exec(compile(code, f"<{stem} block {i}>", "exec"), ns)  # noqa: S102 (the test runs its own code)
                 if first_lang is None:
                     first_lang = i18n.get_lang()
                 # a cell that switches the language for a moment must switch it back (lesson 00 once didn't)
@@ -779,7 +751,6 @@ def _case_11_1():
 
 
 def _case_11_2():
-    import autogradviz as ag
     return [(lambda x: x.detach() ** 2 - x.detach() + x,)], \
         [(lambda x: x ** 2,), (lambda x: (x ** 2).detach(),), (lambda x: x * x.detach(),)]
 
@@ -848,7 +819,7 @@ def _case_13_2():
     failing = []
     for i, code in enumerate(_PROGRAMS_2, start=1):
         try:
-            exec(code, {"torch": torch})
+            exec(code, {"torch": torch})  # noqa: S102 (the test runs its own code)
         except RuntimeError:
             failing.append(i)
     assert len(failing) == 1
@@ -1012,7 +983,7 @@ def test_check_accepts_an_independent_answer_and_refuses_a_wrong_one(ex_id):
 def test_stored_check_outputs_are_unanswered_and_in_the_lessons_language(stem):
     """Every check cell is stored as run on the starter: 'no answer yet' (or a diagnosis), in the lesson's own
     language, and never with the hint, which would give the answer away."""
-    import autogradviz.course as course
+    from autogradviz import course
     course._load()
     for lang in LANGS:
         for i, c in enumerate(_notebook(stem, lang)["cells"]):
@@ -1074,6 +1045,6 @@ def test_cell_prints_what_pytorch_prints(stem, marker):
     for lib in (autogradviz, torch):
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf):
-            exec(compile(code, f"<{stem}>", "exec"), {"torch": lib, "nn": lib.nn})
+            exec(compile(code, f"<{stem}>", "exec"), {"torch": lib, "nn": lib.nn})  # noqa: S102 (the test runs its own code)
         outs.append(re.sub(r"at 0x[0-9a-fA-F]+", "at 0xADDR", buf.getvalue()))
     assert outs[0] == outs[1]

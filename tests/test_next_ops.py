@@ -16,7 +16,8 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 from compare_policy import assert_values  # noqa: E402
-from test_node import _saved_attrs  # noqa: E402
+from _support.saved import _saved_attrs  # noqa: E402
+from _support.viz_compare import _frame_facts, assert_same_dot  # noqa: E402
 
 
 def arr(*shape, seed=0, lo=-2.0, hi=2.0):
@@ -485,14 +486,12 @@ def _drawn(T, which):
 
 @pytest.mark.parametrize("which", ["bigram", "ordering", "composed"])
 def test_drawings_same_as_torch(which):
-    from test_viz_torch import assert_same_dot
     for k, (ours, real) in enumerate(zip(_drawn(A, which), _drawn(torch, which))):
         assert_same_dot(real, ours, f"{which} drawing {k}")
 
 
 def _stepper_frames(T, which):
     from autogradviz import viz
-    from test_viz_torch import _frame_facts
     w = T.tensor(arr(3, 4).tolist(), requires_grad=True)
     b = T.tensor(arr(4, seed=1).tolist(), requires_grad=True)
     if which == "ordering":

@@ -1,16 +1,14 @@
 """The programs of the course a learner takes next (issue 25, ``tests/programs_next/layers_*.py``: an embedding MLP
 on minibatches, BatchNorm by hand and nn.BatchNorm1d, backprop by hand, a GPT block, LeNet and a ResNet block, module
 hooks and gradient clipping), run on real PyTorch and on autogradviz with the harness and the comparison policy of
-``test_beginner_programs``: the printed text must be the same."""
+tests/_support/programs.py: the printed text must be the same."""
 import importlib
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-import autogradviz as A  # noqa: E402
-from compare_policy import PrintLog, reconcile  # noqa: E402
-from test_beginner_programs import run_program  # noqa: E402
+from _support.programs import printed_by_both  # noqa: E402
 
 TOPICS = ["embedding_mlp", "batchnorm", "backprop_by_hand", "gpt_block", "cnn", "hooks_clip"]
 PROGRAMS = [pytest.param(f, id=f"{t}-{f.__name__}") for t in TOPICS
@@ -19,13 +17,7 @@ PROGRAMS = [pytest.param(f, id=f"{t}-{f.__name__}") for t in TOPICS
 
 @pytest.mark.parametrize("fn", PROGRAMS)
 def test_next_program_same_as_torch(fn):
-    ref_log = PrintLog(torch.Tensor, lambda t: t.detach().clone().numpy(force=True))
-    our_log = PrintLog(A.Tensor, lambda t: t._data)
-    with ref_log.active():
-        ref = run_program(fn, torch)
-    with our_log.active():
-        ours = run_program(fn, A)
-    ours = reconcile(ours, ref, our_log, ref_log)
+    ours, ref = printed_by_both(fn)
     assert ours == ref, f"printed text differs\n--- torch\n{ref}\n--- autogradviz\n{ours}"
     assert "!!" not in ref, ref  # a program that fails in PyTorch tests nothing
 

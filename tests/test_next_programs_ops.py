@@ -11,9 +11,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import autogradviz as A  # noqa: E402
-from compare_policy import PrintLog, reconcile  # noqa: E402
-from test_beginner_programs import run_program  # noqa: E402
+from _support.programs import printed_by_both  # noqa: E402
 
 HERE = pathlib.Path(__file__).parent / "programs_next"
 
@@ -31,14 +29,8 @@ PARAMS = [pytest.param(f, id=f"{topic}-{f.__name__}") for topic, mod in TOPICS.i
 
 @pytest.mark.parametrize("fn", PARAMS)
 def test_program_same_as_torch(fn):
-    ref_log = PrintLog(torch.Tensor, lambda t: t.detach().clone().numpy(force=True))
-    our_log = PrintLog(A.Tensor, lambda t: t._data)
-    with ref_log.active():
-        ref = run_program(fn, torch)
-    with our_log.active():
-        ours = run_program(fn, A)
+    ours, ref = printed_by_both(fn)
     assert "!!" not in ref, ref
-    ours = reconcile(ours, ref, our_log, ref_log)
     assert ours == ref, f"printed text differs\n--- torch\n{ref}\n--- autogradviz\n{ours}"
 
 

@@ -19,7 +19,7 @@ from compare_policy import assert_values  # noqa: E402
 
 # -- helpers ----------------------------------------------------------------------------------------------------
 def seed_model(lib):
-    class simpleNet(lib.nn.Module):
+    class simpleNet(lib.nn.Module):  # noqa: N801 (the lesson's name)
         def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
             super().__init__()
             self.layer1 = lib.nn.Linear(in_dim, n_hidden_1)
@@ -215,7 +215,7 @@ def test_setattr_errors_match_torch():
         assert str(e.value) == "cannot assign 'torch.FloatTensor' as parameter 'weight' " \
                                "(torch.nn.Parameter or None expected)"
         with pytest.raises(AttributeError) as e:
-            m.nothing
+            m.nothing  # noqa: B018
         assert str(e.value) == "'Linear' object has no attribute 'nothing'"
         m.bias = None
         assert [n for n, _ in m.named_parameters()] == ["weight"]
@@ -643,9 +643,9 @@ def test_cross_entropy_probability_targets_match_torch(smoothing, reduction):
     g = arr(3, seed=1) if reduction == "none" else None
     for weight in (None, w):
         _check_fn(lambda a, p: F.cross_entropy(a, p, label_smoothing=smoothing, reduction=reduction,
-                                               weight=None if weight is None else A.from_numpy(weight)),
+                                               weight=None if weight is None else A.from_numpy(weight)),  # noqa: B023 (called within the iteration)
                   lambda a, p: TF.cross_entropy(a, p, label_smoothing=smoothing, reduction=reduction,
-                                                weight=None if weight is None else torch.from_numpy(weight)),
+                                                weight=None if weight is None else torch.from_numpy(weight)),  # noqa: B023 (called within the iteration)
                   arr(3, 4, seed=17), probs, const=(1,), grad_out=g)
 
 

@@ -39,6 +39,6 @@ def test_plain_nbval_run_uses_the_pinned_renderer(tmp_path):
     dot.chmod(dot.stat().st_mode | stat.S_IEXEC)
     env = dict(os.environ, AUTOGRADVIZ_RENDERER="dot", PATH=f"{fake}{os.pathsep}{os.environ.get('PATH', '')}")
     r = subprocess.run([sys.executable, "-m", "pytest", "--nbval", str(nb), "-q", "-p", "no:cacheprovider"],
-                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+                       cwd=ROOT, env=env, capture_output=True, text=True, timeout=600, check=False)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
     assert " passed" in r.stdout

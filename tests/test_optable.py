@@ -16,7 +16,7 @@ torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
 from _support import optable  # noqa: E402
-from test_vs_torch import assert_same, canon  # noqa: E402
+from _support.vs_torch import assert_same, canon  # noqa: E402
 
 ROWS = optable.rows()
 PROGRAMS = optable.PROGRAMS
@@ -154,7 +154,7 @@ def test_message_differences_are_documented():
     import pathlib
     text = (pathlib.Path(__file__).parent.parent / "docs" / "differences.md").read_text(encoding="utf-8")
     section = text.split("## Error messages", 1)[1].split("\n## ", 1)[0]
-    listed = set(re.findall(r"^- `([^`]+)`", section, flags=re.M))
+    listed = set(re.findall(r"^- `([^`]+)`", section, flags=re.MULTILINE))
     assert listed == set(MESSAGE_DIFFERENCES) | set(optable.VALUE_DIFFERENCES)
     ids = {r.id for r in ROWS} | {p.__name__ for p in PROGRAMS}
     assert set(MESSAGE_DIFFERENCES) | set(optable.VALUE_DIFFERENCES) <= ids

@@ -5,7 +5,6 @@ import inspect
 import re
 import types
 
-import autogradviz as A
 from autogradviz.ops import _methods
 import autogradviz.nn.functional as F
 from _support import optable

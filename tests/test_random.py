@@ -472,7 +472,7 @@ assert not bad
 def test_default_capability_build():
     env = dict(os.environ, ATEN_CPU_CAPABILITY="default")
     r = subprocess.run([sys.executable, "-c", _DEFAULT_SCRIPT], env=env, capture_output=True, text=True,
-                       timeout=300)
+                       timeout=300, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
 
 

@@ -189,7 +189,6 @@ def test_map_location_on_the_cpu(map_location, tmp_path):
 
     def fn_none(storage, loc):
         seen.append(loc)
-        return None
 
     def kw(lib):
         return {"cpu": "cpu", "device": lib.device("cpu"), "dict": {"cpu": "cpu"}, "fn_same": fn_same,
@@ -208,7 +207,7 @@ class Custom:
 def _error(fn):
     try:
         fn()
-    except BaseException as e:     # noqa: B902 - the error is the result
+    except BaseException as e:     # noqa: BLE001 - the error is the result
         return type(e).__name__, str(e)
     return None
 

@@ -301,7 +301,7 @@ def _accumulating_program(engine_fn):
             w3 = agv.tensor(4.0, dtype=dt, requires_grad=True)
             v = agv.tensor([0.1, -0.3], dtype=dt, requires_grad=True)
             seen = []
-            w3.register_hook(lambda g: seen.append(g.clone()))
+            w3.register_hook(lambda g: seen.append(g.clone()))  # noqa: B023 (called within the iteration)
             for _ in range(3):
                 l1 = inp * w1
                 l4 = (l1 + w2) * (l1 * w3) * v

@@ -1,8 +1,6 @@
 """BackwardStepper: frames in the engine's real order, kept/freed state at every frame, narration, navigation,
 the widget (kernel-free replay and the kernel fallback), speed, and the seeds' cases against PyTorch."""
 import re
-import statistics
-import time
 
 import numpy as np
 import pytest
@@ -365,7 +363,7 @@ def test_custom_functions():
     np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-5)
 
 
-class simpleNet(nn.Module):
+class simpleNet(nn.Module):  # noqa: N801 (the lesson's name)
     def __init__(self, in_dim, n_hidden_1, n_hidden_2, out_dim):
         super().__init__()
         self.layer1 = nn.Linear(in_dim, n_hidden_1)
@@ -434,7 +432,7 @@ def test_simple_layout_fallback_has_the_same_ids():
         assert e in ids
 
 
-# -- speed ------------------------------------------------------------------------------------------------------
+# -- big graphs (their speed is measured by benchmarks/bench_stepper.py: the "chain" and "shared" rows) ----------
 def chain_graph(n_layers=100):
     """About 300 nodes: (y * w_i).tanh() with one weight per layer, then a sum."""
     x = agv.ones(4, requires_grad=True)
@@ -445,31 +443,24 @@ def chain_graph(n_layers=100):
     return y.sum()
 
 
-def test_speed_300_nodes():
+def test_300_nodes_step_anywhere():
     loss = chain_graph(100)
-    t0 = time.perf_counter()
     s = BackwardStepper(loss)
-    build = time.perf_counter() - t0
     assert len(s.snapshot.nodes) >= 300
-    assert build < 10.0, build
-    times = []
-    for i in range(0, len(s), 7):
-        t = time.perf_counter()
+    order = list(range(0, len(s), 7)) + [len(s) - 1, 0]
+    for i in order:
         s.goto(i)
-        times.append(time.perf_counter() - t)
-    assert statistics.median(times) <= 0.050, statistics.median(times)
+        assert s.index == i and s.frames[i].index == i
 
 
-def test_shared_weights_deep_graph_stays_fast():
+def test_shared_weights_deep_graph():
     """Long edges (a weight used far apart) make Graphviz slow: the stepper switches to its simple layout."""
     x = agv.ones(4, requires_grad=True)
     ws = [agv.tensor(1.0 + 1e-3 * i, requires_grad=True) for i in range(10)]
     y = x
     for i in range(100):
         y = (y * ws[i % 10]).tanh()
-    t0 = time.perf_counter()
     s = BackwardStepper(y.sum())
-    assert time.perf_counter() - t0 < 10.0
     assert s.graph_layout in ("graphviz", "simple")
     assert sorted(s.frames[-1].kept) == sorted(f"t{i}" for i in range(11)) or len(s.frames[-1].kept) == 11
     # a shared weight's AccumulateGrad may be drawn once per use: the frame restyles every copy
@@ -488,7 +479,7 @@ def test_shared_weights_deep_graph_stays_fast():
 def test_forward_stepper_records_ops_and_requires_grad():
     assert not issubclass(ForwardStepper, BackwardStepper) and not issubclass(BackwardStepper, ForwardStepper)
     def fn():
-        input = agv.ones([2, 2])
+        input = agv.ones([2, 2])  # noqa: A001 (the lesson's name)
         w1 = agv.tensor(2.0, requires_grad=True)
         l1 = input * w1
         l2 = l1 + 3
@@ -575,7 +566,8 @@ def test_page_frame_numbers_match_the_frames(layout):
         want_cur = {p + (f.node_id or view.root_gids[0])}
         want_cur |= {p + a for a in s.graph_model.aliases.get(f.node_id, ())} if f.node_id else set()
         assert cur == want_cur, i
-        ids = lambda nids: {p + n for n in nids} | {p + a for n in nids for a in s.graph_model.aliases.get(n, ())}
+        def ids(nids):
+            return {p + n for n in nids} | {p + a for n in nids for a in s.graph_model.aliases.get(n, ())}
         assert done == ids(x for x in f.done if x != f.node_id), i
         assert dashed == ids(f.saved_freed), i
         assert flow == {view.eid[(src, k)] for src, k, c in f.edges_out if c and (src, k) in view.eid}, i
@@ -629,7 +621,7 @@ def test_page_state_is_small_and_kernel_fallback_on_huge_graphs():
     k = BackwardStepper(chain_graph(30), max_embed_bytes=20_000)
     assert k.mode == "kernel" and not k.embedded and "agv-fallback" in k.note.value
     k.goto(7)
-    assert f"--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
+    assert "--f:7" in k.frame_html.value and 'data-frame="7"' in k.frame_html.value
 
 
 @pytest.mark.parametrize("kind", ["stack", "page", "kernel", "forward"])

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("jupyter_client")
 pytest.importorskip("ipykernel")
 
-from test_stepper_rerun import Kernel  # noqa: E402
+from _support.kernel import Kernel
 
 N = 200
 LIMIT = 5e6

@@ -106,7 +106,7 @@ def test_lesson_style_names_still_work():
 def _torch_error(build):
     try:
         build(torch)
-    except Exception as e:  # the oracle's own exception
+    except Exception as e:  # the oracle's own exception  # noqa: BLE001
         return e
     raise AssertionError("PyTorch raised nothing")
 
@@ -201,7 +201,7 @@ def _torch_same(kind, gradient, retain_graph):
     g = None if gradient is None else torch.ones(tuple(y.shape))
     try:
         y.backward(g, retain_graph=retain_graph)
-    except Exception as e:
+    except Exception as e:  # noqa: BLE001
         return e
     return None
 
@@ -455,9 +455,9 @@ def test_stepper_frame_arguments_name_the_argument():
     n = len(s)
     for call, fn in ((s.goto, "goto"), (s.static_html, "static_html")):
         for bad in ("a", 1.5, None if fn == "goto" else [], True, agv.tensor(1)):
-            _bad(lambda: call(bad), TypeError, f"{fn}()", " i ", "frame number")
+            _bad(lambda: call(bad), TypeError, f"{fn}()", " i ", "frame number")  # noqa: B023 (called within the iteration)
         for bad in (n, 99, -n - 1):
-            msg = _bad(lambda: call(bad), ValueError, f"{fn}()", " i ", f"from {-n} to {n - 1}", str(bad))
+            msg = _bad(lambda: call(bad), ValueError, f"{fn}()", " i ", f"from {-n} to {n - 1}", str(bad))  # noqa: B023 (called within the iteration)
             with pytest.raises(IndexError):      # still what a list says, for code written against IndexError
                 call(bad)
             assert msg
@@ -480,12 +480,12 @@ def test_helpers_check_their_arguments():
     _bad(lambda: viz.Recorder(forward="yes"), TypeError, "Recorder()", "forward")
     for builder in ("backward_graph", "forward_graph"):
         b = getattr(viz, builder)
-        _bad(lambda: b(3), TypeError, f"{builder}()", "roots")
-        _bad(lambda: b(y, names=3), TypeError, f"{builder}()", "names")
-        _bad(lambda: b(y, max_nodes="a"), TypeError, f"{builder}()", "max_nodes")
-        _bad(lambda: b(y, collapse=-2), ValueError, f"{builder}()", "collapse")
-        _bad(lambda: b(y, group="yes"), TypeError, f"{builder}()", "group")
-        _bad(lambda: b(y, bogus=1), TypeError, f"{builder}()", "bogus")
+        _bad(lambda: b(3), TypeError, f"{builder}()", "roots")  # noqa: B023 (called within the iteration)
+        _bad(lambda: b(y, names=3), TypeError, f"{builder}()", "names")  # noqa: B023 (called within the iteration)
+        _bad(lambda: b(y, max_nodes="a"), TypeError, f"{builder}()", "max_nodes")  # noqa: B023 (called within the iteration)
+        _bad(lambda: b(y, collapse=-2), ValueError, f"{builder}()", "collapse")  # noqa: B023 (called within the iteration)
+        _bad(lambda: b(y, group="yes"), TypeError, f"{builder}()", "group")  # noqa: B023 (called within the iteration)
+        _bad(lambda: b(y, bogus=1), TypeError, f"{builder}()", "bogus")  # noqa: B023 (called within the iteration)
         assert b(y).nodes                      # and the good calls still build
     _bad(lambda: viz.backward_graph(y, show_saved=1), TypeError, "backward_graph()", "show_saved")
     from autogradviz.viz import export as vexport
@@ -540,7 +540,7 @@ def test_unwritable_paths_name_the_file_and_why(tmp_path, writer):
         cases.append((tmp_path / "missing" / "out.html", FileNotFoundError,
                       ["the directory", repr(str(tmp_path / "missing")), "does not exist"]))
     for path, exc, words in cases:
-        msg = _bad(lambda: call(path), exc, f"{writer}()", f" {arg} ", *words)
+        msg = _bad(lambda: call(path), exc, f"{writer}()", f" {arg} ", *words)  # noqa: B023 (called within the iteration)
         assert "can't write" in msg
         if exc is OSError:
             import errno

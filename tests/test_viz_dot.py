@@ -81,7 +81,7 @@ def test_render_writes_files(tmp_path):
     viz.set_renderer("wasm")
     w, x, y = small()
     out = viz.draw_backward(y).render(filename="g", directory=str(tmp_path), format="svg")
-    assert out.endswith("g.svg") and open(out, "rb").read().lstrip().startswith(b"<?xml")
+    assert out.endswith("g.svg") and open(out, "rb").read().lstrip().startswith(b"<?xml")  # noqa: SIM115
     assert (tmp_path / "g").read_text().startswith("digraph")
 
 
@@ -122,7 +122,7 @@ def test_empty_path_in_a_fresh_process():
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADVIZ_RENDERER"}
     env["PATH"] = ""
     env["PYTHONPATH"] = ROOT
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT, check=False)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "wasm"
 
@@ -225,7 +225,7 @@ def _run_program(seed):
         sys.stdout.buffer.write("\\n".join(parts).encode("utf-8"))
     """)
     env = dict(os.environ, PYTHONHASHSEED=str(seed), PYTHONPATH=ROOT)
-    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, cwd=ROOT)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, cwd=ROOT, check=False)
     assert r.returncode == 0, r.stderr.decode()
     return r.stdout
 
@@ -270,7 +270,7 @@ def test_stepper_hooks_node_attrs():
     m = viz.backward_graph(y)
     nid = m.id_of(y.grad_fn)
     g = vdot.to_digraph(m, node_attrs={nid: {"penwidth": "4", "color": "#E69F00"}})
-    line = [ln for ln in g.source.splitlines() if ln.strip().startswith(nid + " ")][0]
+    line = next(ln for ln in g.source.splitlines() if ln.strip().startswith(nid + " "))
     assert "penwidth=4" in line and "#E69F00" in line
 
 
@@ -284,7 +284,7 @@ def test_wasm_stack_error_is_clear(monkeypatch):
 
         @staticmethod
         def render(*a, **k):
-            raise Exception("wasm trap: call stack exhausted")
+            raise Exception("wasm trap: call stack exhausted")  # noqa: TRY002
     vrender = sys.modules["autogradviz.viz.render"]   # the module (viz.render is the function)
     monkeypatch.setattr(vrender, "_big_stack_backend", lambda: None)
     with pytest.raises(viz.RenderError, match="max_nodes"):
@@ -467,7 +467,7 @@ def test_hostile_names_never_reach_html_unescaped(kind, tmp_path):
         assert s.graph_layout == ("graphviz" if cost is None else "simple")
         pages[f"static{cost}"] = s.static_html(-1)
         pages[f"frames{cost}"] = "".join(s._frame_html(i) for i in range(len(s))) + s.graph_html.value
-        pages[f"export{cost}"] = open(viz.export_html(tmp_path / f"p{cost}.html", s, *drawings, title=text),
+        pages[f"export{cost}"] = open(viz.export_html(tmp_path / f"p{cost}.html", s, *drawings, title=text),  # noqa: SIM115
                                       encoding="utf-8").read()
 
     class Tags(HTMLParser):

@@ -11,22 +11,20 @@ from autogradviz import viz  # noqa: E402
 def _plain(T):
     fwad = T.autograd.forward_ad
     x = T.tensor([1.0, 2.0])
-    with viz.trace() as tr:
-        with fwad.dual_level():
-            xd = fwad.make_dual(x, T.tensor([1.0, 0.0]))
-            y = (xd * xd).sin()
-            z = y.sum()
+    with viz.trace() as tr, fwad.dual_level():
+        xd = fwad.make_dual(x, T.tensor([1.0, 0.0]))
+        y = (xd * xd).sin()
+        z = y.sum()
     return tr, {"x": xd, "y": y, "z": z}
 
 
 def _with_grad(T):
     fwad = T.autograd.forward_ad
     w = T.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
-    with viz.trace() as tr:
-        with fwad.dual_level():
-            xd = fwad.make_dual(T.tensor([1.0, 2.0]), T.tensor([0.0, 1.0]))
-            h = (w @ xd).tanh()
-            loss = (h * h).mean()
+    with viz.trace() as tr, fwad.dual_level():
+        xd = fwad.make_dual(T.tensor([1.0, 2.0]), T.tensor([0.0, 1.0]))
+        h = (w @ xd).tanh()
+        loss = (h * h).mean()
     return tr, {"w": w, "x": xd, "h": h, "loss": loss}
 
 

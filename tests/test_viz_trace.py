@@ -146,9 +146,8 @@ def test_steps_read_during_backward_then_after():
 
 def test_nested_recorders_both_record():
     loss, _, _ = seed(agv)
-    with viz.trace() as outer:
-        with viz.trace() as inner:
-            loss.backward()
+    with viz.trace() as outer, viz.trace() as inner:
+        loss.backward()
     a, b = outer.backwards[-1].steps, inner.backwards[-1].steps
     assert len(a) == len(b) == 8
     assert [s.node for s in a] == [s.node for s in b]

@@ -42,7 +42,7 @@ print("W", w.grad)
 
 
 def _run(cmd, **kw):
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, **kw)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, **kw, check=False)
     assert proc.returncode == 0, f"{cmd} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
     return proc
 
@@ -60,7 +60,7 @@ def wheel(tmp_path_factory):
 
 def _version_in_source():
     text = (ROOT / "autogradviz" / "__init__.py").read_text(encoding="utf-8")
-    m = re.search(r'^__version__ = "([^"]+)"', text, re.M)
+    m = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
     assert m, "autogradviz/__init__.py has no literal __version__"
     return m.group(1)
 
@@ -83,7 +83,7 @@ def test_metadata(wheel):
 
 
 def test_every_package_file_is_in_the_wheel(wheel):
-    tracked = subprocess.run(["git", "ls-files", "autogradviz"], cwd=ROOT, capture_output=True, text=True)
+    tracked = subprocess.run(["git", "ls-files", "autogradviz"], cwd=ROOT, capture_output=True, text=True, check=False)
     if tracked.returncode != 0:
         pytest.skip("not a git checkout")
     files = {f for f in tracked.stdout.split() if "__pycache__" not in f}

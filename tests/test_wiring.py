@@ -33,8 +33,7 @@ def _modules():
                 path = os.path.join(root, f)
                 rel = os.path.relpath(path, os.path.dirname(PKG))
                 name = rel[:-3].replace(os.sep, ".")
-                if name.endswith(".__init__"):
-                    name = name[: -len(".__init__")]
+                name = name.removesuffix(".__init__")
                 with open(path, encoding="utf-8") as fh:
                     out[name] = (rel, ast.parse(fh.read(), path))
     return out
@@ -201,7 +200,7 @@ def _nobody_listens():
 def test_handles_remove_exactly_their_subscriber_in_any_order():
     for order in itertools.permutations(range(3)):
         heard = []
-        hs = [_hooks.FWD.add(lambda *a, k=k: heard.append(k)) for k in range(3)]
+        hs = [_hooks.FWD.add(lambda *a, k=k: heard.append(k)) for k in range(3)]  # noqa: B023 (called within the iteration)
         left = [0, 1, 2]
         for i in order:
             heard.clear()
@@ -537,7 +536,7 @@ def test_saved_tensors_hooks_are_the_calling_threads():
         n, hooks = _counting_hooks(lib)
         x = lib.ones(2, requires_grad=True)
         with hooks:
-            _in_threads([lambda: x.exp()])
+            _in_threads([lambda: x.exp()])  # noqa: B023 (called within the iteration)
             x.exp()
         counts.append(n["pack"])
     assert counts == [1, 1]

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import build_notebooks as bn  # noqa: E402
+import build_notebooks as bn
 
 ROOT = bn.ROOT
 OUT = ROOT / "notebooks" / "index.ipynb"
@@ -33,7 +33,7 @@ the language of the drawings inside a lesson: `viz.set_lang("en")` or `viz.set_l
 
 每课最后都有练习和自测（`check(...)`）。画图不需要安装系统Graphviz。在课程中切换图的语言：`viz.set_lang("zh")`或`viz.set_lang("en")`。"""
 
-_HEADING = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$", re.M)
+_HEADING = re.compile(r"^#\s+(\d\d)\s*·\s*(.+?)\s*$", re.MULTILINE)
 
 
 def titles():

@@ -33,7 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 LANGS = ("en", "zh")
-_ALT = re.compile(r"\{\{en:(.*?)\|zh:(.*?)\}\}", re.S)
+_ALT = re.compile(r"\{\{en:(.*?)\|zh:(.*?)\}\}", re.DOTALL)
 
 
 def localize(code, lang):

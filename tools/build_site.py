@@ -19,8 +19,6 @@ Usage: python tools/build_site.py [--out site]
 import argparse
 import copy
 import html
-import json
-import os
 import re
 import shutil
 import sys
@@ -98,8 +96,8 @@ def title_of(nb, stem):
 
 
 # -- math -------------------------------------------------------------------------------------------------------------
-_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.S)
-_MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.S)
+_CODE = re.compile(r"(```.*?```|`[^`\n]*`)", re.DOTALL)
+_MATH = re.compile(r"\$\$(.+?)\$\$|\$(?!\s)([^$\n]+?)(?<!\s)\$", re.DOTALL)
 
 
 def _mathml(tex, display):

@@ -23,7 +23,7 @@ for dt in ("float32", "float64"):
                 ya, ga = run(A, x, g, dim, fn); yt, gt = run(torch, x, g, dim, fn)
                 diff_y += (ya != yt).sum(); diff_g += (ga != gt).sum(); n += x.size
             cells += [diff_y / n, diff_g / n]
-        print(f"{str(shape):>14} {dim:>3} {dt[-2:]}", " ".join(f"{c*100:8.2f}%" for c in cells))
+        print(f"{shape!s:>14} {dim:>3} {dt[-2:]}", " ".join(f"{c*100:8.2f}%" for c in cells))
 # cross_entropy gradient
 for shape in [(32, 27), (64, 10), (256, 10), (8, 1000)]:
     d = 0; n = 0; dl = 0

@@ -24,7 +24,7 @@ def set_anomaly_enabled(enabled, check_nan=True):
     _STATE["check_nan"] = bool(check_nan)
 
 
-class detect_anomaly:
+class detect_anomaly:  # noqa: N801 (PyTorch's name)
     """Turns anomaly detection on inside the ``with`` block (and warns, as PyTorch, when made)."""
 
     def __init__(self, check_nan=True):
@@ -41,7 +41,7 @@ class detect_anomaly:
         set_anomaly_enabled(self.prev, self.prev_check_nan)
 
 
-class set_detect_anomaly:
+class set_detect_anomaly:  # noqa: N801 (PyTorch's name)
     """Sets anomaly detection on or off when made; as a context manager, restores the previous setting."""
 
     def __init__(self, mode, check_nan=True):

@@ -24,7 +24,7 @@ other views see a write through a view, as in PyTorch. An op PyTorch has no forw
 ``jvp = not_in_pytorch(name)``: forward mode through it raises PyTorch's error.
 The state is global, as PyTorch's forward-AD levels are (not per thread).
 """
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 import numpy as np
 
@@ -69,7 +69,7 @@ def exit_dual_level(*, level=None):
     FW.tangents = {}
 
 
-class dual_level(_DecoratorContextManager):
+class dual_level(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
     """Context manager for forward AD: every forward AD computation happens inside it. Not nestable."""
 
     def __enter__(self):
@@ -82,7 +82,7 @@ class dual_level(_DecoratorContextManager):
 class UnpackedDualTensor(NamedTuple):
     """Namedtuple returned by ``unpack_dual``: the primal and tangent of a dual tensor."""
     primal: Tensor
-    tangent: Optional[Tensor]
+    tangent: Tensor | None
 
 
 class _Quiet:

@@ -137,7 +137,6 @@ class BackwardCFunction(Node, FunctionCtx):
         if self._saved is RELEASED:
             # only an error if backward actually reads saved_tensors; checked there
             pass
-        return None
 
     def backward(self, g, saved):
         """Called by the engine: run the user's backward on Tensors and check what it returns."""

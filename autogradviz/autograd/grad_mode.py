@@ -56,7 +56,7 @@ class _NoParamDecoratorContextManager(_DecoratorContextManager):
         return cls()(orig_func)
 
 
-class no_grad(_NoParamDecoratorContextManager):
+class no_grad(_NoParamDecoratorContextManager):  # noqa: N801 (PyTorch's name)
     def __init__(self, orig_func=None):
         self._prev = None
 
@@ -69,7 +69,7 @@ class no_grad(_NoParamDecoratorContextManager):
         return False
 
 
-class enable_grad(_NoParamDecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):  # noqa: N801 (PyTorch's name)
     def __init__(self, orig_func=None):
         self._prev = None
 
@@ -82,7 +82,7 @@ class enable_grad(_NoParamDecoratorContextManager):
         return False
 
 
-class set_grad_enabled(_DecoratorContextManager):
+class set_grad_enabled(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
     """Sets grad mode on construction (as PyTorch does) and restores the previous mode on exit."""
 
     def __init__(self, mode):
@@ -104,7 +104,7 @@ class set_grad_enabled(_DecoratorContextManager):
         return set_grad_enabled(self.mode)
 
 
-class inference_mode(_DecoratorContextManager):
+class inference_mode(_DecoratorContextManager):  # noqa: N801 (PyTorch's name)
     """As PyTorch's: no graph, and the tensors made inside are inference tensors (``is_inference()``); they cannot
     be saved for backward nor changed in place outside inference mode. ``inference_mode(False)`` turns it off (and
     grad mode on) inside an outer one."""

@@ -32,7 +32,7 @@ def _pop():
         handle.remove()
 
 
-class saved_tensors_hooks:
+class saved_tensors_hooks:  # noqa: N801 (PyTorch's name)
     """Context manager: ``pack_hook(tensor)`` runs whenever an op (or ``ctx.save_for_backward``) saves a tensor for
     backward, and what it returns is kept instead; ``unpack_hook(packed)`` runs whenever the saved tensor is used
     (in backward, or read as ``grad_fn._saved_<name>``) and must return a Tensor. The innermost context's hooks
@@ -49,7 +49,7 @@ class saved_tensors_hooks:
         _pop()
 
 
-class save_on_cpu(saved_tensors_hooks):
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801 (PyTorch's name)
     """PyTorch's ``save_on_cpu``: saved tensors are kept on the CPU. This library only has the CPU, so the hooks
     pack a tensor as itself (``pin_memory`` and ``device_type`` are accepted)."""
 

@@ -346,7 +346,7 @@ def _raw_names(node):
             try:
                 if _tensorish(f(node)):
                     names.add(k)
-            except Exception:  # noqa: BLE001 - a reader of a released node: not a tensor item
+            except Exception:  # noqa: BLE001, S110 - a reader of a released node: not a tensor item
                 pass
     return {"_raw_saved_" + k for k in names}
 

@@ -112,7 +112,7 @@ def run_learner(fn, *args, **kwargs):
     whatever it raises comes back as :class:`LearnerError`, shown to the learner as their own traceback."""
     try:
         return fn(*args, **kwargs)
-    except Exception as err:                                     # noqa: BLE001 - handed to the learner
+    except Exception as err:
         raise LearnerError(err) from err
 
 

@@ -59,7 +59,7 @@ def library(*objs):
             try:
                 if is_torch_object(o):
                     return torch
-            except Exception:                            # noqa: BLE001 - an unreadable object is not torch's
+            except Exception:  # noqa: BLE001, S112
                 continue
     import autogradviz
     return autogradviz
@@ -78,7 +78,7 @@ def function_library(fn):
                 g = types.FunctionType.__dict__["__globals__"].__get__(fn)
                 if type(g) is dict and dict.get(g, "torch") is torch:
                     return torch
-        except Exception:                                # noqa: BLE001 - unreadable: autogradviz
+        except Exception:  # noqa: BLE001, S110
             pass
     import autogradviz
     return autogradviz

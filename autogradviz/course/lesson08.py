@@ -128,7 +128,7 @@ def _check_0802(Power):
         if _backward_of(lib, out, x, n * np.array(xs) ** (n - 1), _WHAT):
             return Diagnosis(f"forward is right, but with n = {n} the gradient is wrong.",
                              f"forward对了，但n = {n}时梯度不对。")
-        if not _gradcheck(lib, lambda t: Power.apply(t, n), _inp(lib, xs)):
+        if not _gradcheck(lib, lambda t, n=n: Power.apply(t, n), _inp(lib, xs)):
             return _GRADCHECK
     return True
 

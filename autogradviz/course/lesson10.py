@@ -179,7 +179,7 @@ def _check_1003(accuracy):
             scores = _read.read_tensor(model(X)).values()
         want = float((scores.argmax(axis=1) == labels).mean())
         graphs = []
-        model.register_forward_hook(lambda m, args, out: graphs.append(_read.read_tensor(out).grad_fn is not None))
+        model.register_forward_hook(lambda m, args, out, graphs=graphs: graphs.append(_read.read_tensor(out).grad_fn is not None))
         got = run_learner(accuracy, model, X, y)
         facts = _read.read_tensor(got)
         if facts is not None:

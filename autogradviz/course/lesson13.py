@@ -34,7 +34,7 @@ _WHY_NOT = {
 def _run(code):
     import autogradviz
     ns = {"torch": autogradviz}
-    exec(compile(code, "<recap>", "exec"), ns)
+    exec(compile(code, "<recap>", "exec"), ns)  # noqa: S102
     return ns.get("result")
 
 

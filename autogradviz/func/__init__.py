@@ -67,7 +67,7 @@ def _argnums(argnums, n, fn):
     nums = (argnums,) if single else tuple(argnums)
     for a in nums:
         if not isinstance(a, int):
-            raise RuntimeError(f"{fn}: Got argnums={argnums!r}. argnums must be int or Tuple[int, ...]")
+            raise RuntimeError(f"{fn}: Got argnums={argnums!r}. argnums must be int or Tuple[int, ...]")  # noqa: TRY004 (PyTorch's error type)
         if not -n <= a < n:
             raise RuntimeError(f"Got argnum={a}, but only {n} positional inputs")
     return single, tuple(a % n for a in nums)
@@ -111,7 +111,7 @@ def grad_and_value(func, argnums=0, has_aux=False):
                                        "aux) if has_aux is True")
                 out, aux = out
             if not isinstance(out, Tensor):
-                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "
+                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got "  # noqa: TRY004 (PyTorch's error type)
                                    f"{type(out)}")
             if out.dim() != 0:
                 raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got "
@@ -151,7 +151,7 @@ def _outputs(out, fn):
     outs = out if is_tuple else (out,)
     for o in outs:
         if not isinstance(o, Tensor):
-            raise RuntimeError(f"{fn}: Expected f to be a function that has non-empty output (got output = {out!r})"
+            raise RuntimeError(f"{fn}: Expected f to be a function that has non-empty output (got output = {out!r})"  # noqa: TRY004 (PyTorch's error type)
                                if not outs else f"{fn}: Expected all outputs to be Tensors, got {type(o)}")
     return is_tuple, outs
 
@@ -187,7 +187,7 @@ def vjp(func, *primals, has_aux=False):
                                 create_graph=True, allow_unused=True) if live else [None] * len(prims)
         return tuple(_done(_creation.zeros_like(p) if g is None else g, keep) for g, p in zip(gs, prims))
 
-    result = out if not keep else out
+    result = out
     if not keep:
         result = tuple(o.detach() for o in outs) if is_tuple else outs[0].detach()
     if has_aux:
@@ -198,7 +198,7 @@ def vjp(func, *primals, has_aux=False):
 def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     """``(func(*primals), J tangents)``: the Jacobian-vector product, by forward-mode AD (one pass)."""
     if not isinstance(primals, tuple):
-        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "
+        raise RuntimeError("jvp(f, primals, tangents): Expected primals to be a tuple. E.g. it should be valid to "  # noqa: TRY004 (PyTorch's error type)
                            "call f(*primals).")
     if not isinstance(tangents, tuple) or len(tangents) != len(primals):
         def spec(t):
@@ -397,7 +397,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             if d is None:
                 continue
             if not isinstance(a, Tensor):
-                raise ValueError(f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>): Got in_dim={d} for an input "
+                raise ValueError(f"vmap({name}, in_dims={in_dims!r}, ...)(<inputs>): Got in_dim={d} for an input "  # noqa: TRY004 (PyTorch's error type)
                                  f"but the input is of type {type(a)}. We cannot vmap over non-Tensor arguments, "
                                  "please use None as the respective in_dim")
             n = a.dim()
@@ -422,7 +422,7 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
             outs = out if is_tuple else (out,)
             for o in outs:
                 if not isinstance(o, Tensor):
-                    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(o)}. "
+                    raise ValueError(f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(o)}. "  # noqa: TRY004 (PyTorch's error type)
                                      "Did you mean to set out_dims= to None for output?")
             results.append(outs)
         od = out_dims if isinstance(out_dims, tuple) else (out_dims,) * len(results[0])

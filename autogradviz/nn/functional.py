@@ -19,13 +19,13 @@ from ..ops import loss as _loss
 from ..ops.activation import (elu, gelu, hardtanh, leaky_relu, log_softmax, relu, relu_, relu6, sigmoid,  # noqa: F401
                               silu, softmax, softmin, softplus, softsign, tanh)
 from ..ops.arith import mul
-from ..ops.counting import one_hot  # noqa: F401
+from ..ops.counting import one_hot
 from ..ops.shape import flatten as _flatten
-from ..ops.attention import scaled_dot_product_attention  # noqa: F401
-from ..ops.conv import conv1d, conv2d  # noqa: F401
-from ..ops.embedding import embedding  # noqa: F401
+from ..ops.attention import scaled_dot_product_attention
+from ..ops.conv import conv1d, conv2d
+from ..ops.embedding import embedding
 from ..ops.norm import batch_norm as _batch_norm, layer_norm as _layer_norm
-from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d as _max_pool2d, pad  # noqa: F401
+from ..ops.pool import adaptive_avg_pool2d, avg_pool2d, max_pool2d as _max_pool2d, pad
 from ..ops.loss import _legacy_reduction  # noqa: F401
 
 __all__ = ["linear", "relu", "relu_", "leaky_relu", "sigmoid", "tanh", "softmax", "log_softmax", "mse_loss",

@@ -325,7 +325,7 @@ class Module:
                 raise AttributeError(mod._get_name() + " has no attribute `" + item + "`")
             mod = getattr(mod, item)
             if not isinstance(mod, Module):
-                raise AttributeError("`" + item + "` is not an nn.Module")
+                raise AttributeError("`" + item + "` is not an nn.Module")  # noqa: TRY004 (PyTorch's error type)
         return mod
 
     def get_parameter(self, target):
@@ -335,13 +335,13 @@ class Module:
             raise AttributeError(mod._get_name() + " has no attribute `" + name + "`")
         p = getattr(mod, name)
         if not isinstance(p, Parameter):
-            raise AttributeError("`" + name + "` is not an nn.Parameter")
+            raise AttributeError("`" + name + "` is not an nn.Parameter")  # noqa: TRY004 (PyTorch's error type)
         return p
 
     # -- modes and grads ------------------------------------------------------------------------------------
     def train(self, mode=True):
         if not isinstance(mode, bool):
-            raise ValueError("training mode is expected to be boolean")
+            raise ValueError("training mode is expected to be boolean")  # noqa: TRY004 (PyTorch's error type)
         for m in self.modules():
             object.__setattr__(m, "training", mode)
         return self
@@ -452,7 +452,7 @@ class Module:
                 continue
             with no_grad():
                 param.copy_(src)
-        for key in state_dict.keys():
+        for key in state_dict:
             if key not in own:
                 unexpected.append(key)
         if strict:
@@ -554,7 +554,7 @@ class Sequential(Module):
 
     def insert(self, index, module):
         if not isinstance(module, Module):
-            raise AssertionError(f"module should be of type: {Module}")
+            raise AssertionError(f"module should be of type: {Module}")  # noqa: TRY004 (PyTorch's error type)
         n = len(self._modules)
         if not (-n <= index <= n):
             raise IndexError(f"Index out of range: {index}")
@@ -567,7 +567,7 @@ class Sequential(Module):
 
     def forward(self, input):
         for module in self:
-            input = module(input)
+            input = module(input)  # noqa: A001 (PyTorch's name)
         return input
 
 

@@ -7,9 +7,9 @@ one table of Tensor methods and ``torch.*`` functions, built from each op's own 
 here (as PyTorch attaches its C functions). A new op, even one written in a lesson, is a node class
 (``autograd.node``: ``BackwardNode``, ``facts``, ``make``) and a forward function declared with ``ops.exports``.
 """
-from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401
-from . import counting, pointwise, sampling, sort, structure  # noqa: F401
-from . import attention, conv, embedding, norm, pool  # noqa: F401  (the layers: issue 25)
+from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary
+from . import counting, pointwise, sampling, sort, structure
+from . import attention, conv, embedding, norm, pool
 from ._core import exports
 from ._methods import FUNCTIONS, METHODS, attach
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from .. import _dtype
-from .._hooks import INPLACE  # noqa: F401  (re-exported)
+from .._hooks import INPLACE
 from .._tensor import _wrap, Tensor
 from ..autograd.node import FWD, OUT, BackwardNode, edge, make, make2, sum_to, view_of  # noqa: F401  (re-exported)
 
@@ -179,7 +179,7 @@ def _result_dtype(a, b, bs):
         return _dtype.result_type(a.dtype, a._data.ndim, (b.dtype, b._data.ndim)).np
     k = ad.kind
     if isinstance(bs, bool):
-        return None if k != "b" else None
+        return None
     if isinstance(bs, int):
         return None if k in "iuf" else np.dtype(np.int64)
     # float scalar

@@ -30,7 +30,7 @@ from .inplace import (_make_inplace, apply_inplace, check_inplace, copy_, fill_,
 from .linalg import matmul, rmatmul
 from .shape import T, reshape, view
 from .unary import abs, acos, asin, atan, clamp, exp, log, neg, sqrt, to, trunc
-from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401,E402  (declarations)
+from . import activation, arith, index, inplace, linalg, loss, reduce, shape, unary  # noqa: F401  (declarations)
 
 ATTACHED = False
 """``attach()`` has run: ``_core.exports`` then puts a new declaration in place at once (``_put_in_place``)."""
@@ -154,10 +154,10 @@ def _new_empty(a, *size, dtype=None, requires_grad=False):
 
 def _new_zeros(a, *size, dtype=None, requires_grad=False):
     from .._creation import zeros
-    shape = _core._shape_arg(size)
-    if any(s < 0 for s in shape):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {[s for s in shape if s < 0][0]}: "
-                           f"[{', '.join(map(str, shape))}]")
+    dims = _core._shape_arg(size)
+    if any(s < 0 for s in dims):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(s for s in dims if s < 0)}: "
+                           f"[{', '.join(map(str, dims))}]")
     return zeros(*size, dtype=dtype or a.dtype, requires_grad=requires_grad)
 
 

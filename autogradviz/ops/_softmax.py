@@ -194,7 +194,7 @@ def sleef_expf(d):
         if not (lo >= -104 and hi <= 100):
             out[d < -104] = 0
             out[d > 100] = np.inf
-            nan = d != d
+            nan = d != d  # noqa: PLR0124 (a NaN test)
             out[nan] = d[nan]
         redo = _inexact_midpoints(sums, ops, d.shape)
         if redo is not None:
@@ -238,12 +238,12 @@ def sleef_expf_reference(d):
         for c in _POLY[1:]:
             u = fma32(u, s, c)
         u = np.float32(1) + fma32(s * s, u, s)
-        qi = np.where(q == q, q, 0).clip(-252, 252).astype(np.int32)
+        qi = np.where(q == q, q, 0).clip(-252, 252).astype(np.int32)  # noqa: PLR0124 (a NaN test)
         h = qi >> 1
         u = np.ldexp(np.ldexp(u, h), qi - h).astype(_f32)
         u = np.where(d < -104, np.float32(0), u)
         u = np.where(d > 100, np.float32(np.inf), u)
-        u = np.where(d != d, d, u)
+        u = np.where(d != d, d, u)  # noqa: PLR0124 (a NaN test)
     return u.astype(_f32)
 
 

@@ -100,7 +100,7 @@ def _np_softmax(d, dim, log):
 
 def softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(dtype)  # noqa: A001 (PyTorch's name)
     if dim is None:
         dim = _softmax_dim("softmax", input._data.ndim, _stacklevel)
     d = _wrap_dim(dim, input._data.ndim)
@@ -111,7 +111,7 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dtype is not None:
-        input = input.to(dtype)
+        input = input.to(dtype)  # noqa: A001 (PyTorch's name)
     if dim is None:
         dim = _softmax_dim("log_softmax", input._data.ndim, _stacklevel)
     d = _wrap_dim(dim, input._data.ndim)

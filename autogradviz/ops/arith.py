@@ -254,7 +254,7 @@ class DivBackward2(BackwardNode):
         return zeros_of(out)
 
     def backward(self, g, s):
-        sa, sb = self._info
+        _sa, sb = self._info
         nf = self.next_functions
         # PyTorch: zeros_like(grad) for both (+0.0; g * 0 would give -0.0 where g is negative)
         return (zeros_of(g) if nf[0][0] is not None else None,
@@ -456,7 +456,7 @@ class PowBackward2(BackwardNode):
     jvp = elementwise
 
     def backward(self, g, s):
-        e, r = s
+        _e, r = s
         base = self._info
         return (g * r * float(np.log(base)) if base != 0 else g * 0,)
 
@@ -469,7 +469,7 @@ def _where_log(x):
 
 
 @exports("torch", "Tensor")
-def pow(a, exponent):
+def pow(a, exponent):  # noqa: A001 (PyTorch's name)
     if not isinstance(a, Tensor):  # torch.pow(2.0, x): a scalar base
         return rpow(exponent, a)
     b, bs = _operand(exponent)

@@ -75,7 +75,7 @@ def _sdpa_saved(i):
 class ScaledDotProductFlashAttentionForCpuBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("query", "key", "value", "attn_mask", "output", "logsumexp")
-    _empty_if = {"attn_mask": lambda n: n._info[4]}
+    _empty_if = {"attn_mask": lambda n: n._info[4]}  # noqa: RUF012 (a read-only table)
     jvp = _fw.not_in_pytorch("_scaled_dot_product_flash_attention_for_cpu")
 
     def backward(self, g, s):

@@ -135,7 +135,7 @@ class ConvolutionBackward0(BackwardNode):
 
     def backward(self, g, s):
         x, w = s
-        geo2, _, bias_sizes, one_d = self._info
+        geo2, _, _bias_sizes, one_d = self._info
         (sh, sw), (ph, pw), (dh, dw), groups = geo2
         nf = self.next_functions
         tm = _t(g)
@@ -143,7 +143,7 @@ class ConvolutionBackward0(BackwardNode):
             x = x.unsqueeze(2) if tm else x[:, :, None, :]
             w = w.unsqueeze(2) if tm else w[:, :, None, :]
             g = g.unsqueeze(2) if tm else g[:, :, None, :]
-        n, c, h, wd = x.shape
+        n, _c, h, wd = x.shape
         o, cg, kh, kw = w.shape
         oh, ow = g.shape[2], g.shape[3]
         og = o // groups
@@ -224,7 +224,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         raise RuntimeError("non-positive groups is not supported")
     ksize = tuple(w.shape[2:])
     if w.ndim != nd + 2:
-        raise RuntimeError(f"weight should have at least three dimensions")
+        raise RuntimeError("weight should have at least three dimensions")
     if isinstance(padding, str):
         if padding == "valid":
             padding = (0,) * nd
@@ -242,7 +242,7 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
                 pads = []
                 for e in reversed(extra):
                     pads += [0, e]
-                input = pad(input, tuple(pads))
+                input = pad(input, tuple(pads))  # noqa: A001 (PyTorch's name)
             padding = tuple(left)
         else:
             raise ValueError(f"Invalid padding string '{padding}'")
@@ -254,8 +254,8 @@ def _conv(input, weight, bias, stride, padding, dilation, groups, nd):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(w.shape)}, expected input{list(x.shape)} to "
                            f"have {cg * groups} channels, but got {x.shape[1]} channels instead")
     if o % groups:
-        raise RuntimeError("Given groups=%d, expected weight to be divisible by %d at dimension 0, but got weight of "
-                           "size %s instead" % (groups, groups, list(w.shape)))
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size {list(w.shape)} instead")
     if bias is not None and tuple(bias._data.shape) != (o,):
         raise RuntimeError(f"Given weight of size {list(w.shape)}, expected bias to be 1-dimensional with {o} "
                            f"elements, but got bias of size {list(bias._data.shape)} instead")

@@ -22,7 +22,7 @@ class EmbeddingBackward0(BackwardNode):
         ix = idx._data if _t(idx) else idx
         flat = ix.reshape(-1)
         dim = wshape[1]
-        g2 = g.reshape(-1, dim) if _t(g) else g.reshape(-1, dim)
+        g2 = g.reshape(-1, dim)
         if by_freq:
             counts = np.bincount(flat, minlength=wshape[0]).astype(np.float64)
             scale = (1.0 / counts[flat]).reshape(-1, 1).astype(g.dtype if not _t(g) else g._data.dtype)

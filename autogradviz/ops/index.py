@@ -24,7 +24,7 @@ class GatherBackward0(BackwardNode):
     _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
 
     def jvp(self, t, p, out):
-        shape, dim, idx = self._info
+        _shape, dim, idx = self._info
         return gather(t[0], dim, _wrap(idx))
 
     def backward(self, g, s):
@@ -123,7 +123,7 @@ class IndexSelectBackward0(BackwardNode):
     _saved_names = ("index",)
 
     def jvp(self, t, p, out):
-        shape, dim, idx = self._info
+        _shape, dim, idx = self._info
         return index_select(t[0], dim, _wrap(np.asarray(idx)))
 
     def backward(self, g, s):
@@ -228,7 +228,7 @@ class SelectBackward0(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, dim, index = self._info
+        _shape, dim, index = self._info
         return getitem(t[0], (slice(None),) * dim + (index,))
 
     def backward(self, g, s):
@@ -246,7 +246,7 @@ class SliceBackward0(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, dim, sl = self._info[:3]
+        _shape, dim, sl = self._info[:3]
         return getitem(t[0], (slice(None),) * dim + (sl,))
 
     def backward(self, g, s):
@@ -403,10 +403,7 @@ def getitem(a, key):
     dim = 0
     advanced = []  # (first dim in ``out``, index array)
     for k, place in zip(expanded, places):
-        if k is None:
-            out = unsqueeze(out, dim)
-            dim += 1
-        elif isinstance(k, (bool, np.bool_)):
+        if k is None or isinstance(k, (bool, np.bool_)):
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, (int, np.integer)):

@@ -406,7 +406,7 @@ class CopyBackwards(BackwardNode):
         return zeros_of(out) if src is None else src.expand(*out._data.shape).to(out.dtype)
 
     def backward(self, g, s):
-        shape, dt = self._info
+        shape, _dt = self._info
         zero = g * 0
         return zero, sum_to(g, shape)
 
@@ -505,7 +505,7 @@ class CopySlices(BackwardNode):
         return "torch::autograd::CopySlices"
 
     def jvp(self, t, p, out):
-        idx, vshape = self._info  # the old tangent with the value's tangent written at the index
+        idx, _vshape = self._info  # the old tangent with the value's tangent written at the index
         r = zeros_of(out) if t[0] is None else _wrap(np.array(t[0]._data, copy=True))
         _idx_set(r._data, idx, 0 if t[1] is None else t[1]._data)
         return r

@@ -165,9 +165,9 @@ def dot(a, b):
     if a._data.ndim != 1 or b._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a._data.ndim}D and {b._data.ndim}D tensors")
     if a._data.shape != b._data.shape:
-        raise RuntimeError("inconsistent tensor size, expected tensor [%d] and src [%d] to have the same number of "
-                           "elements, but got %d and %d elements respectively"
-                           % (a._data.shape[0], b._data.shape[0], a._data.shape[0], b._data.shape[0]))
+        na, nb = a._data.shape[0], b._data.shape[0]
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{na}] and src [{nb}] to have the same number "
+                           f"of elements, but got {na} and {nb} elements respectively")
     _check_dtypes(a, b, "dot")
     return make(np.asarray(np.dot(a._data, b._data)), DotBackward0, (a, b), (a, b))
 
@@ -332,7 +332,7 @@ class AddmmBackward0(BackwardNode):
     _saved_if = (2, 1)  # which edge decides whether each slot is saved (None: always)
 
     def jvp(self, t, p, out):
-        bias, m1, m2 = p  # beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)
+        _bias, m1, m2 = p  # beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)
         beta, alpha = self._info[1:3]
         prod = fw.add(None if t[1] is None else t[1] @ m2, None if t[2] is None else m1 @ t[2])
         return fw.add(fw.scale(t[0], beta), fw.scale(prod, alpha))

@@ -132,7 +132,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "total_weight")
-    _empty_if = {"weight": lambda n: n._info[5]}
+    _empty_if = {"weight": lambda n: n._info[5]}  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):
@@ -328,7 +328,7 @@ def _scale_back(gx, g, reduction, n):
 class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
-    _empty_if = {"weight": lambda n: n._info[2]}  # no weight given: reads None after release too, as PyTorch's
+    _empty_if = {"weight": lambda n: n._info[2]}  # no weight given: reads None after release too, as PyTorch's  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):
@@ -375,7 +375,7 @@ def _np_log_sigmoid(x):
 class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
-    _empty_if = {"weight": lambda n: n._info[2], "pos_weight": lambda n: n._info[3]}
+    _empty_if = {"weight": lambda n: n._info[2], "pos_weight": lambda n: n._info[3]}  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):

@@ -74,7 +74,7 @@ def _ln_shape(n):
 class NativeLayerNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "bias", "result1", "result2")
-    _empty_if = {"weight": lambda n: n._info[2], "bias": lambda n: n._info[3]}  # not given: None after backward too
+    _empty_if = {"weight": lambda n: n._info[2], "bias": lambda n: n._info[3]}  # not given: None after backward too  # noqa: RUF012 (a read-only table)
 
     def jvp(self, t, p, out):
         x, w, b = p
@@ -116,8 +116,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     d = input._data
     k = len(shape)
     if k == 0:
-        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
-                           f"element, but got normalized_shape = []")
+        raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                           "element, but got normalized_shape = []")
     for t, what in ((weight, "weight"), (bias, "bias")):
         if t is not None and tuple(t._data.shape) != shape:
             raise RuntimeError(f"Expected {what} to be of same shape as normalized_shape, but got {what} of shape "
@@ -145,7 +145,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 class NativeBatchNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
-    _empty_if = {"weight": lambda n: n._info[2], "running_mean": lambda n: n._info[3],
+    _empty_if = {"weight": lambda n: n._info[2], "running_mean": lambda n: n._info[3],  # noqa: RUF012 (a read-only table)
                  "running_var": lambda n: n._info[4]}
 
     def jvp(self, t, p, out):

@@ -42,7 +42,7 @@ def _given_stride(stride):
 
 def _check_pool(x, name, k, s, p, d):
     if x.ndim not in (3, 4):
-        raise RuntimeError(f"non-empty 3D or 4D (batch mode) tensor expected for input")
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     if any(v <= 0 for v in k):
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
     if any(v <= 0 for v in s):
@@ -358,7 +358,7 @@ def _edge_pad(input, pad, mode):
     x = input._data
     n = len(pad) // 2
     if n not in (1, 2) or x.ndim not in (n + 1, n + 2):
-        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+        raise NotImplementedError("Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
     idx = [slice(None)] * x.ndim
     shapes = []
     for i in range(n):

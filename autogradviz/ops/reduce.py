@@ -78,7 +78,7 @@ class SumBackward1(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, dims, keepdim = self._info
+        _shape, dims, keepdim = self._info
         return t[0].sum(list(dims), keepdim)
 
     def backward(self, g, s):
@@ -95,7 +95,7 @@ def _sum_dtype(a, dtype):
 
 
 @exports("torch", "Tensor")
-def sum(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):
+def sum(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):  # noqa: A001 (PyTorch's name)
     if axis is not None:
         dim = axis
     if keepdims is not None:  # numpy's spelling, which PyTorch accepts too
@@ -148,7 +148,7 @@ class MeanBackward1(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, dims, keepdim, n = self._info[:4]
+        _shape, dims, keepdim, n = self._info[:4]
         return t[0].sum(list(dims), keepdim) / n
 
     def backward(self, g, s):
@@ -234,7 +234,7 @@ class MaxBackward0(BackwardNode):
     _saved_names = ("indices",)
 
     def jvp(self, t, p, out):
-        shape, dim, keepdim, idx = self._info  # the tangent at each selected position
+        _shape, dim, keepdim, idx = self._info  # the tangent at each selected position
         ix = _wrap(idx if keepdim else np.expand_dims(idx, dim))
         r = t[0].gather(dim, ix)
         return r if keepdim else r.squeeze(dim)
@@ -314,17 +314,17 @@ def _extreme(a, dim, keepdim, is_max):
     cls = MaxBackward0 if is_max else MinBackward0
     indices = _wrap(idx_out.astype(np.int64))
     # the node saves the returned indices (``_saved_indices``), as PyTorch's, freed by backward
-    values = make(vals, cls, (a,), (indices,), (d.shape, dim, keepdim, idx_out if keepdim else idx_out))
+    values = make(vals, cls, (a,), (indices,), (d.shape, dim, keepdim, idx_out))
     return _ReturnTypes(values, indices, name)
 
 
 @exports("torch", "Tensor")
-def max(a, dim=_NOT_GIVEN, keepdim=False):
+def max(a, dim=_NOT_GIVEN, keepdim=False):  # noqa: A001 (PyTorch's name)
     return _extreme(a, dim, keepdim, True)
 
 
 @exports("torch", "Tensor")
-def min(a, dim=_NOT_GIVEN, keepdim=False):
+def min(a, dim=_NOT_GIVEN, keepdim=False):  # noqa: A001 (PyTorch's name)
     return _extreme(a, dim, keepdim, False)
 
 
@@ -810,7 +810,7 @@ class LinalgVectorNormBackward0(BackwardNode):
     _saved_names = ("self", "result")
 
     def jvp(self, t, p, out):
-        pn, dims, keepdim = self._info
+        _pn, dims, keepdim = self._info
         return fw.reduction(self, t, p, out, dims, keepdim)
 
     def backward(self, g, s):
@@ -882,7 +882,7 @@ def norm(x, p=2, dim=None, keepdim=False, dtype=None):
 
 
 @exports("torch", "Tensor")
-def any(x, dim=None, keepdim=False):
+def any(x, dim=None, keepdim=False):  # noqa: A001 (PyTorch's name)
     keepdim = _keepdim("any", keepdim)
     d = x._data
     if dim is not None:
@@ -892,7 +892,7 @@ def any(x, dim=None, keepdim=False):
 
 
 @exports("torch", "Tensor")
-def all(x, dim=None, keepdim=False):
+def all(x, dim=None, keepdim=False):  # noqa: A001 (PyTorch's name)
     keepdim = _keepdim("all", keepdim)
     d = x._data
     if dim is not None:

@@ -4,10 +4,10 @@ import numpy as np
 
 from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
-from ..autograd import functional as _functional
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
 from ._core import _shape_arg, _t, exports, zeros_of
+import itertools
 
 
 @facts(fn="view", saved={"self_sym_sizes": lambda n: tuple(n._info)})
@@ -380,7 +380,7 @@ def repeat(a, *sizes):
                            "tensor")
     if any(r < 0 for r in reps):
         new = [r * s for r, s in zip(reps, (1,) * (len(reps) - d.ndim) + d.shape)]
-        raise RuntimeError(f"Trying to create tensor with negative dimension {[n for n in new if n < 0][0]}: "
+        raise RuntimeError(f"Trying to create tensor with negative dimension {next(n for n in new if n < 0)}: "
                            f"[{', '.join(map(str, new))}]")
     full = (1,) * (len(reps) - d.ndim) + d.shape
     data = np.tile(d.reshape(full), reps)
@@ -512,7 +512,7 @@ class _SplitNode(BackwardNode):
         return buf
 
     def jvp(self, t, p, out):
-        shape, dim, pieces, stacked, dtype = self._info  # the tangent cut into the same pieces
+        _shape, dim, pieces, stacked, _dtype = self._info  # the tangent cut into the same pieces
         if stacked:
             return t[0].unbind(dim)
         return t[0].split(list(pieces), dim)
@@ -580,7 +580,7 @@ def split(a, split_size_or_sections, dim=0):
                                f"dimension {dim}), but got split_sizes={pieces}")
         cls = SplitWithSizesBackward0
     bounds = np.cumsum([0] + pieces)
-    datas = [d[(slice(None),) * dim + (slice(int(s), int(e)),)] for s, e in zip(bounds[:-1], bounds[1:])]
+    datas = [d[(slice(None),) * dim + (slice(int(s), int(e)),)] for s, e in itertools.pairwise(bounds)]
     return _multi_view(a, datas, cls, dim, pieces, False)
 
 
@@ -631,7 +631,7 @@ def cat(tensors, dim=0):
     try:
         data = np.concatenate([t._data for t in tensors], axis=d)
     except ValueError:
-        raise RuntimeError("Sizes of tensors must match except in dimension %d" % d) from None
+        raise RuntimeError(f"Sizes of tensors must match except in dimension {d}") from None
     return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
 
 

@@ -79,7 +79,7 @@ def diag(input, diagonal=0):
         return make(out, DiagEmbedBackward0, (input,), (), offset)
     if d.ndim == 2:
         return make(np.diagonal(d, offset).copy(), DiagonalBackward0_copy, (input,), (), (d.shape, offset))
-    raise RuntimeError("diag(): Supports 1D or 2D tensors. Got {}D".format(d.ndim))
+    raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {d.ndim}D")
 
 
 @facts(fn="trace", saved={"self_sym_sizes": lambda n: tuple(n._info)})
@@ -534,7 +534,7 @@ def _einsum_align(operands, op_labels, perm_of, perm_index, ell_index, ell_num_d
         dim = 0
         for lab in op_labels[k]:
             if lab == _ELL:
-                ndim = operands[k]._data.ndim - (len(op_labels[k]) - 1)
+                ndim = op._data.ndim - (len(op_labels[k]) - 1)
                 for j in range(ell_num_dim - ndim, ell_num_dim):
                     size = op._data.shape[dim]
                     if size != 1:

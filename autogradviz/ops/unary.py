@@ -94,7 +94,7 @@ class AbsBackward0(BackwardNode):
 
 
 @exports("torch", "Tensor")
-def abs(a):
+def abs(a):  # noqa: A001 (PyTorch's name)
     return make(np.abs(a._data), AbsBackward0, (a,), (a,))
 
 
@@ -228,7 +228,7 @@ def _clamp_tensors(a, lo, hi):
 
 
 def _larger(x, y):
-    return x if x >= y else y
+    return max(x, y)
 
 
 @exports("torch", "Tensor")
@@ -695,7 +695,7 @@ class RoundBackward1(_ZeroBackward):
 
 
 @exports("torch", "Tensor")
-def round(a, decimals=0):
+def round(a, decimals=0):  # noqa: A001 (PyTorch's name)
     if type(decimals) is not int:
         _checks.int_arg("round", decimals)
     d = a._data

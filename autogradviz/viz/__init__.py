@@ -9,7 +9,7 @@ and the language of every label (``set_lang("zh")``).
 from .i18n import get_lang, set_lang, t
 from .trace import Recorder, trace
 from .graph import GraphModel, backward_graph, forward_graph
-from . import failed, torch_trace  # noqa: F401,E402  (viz.failed, viz.torch_trace: public submodules)
+from . import failed, torch_trace
 from .dot import (NoRendererError, RenderError, VizDigraph, draw_backward, draw_forward, get_renderer, render,
                   set_renderer, to_digraph)
 from .dot import public_backward_graph as backward_graph, public_forward_graph as forward_graph  # noqa: F811

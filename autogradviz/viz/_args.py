@@ -44,7 +44,7 @@ def learner_error(e):
     public call, with PyTorch's type and message and the internal frames dropped."""
     try:
         e._agv_learner = True
-    except Exception:  # an exception without a __dict__: it keeps its traceback
+    except Exception:  # an exception without a __dict__: it keeps its traceback  # noqa: BLE001, S110
         pass
     return e
 
@@ -84,7 +84,7 @@ def make(fn):
     return wrapper
 """
 _DOOR_NS = {"__name__": __name__, "functools": functools, "_learner_frames": None}
-exec(compile(_DOOR_SRC, "<autogradviz>", "exec"), _DOOR_NS)
+exec(compile(_DOOR_SRC, "<autogradviz>", "exec"), _DOOR_NS)  # noqa: S102
 _DOOR_NS["_learner_frames"] = _learner_frames
 
 
@@ -152,7 +152,7 @@ def check_lang(fn, v):
     if not isinstance(v, str):
         raise bad_type(fn, "lang", "lang", v)
     s = v.strip().lower()
-    if not (s.startswith("zh") or s.startswith("en")):
+    if not (s.startswith(("zh", "en"))):
         raise bad_value(fn, "lang", "lang", v)
     return v
 
@@ -339,7 +339,7 @@ def os_error(fn, arg, p, e, verb="write"):
     cls = type(e) if isinstance(e, OSError) else OSError
     try:
         out = cls(t("error.path_" + verb, fn=fn, arg=arg, path=_shown(p), why=e.strerror or str(e)))
-    except Exception:         # an OSError subclass with another constructor
+    except Exception:         # an OSError subclass with another constructor  # noqa: BLE001
         out = OSError(t("error.path_" + verb, fn=fn, arg=arg, path=_shown(p), why=e.strerror or str(e)))
     out.errno = e.errno
     out._agv_arg = True

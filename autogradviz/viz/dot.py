@@ -586,7 +586,7 @@ def to_digraph(model, lang=None, legend=True, rankdir=None, title=None, node_att
         tops = []
         for p in paths:
             parent = p.rsplit(".", 1)[0] if "." in p else None
-            (kids[parent] if parent in kids else tops).append(p)
+            (kids.get(parent, tops)).append(p)
         cid = {p: f"cluster_{i}" for i, p in enumerate(paths)}
 
         def emit(parent_graph, p):

@@ -155,7 +155,7 @@ def _drawing_html(fig, lang):
 def export_html(path, *figures, title=None, lang=None):
     """Write ``figures`` (steppers, and drawings from ``draw_forward``/``draw_backward``) to one self-contained HTML
     file at ``path``: no CDN, no network; the steppers step in any browser. Returns the path."""
-    __tracebackhide__ = True  # noqa: F841
+    __tracebackhide__ = True
     return _export("export_html", path, figures, title, lang)
 
 

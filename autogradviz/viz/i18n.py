@@ -242,7 +242,7 @@ def set_lang(lang):
 
     ``None`` goes back to the default (``$AUTOGRADVIZ_LANG``, else English). Returns None, so that a notebook cell
     ending with ``viz.set_lang("zh")`` shows no output."""
-    __tracebackhide__ = True  # noqa: F841
+    __tracebackhide__ = True
     if lang is None:           # back to the default, as set_renderer(None): $AUTOGRADVIZ_LANG, else English
         _LANG[0] = _initial_lang()
         return
@@ -264,13 +264,13 @@ def t(key, lang=None, **fmt):
     try:
         entry = STRINGS[key]
     except (KeyError, TypeError):     # not a key: TypeError (not a str) or ValueError naming the argument
-        __tracebackhide__ = True  # noqa: F841
+        __tracebackhide__ = True
         e = (ArgValueError if isinstance(key, str) else ArgTypeError)(t("error.key", fn="t", got=_got(key)))
         raise e.with_traceback(None) from None
     try:
         code = _check(lang) if lang is not None else _LANG[0]
     except ValueError:
-        __tracebackhide__ = True  # noqa: F841
+        __tracebackhide__ = True
         e = (ArgValueError if isinstance(lang, str) else ArgTypeError)(
             t("error.arg", fn="t", arg="lang", accepted=t("accept.lang"), got=_got(lang)))
         raise e.with_traceback(None) from None

@@ -39,8 +39,7 @@ def ranks(model):
         k += 1
         r = rank[n] + 1
         for c in succ[n]:
-            if r > rank[c]:
-                rank[c] = r
+            rank[c] = max(rank[c], r)
             indeg[c] -= 1
             if indeg[c] == 0:
                 ready.append(c)
@@ -141,17 +140,17 @@ def plain_svg(model, prefix, rank=None, node_vars=None, edge_vars=None, skip_ali
             hmax = max(hmax, h)
         width = max(width, x)
         y += hmax + 36
-    out = [f"<svg width='{int(width) + 10}pt' height='{int(y)}pt' viewBox='0 0 {int(width) + 10} {int(y)}' "
+    out = [(f"<svg width='{int(width) + 10}pt' height='{int(y)}pt' viewBox='0 0 {int(width) + 10} {int(y)}' "
            f"xmlns='http://www.w3.org/2000/svg' font-family='Helvetica,Arial,sans-serif' font-size='11' "
            f"text-anchor='middle'><defs><marker id='{prefix}arrow' viewBox='0 0 8 8' refX='8' refY='4' "
            f"markerWidth='8' markerHeight='8' markerUnits='userSpaceOnUse' orient='auto'>"
            f"<path d='M0,0L8,4L0,8z' fill='#222'/></marker></defs>"
-           f"<g fill='none' stroke='#222' marker-end='url(#{prefix}arrow)'>"]
+           f"<g fill='none' stroke='#222' marker-end='url(#{prefix}arrow)'>")]
     for e in model.edges:
         dst = alias.get(e.dst, e.dst)
         if e.src not in pos or dst not in pos:
             continue
-        (x1, y1), (w1, h1) = pos[e.src], size[e.src]
+        (x1, y1), (_w1, h1) = pos[e.src], size[e.src]
         (x2, y2), _ = pos[dst], size[dst]
         dash = " stroke-dasharray='4,3'" if e.kind in ("none", "grad_fn") else ""
         eid = f"{prefix}{e.src}_{e.dst}"

@@ -87,7 +87,7 @@ def _is_module(v):
 def _named_params(module):
     try:
         return list(module.named_parameters())
-    except Exception:  # a half-built module: no names from it
+    except Exception:  # a half-built module: no names from it  # noqa: BLE001
         return []
 
 
@@ -95,7 +95,7 @@ def _named_buffers(module):
     """``module.named_buffers()`` (``bn1.running_mean``): a buffer is drawn with its qualified name, as a parameter."""
     try:
         return list(module.named_buffers())
-    except Exception:  # a half-built module, or none of them
+    except Exception:  # a half-built module, or none of them  # noqa: BLE001
         return []
 
 
@@ -103,7 +103,7 @@ def _module_kinds(module, prefix=""):
     """``{path: class name}`` of the submodules (``layer1`` -> ``Linear``), for the labels of module groups."""
     try:
         subs = list(module.named_modules())
-    except Exception:
+    except Exception:  # noqa: BLE001
         return {}
     return {(f"{prefix}.{p}" if prefix else p) if p else prefix: type(m).__name__ for p, m in subs if p or prefix}
 

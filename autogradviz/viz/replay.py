@@ -302,7 +302,7 @@ class GraphFacts:
                     tname = self.out_name(ni, src.output_nr(t))
                 val = _copy(t, src, self._copies)
                 ni.saved_items.append((attr, tname, val))
-                key = attr[len("_saved_"):] if attr.startswith("_saved_") else attr
+                key = attr.removeprefix("_saved_")
                 ni.saved[key] = (tname, val)
 
     def _exprs(self):
@@ -339,7 +339,7 @@ def _input_from_saved(ni, k):
         return v[0] or None
     try:
         kept = getattr(ni.node, "_saved_" + key)
-    except Exception:
+    except Exception:  # noqa: BLE001
         return None
     kept = getattr(kept, "_data", kept)
     if kept is None or isinstance(kept, (bool, np.bool_, str, tuple, list)) or np.ndim(kept) != 0:

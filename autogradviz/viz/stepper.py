@@ -141,7 +141,7 @@ class _Displays:
         try:
             from IPython import get_ipython
             return get_ipython()
-        except Exception:
+        except Exception:  # noqa: BLE001
             return None
 
     @staticmethod
@@ -153,7 +153,7 @@ class _Displays:
         if get_parent is not None:
             try:
                 hdr = get_parent("shell")
-            except Exception:
+            except Exception:  # noqa: BLE001
                 hdr = None
         if not hdr:
             hdr = getattr(shell, "parent_header", None)
@@ -202,7 +202,7 @@ class _Displays:
             pub.clear_output = clear_output
             pub.publish = publish_and_end_pending
             shell.events.register("pre_run_cell", self._pre_run_cell)
-        except Exception:
+        except Exception:  # noqa: BLE001
             return False
         self.hooked = shell
         return True
@@ -245,7 +245,7 @@ class _Displays:
             if not getattr(st, "closed", False):
                 try:
                     st.close()
-                except Exception:   # never let a cleanup stop the learner's cell
+                except Exception:   # never let a cleanup stop the learner's cell  # noqa: BLE001, S110
                     pass
 
     @staticmethod
@@ -334,7 +334,7 @@ class _StepperBase(widgets.VBox):
                 k = svg.find("<svg")
                 self.graph_layout = "graphviz"
                 return svg[k:] if k >= 0 else svg
-            except Exception as e:  # a drawing problem must not stop the stepper
+            except Exception as e:  # a drawing problem must not stop the stepper  # noqa: BLE001
                 self._graph_err = f"{type(e).__name__}: {e}"
         self.graph_layout = "simple"
         self._plain_model = structure if structure is not None else m
@@ -358,7 +358,7 @@ class _StepperBase(widgets.VBox):
         """Decide how the frames reach the browser and write their HTML; the widgets are made later, when the
         stepper is first shown or one of them is asked for (:meth:`_widgets`): until then nothing global holds
         the stepper, and it is freed with its frames once unreferenced."""
-        view, lang = self.view, self.lang
+        view, _lang = self.view, self.lang
         n = len(self.frames)
         self._max_embed_bytes = max_embed_bytes
         mode, htmls, total, page_html = None, None, 0, None
@@ -473,7 +473,7 @@ class _StepperBase(widgets.VBox):
         self._assembled = True
         try:       # the frontend closed the comm (the widget model is gone): free the frames too
             self.comm.on_close(self._comm_closed)
-        except Exception:
+        except Exception:  # noqa: BLE001, S110
             pass
         if self._index:
             self._show(self._index)
@@ -563,7 +563,7 @@ class _StepperBase(widgets.VBox):
         if data is not None and not self.closed:
             try:
                 data["text/html"] = self.static_html()
-            except Exception:     # the picture is a courtesy: never let it stop the widget from showing
+            except Exception:     # the picture is a courtesy: never let it stop the widget from showing  # noqa: BLE001, S110
                 pass
         return data
 
@@ -600,7 +600,7 @@ class _StepperBase(widgets.VBox):
         """Write this stepper to one self-contained HTML file (frames, drawing and a small player in plain
         JavaScript; no CDN, no network): it steps in any browser, from a course site or a USB stick. Returns the
         path. A stepper whose frames the kernel draws on demand (very large graphs) can't be saved: ValueError."""
-        __tracebackhide__ = True  # noqa: F841
+        __tracebackhide__ = True
         from .export import _export
         return _export("save_html", path, (self,), None, None)
 
@@ -745,7 +745,7 @@ class BackwardStepper(_StepperBase):
                                          max_nodes=None, collapse=0, trace=trace)
                 if [v.id for v in drawing.nodes] != [v.id for v in structure.nodes]:
                     drawing = None
-            except Exception as e:
+            except Exception as e:  # noqa: BLE001
                 self._graph_err = f"{type(e).__name__}: {e}"
                 drawing = None
         frame = None
@@ -884,7 +884,7 @@ class ForwardStepper(_StepperBase):
             from .graph import forward_graph
             graph_model = forward_graph(trace=tr, names=[(n, tt) for n, tt, *_ in tensors],
                                         frame=frame, show_values=show_values, max_nodes=None, collapse=0)
-        except Exception as e:
+        except Exception as e:  # noqa: BLE001
             self._graph_err = f"{type(e).__name__}: {e}"
         frame = None
         self.graph_model = graph_model

@@ -272,7 +272,7 @@ def header_html(scope, title, vars_css=False):
 
 
 # -- the drawing, annotated with frame numbers ------------------------------------------------------------------
-_GROUP = re.compile(r'<g id="([^"]+)" class="(node|edge)">(.*?)</g>', re.S)
+_GROUP = re.compile(r'<g id="([^"]+)" class="(node|edge)">(.*?)</g>', re.DOTALL)
 _SHAPE = re.compile(r'<(polygon|path|ellipse) fill="([^"]*)" stroke="([^"]*)"(?: stroke-width="([^"]*)")?'
                     r'(?: stroke-dasharray="[^"]*")?')
 
@@ -532,8 +532,8 @@ class BackwardView:
             return (f"<div class='agv-frame' data-frame='{i}'><div class='agv-head'>"
                     f"{esc(t('stepper.ui.step', lang, i=i, n=n, node=node))}</div>"
                     f"<p class='agv-text'>{esc(fr.text)}</p></div>")
-        out = [f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
-               f'data-current="{esc(self.prefix + cur if cur else "")}"{FOLLOW_ATTR}>']
+        out = [(f'<div class="agv-frame" data-frame="{i}" data-node="{esc(fr.node or "")}" '
+               f'data-current="{esc(self.prefix + cur if cur else "")}"{FOLLOW_ATTR}>')]
         if css == "explicit":
             out.append(f"<style>{self.frame_css(i)}</style>")
         elif css == "vars":

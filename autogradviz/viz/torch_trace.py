@@ -72,9 +72,7 @@ def _nograd_name(fname):
 
 
 def _flat_args(args, kwargs):
-    out = list(args)
-    for v in (kwargs or {}).values():
-        out.append(v)
+    out = [*args, *(kwargs or {}).values()]
     flat = []
     work = list(reversed(out))
     while work:
@@ -105,7 +103,7 @@ def _getitem_name(torch, a, idx):
         with torch.enable_grad():
             fn = torch.zeros((), dtype=a.dtype if a.is_floating_point() else torch.float32,
                              requires_grad=True).expand(a.shape)[idx].grad_fn
-    except Exception:
+    except Exception:  # noqa: BLE001
         return None
     return fn.name() if fn is not None and fn.name() != "ExpandBackward0" else None
 

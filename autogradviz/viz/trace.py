@@ -30,6 +30,8 @@ as with PyTorch.
 """
 import os
 import sys
+from collections.abc import Sequence
+from typing import Any, Self
 
 import numpy as np
 
@@ -426,7 +428,7 @@ class Recorder:
     (``with viz.trace() as tr:``) or call ``start()``/``stop()``. Recorders nest, and may be started and stopped in
     any order: each one holds the handles of its own subscriptions and removes exactly those."""
 
-    def __init__(self, forward=True):
+    def __init__(self, forward: bool = True) -> None:
         if not _is_bool(forward):
             raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
@@ -452,7 +454,7 @@ class Recorder:
         self.tangents = {}    # forward-mode AD: id(tensor) -> (tensor, numpy copy of its tangent when an op met it)
 
     # -- life cycle ------------------------------------------------------------------------------------------
-    def start(self):
+    def start(self) -> "Recorder":
         if self._active:
             return self
         handles = self._handles
@@ -469,7 +471,7 @@ class Recorder:
             self._torch_mode = torch_trace.mode_for(self).__enter__()
         return self
 
-    def stop(self):
+    def stop(self) -> "Recorder":
         if not self._active:
             return self
         handles, self._handles = self._handles, []
@@ -487,7 +489,7 @@ class Recorder:
         return self
 
     @property
-    def is_torch(self):
+    def is_torch(self) -> bool:
         """It recorded real PyTorch ops or passes (then the views draw it with the torch source)."""
         if sys.modules.get("torch") is None:
             return False
@@ -496,10 +498,10 @@ class Recorder:
             is_torch_obj(op[2]) for op in self._oplog[:1]) or any(
             any(is_torch_obj(x) for x in f.inputs) for f in self.failed[:1])
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> bool:
         last = self._last_failed
         self.stop()
         if exc[1] is not None and self._forward and not (last is not None and last[0] is exc[1]):
@@ -534,7 +536,7 @@ class Recorder:
 
     # -- forward ---------------------------------------------------------------------------------------------
     @property
-    def ops(self):
+    def ops(self) -> list[ForwardOp]:
         """One ForwardOp per forward op, in execution order."""
         ops, log = self._ops, self._oplog
         fn = self._fn
@@ -569,7 +571,7 @@ class Recorder:
         elif self._mods and self._mods[-1] is module:
             self._mods.pop()
 
-    def clear(self):
+    def clear(self) -> None:
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
         self._fn.clear()
@@ -714,8 +716,9 @@ class Recorder:
             log.append(rec)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------
-    def backward_begin(self, outputs, grads, retain_graph, create_graph, inputs=None, accumulate_grad=True,
-                       filled=()):
+    def backward_begin(self, outputs: Sequence[Any], grads: Sequence[Any], retain_graph: bool, create_graph: bool,
+                       inputs: Sequence[Any] | None = None, accumulate_grad: bool = True,
+                       filled: Sequence[tuple[Any, int, Any]] = ()) -> None:
         self._in_backward += 1
         self._cur = BackwardRun(len(self.backwards), outputs, grads, retain_graph, create_graph, inputs,
                                 accumulate_grad)
@@ -741,21 +744,21 @@ class Recorder:
         # a buffer total is never changed in place by the engine (a sum makes a new one), so a reference is enough
         return [(n, nr, _ref(tot)) for n, nr, tot in filled] if tensors else list(filled)
 
-    def capture(self, node, output_nr, index, grad):
+    def capture(self, node: Any, output_nr: int, index: int, grad: Any) -> None:
         self._log((_CAPTURE, index, output_nr, _ref(grad)))
 
-    def node_begin(self, node, grads):
+    def node_begin(self, node: Any, grads: Sequence[Any]) -> None:
         # the engine never changes these lists after the event; with create_graph they hold Tensors
         self._log((_BEGIN, node, grads if not self._tensors else [_ref(g) for g in grads]))
 
-    def node_end(self, node, grads_out, filled=()):
+    def node_end(self, node: Any, grads_out: Sequence[Any], filled: Sequence[tuple[Any, int, Any]] = ()) -> None:
         # the engine never changes these lists after the event
         if self._tensors:
             self._log((_END, [_ref(g) for g in grads_out], self._filled(filled, True)))
         else:
             self._log((_END, grads_out, filled))
 
-    def accumulate(self, node, tensor, grad):
+    def accumulate(self, node: Any, tensor: Tensor, grad: Any) -> None:
         total = tensor._grad
         g = grad if type(grad) is ndarray else _ref(grad)
         if total is None:
@@ -768,25 +771,25 @@ class Recorder:
                         and np.array_equal(g, td)) else td.copy()
         self._log((_ACC, tensor, g, tot))
 
-    def retain(self, node, tensor, grad):
+    def retain(self, node: Any, tensor: Tensor, grad: Any) -> None:
         # retain_grad runs before the node starts: the step built from the next begin event gets it
         self._log((_RETAIN, tensor, _ref(grad)))
 
-    def hook(self, node, output_nr, before, after):
+    def hook(self, node: Any, output_nr: int, before: Any, after: Any) -> None:
         self._log((_HOOK, output_nr, _snap(before), _snap(after)))
 
-    def release(self, node):
+    def release(self, node: Any) -> None:
         self._log(_RELEASE_EVENT)
 
-    def backward_end(self):
+    def backward_end(self) -> None:
         self._in_backward = max(0, self._in_backward - 1)
         if self._cur is not None:
             self._cur.finished = True
 
 
-def trace(forward=True):
+def trace(forward: bool = True) -> Recorder:
     """``with viz.trace() as tr:`` records forward ops and backward passes into ``tr``."""
-    __tracebackhide__ = True  # noqa: F841
+    __tracebackhide__ = True
     if not _is_bool(forward):
         raise bad_type("trace", "forward", "bool", forward).with_traceback(None) from None
     return Recorder(forward=forward)

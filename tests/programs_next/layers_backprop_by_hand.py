@@ -5,7 +5,7 @@ PROGRAMS = []
 
 def _cmp(T, name, dt, t):
     app = T.allclose(dt, t.grad, rtol=1e-4, atol=1e-6)
-    print(f"{name:10s} | approximate: {str(app):5s} | shape {tuple(dt.shape)}")
+    print(f"{name:10s} | approximate: {app!s:5s} | shape {tuple(dt.shape)}")
 
 
 def _make(seed, n=16, vocab=27, ctx=3, emb=4, hidden=32, use_bn=True, steps=2, fused_ce=False):

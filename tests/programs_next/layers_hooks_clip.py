@@ -33,7 +33,7 @@ def _make(seed, kind="mlp", clip="norm", max_norm=0.5, scale_pre=None, input_gra
                 return (gout[0] * scale_pre,)
 
         for i, m in enumerate(net):
-            if isinstance(m, T.nn.Linear) or isinstance(m, T.nn.Conv2d):
+            if isinstance(m, (T.nn.Linear, T.nn.Conv2d)):
                 handles.append(m.register_forward_hook(fwd))
                 handles.append(m.register_full_backward_hook(bwd))
             if i == len(net) - 1:

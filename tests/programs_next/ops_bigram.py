@@ -3,6 +3,7 @@
 Each ``prog(T)`` takes the module (``torch`` or ``autogradviz``), trains or counts a few steps and prints losses,
 grads and samples, as a learner's notebook would. Written for this project on a made-up list of names.
 """
+import itertools
 PROGRAMS = []
 
 WORDS = ["ada", "bo", "cleo", "dax", "eva", "fin", "gus", "hana", "ivo", "jun", "kai", "lola", "milo", "nia",
@@ -23,7 +24,7 @@ def program(f):
 def pairs(words=WORDS):
     for w in words:
         cs = ["."] + list(w) + ["."]
-        for a, b in zip(cs, cs[1:]):
+        for a, b in itertools.pairwise(cs):
             yield STOI[a], STOI[b]
 
 

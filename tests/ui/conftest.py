@@ -89,7 +89,7 @@ def _wait_http(url, proc, timeout=90):
             with urllib.request.urlopen(url, timeout=2) as r:
                 if r.status == 200:
                     return
-        except Exception as e:  # not up yet
+        except Exception as e:  # not up yet  # noqa: BLE001
             last = e
         # poll the condition again soon; this is a wait for the server, not a fixed sleep
         time.sleep(0.2)
@@ -125,7 +125,7 @@ def running_lab(root, home):
     env["JUPYTER_RUNTIME_DIR"] = str(home / "runtime")
     env["IPYTHONDIR"] = str(home / "ipython")
     env.pop("AUTOGRADVIZ_LANG", None)
-    log = open(home / "lab.log", "wb")
+    log = open(home / "lab.log", "wb")  # noqa: SIM115
     proc = subprocess.Popen([sys.executable, "-m", "jupyterlab", "--config", str(cfg), "--no-browser"],
                             cwd=str(root), env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -203,7 +203,7 @@ def widget_js():
     work = cache / "pack"
     work.mkdir(exist_ok=True)
     res = subprocess.run([npm, "pack", HTML_MANAGER, REQUIREJS, "--pack-destination", str(work)],
-                         cwd=str(work), capture_output=True, text=True, timeout=300)
+                         cwd=str(work), capture_output=True, text=True, timeout=300, check=False)
     if res.returncode != 0:
         _need("npm pack", res.stderr[-2000:])
     for tgz in work.glob("*.tgz"):

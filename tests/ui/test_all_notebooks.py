@@ -135,7 +135,7 @@ def test_notebook_in_jupyterlab(page, course_server, open_notebook, rel):
     try:
         page.wait_for_function(f"() => ({PAGE_JS})().reduce((a, c) => a + c.views.length, 0) >= {n_widgets}",
                                timeout=30_000)
-    except Exception:
+    except Exception:  # noqa: BLE001, S110
         pass                   # the assertion below says how many were drawn
     cells = page.evaluate(PAGE_JS)
     shown_errors = {i for i, e in enumerate(page.evaluate(MODEL_JS)) if e}

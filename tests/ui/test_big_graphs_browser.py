@@ -5,7 +5,7 @@ import pytest
 import autogradviz as agv
 from autogradviz import viz
 
-from test_saved_page import _open_offline
+from _support.browser import _open_offline
 
 pytestmark = [pytest.mark.ui]
 

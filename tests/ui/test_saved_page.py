@@ -2,8 +2,14 @@
 every network request blocked, and step (buttons, slider, keys, Play) without a kernel."""
 from pathlib import Path
 
+import pytest
+
 import autogradviz as agv
 from autogradviz import viz
+
+from _support.browser import _open_offline
+
+pytestmark = pytest.mark.ui   # a real browser (Chromium)
 
 
 def _seed():
@@ -15,21 +21,6 @@ def _seed():
     l3 = l2 * l2
     loss = l3.mean()
     return loss, {"x": x, "w1": w1, "w2": w2, "l1": l1, "l2": l2, "l3": l3, "loss": loss}
-
-
-def _open_offline(page, path):
-    asked = []
-
-    def route(r):
-        url = r.request.url
-        if url.startswith("file://"):
-            r.continue_()
-        else:
-            asked.append(url)
-            r.abort()
-    page.route("**/*", route)
-    page.goto(path.as_uri())
-    return asked
 
 
 def _rgb(css):

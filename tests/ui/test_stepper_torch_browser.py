@@ -3,7 +3,7 @@ test_stepper_browser.py, on stepper_demo_torch.ipynb (the same program with ``im
 and in exported HTML. Needs /usr/bin/chromium (skips without it; fails under CI, where .ci/run installs it)."""
 import pytest
 
-from test_stepper_browser import _click_and_check, _export_and_open, _run_in_lab, _wait_frame
+from _support.browser import _click_and_check, _export_and_open, _run_in_lab, _wait_frame
 
 pytest.importorskip("torch")
 pytestmark = pytest.mark.ui

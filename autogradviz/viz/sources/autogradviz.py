@@ -4,6 +4,9 @@ What a node saved comes from the node's own description, ``node.saved_items()`` 
 attributes, in the op's order), read the way ``sources/torch.py`` reads real PyTorch's nodes: the saved tensors, not
 the numbers a node keeps (a Python number PyTorch saves as a 0-dim tensor counts as a number in both).
 """
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from ..._tensor import Tensor
@@ -37,24 +40,24 @@ def _tensors(node):
 class GraphSource:
     """The questions a view may ask about a graph (see ``viz/sources/__init__.py``)."""
 
-    def owns(self, obj):
+    def owns(self, obj: object) -> bool:
         raise NotImplementedError
 
-    def is_tensor(self, obj):
+    def is_tensor(self, obj: object) -> bool:
         raise NotImplementedError
 
-    def is_node(self, obj):
+    def is_node(self, obj: object) -> bool:
         raise NotImplementedError
 
     # -- what a node saved: each source lists it (``saved_tensors``), the questions below are answered from that
     FREED = None  # the source's marker, in saved_tensors(), for a tensor backward has freed
 
-    def saved_tensors(self, node):
+    def saved_tensors(self, node: Any) -> list[tuple[str, Any]]:
         """``[(name, value)]`` of the tensors ``node`` saved, in the drawing's order: value None where nothing was
         saved, ``FREED`` once freed; [] for an accumulator."""
         raise NotImplementedError
 
-    def saved_items(self, node):
+    def saved_items(self, node: Any) -> list[tuple[str, Any]]:
         """``[(name, Tensor)]`` the node still holds (None entries skipped); [] once freed."""
         out = []
         for name, v in self.saved_tensors(node):
@@ -64,14 +67,14 @@ class GraphSource:
                 out.append((name, v))
         return out
 
-    def saved_slot(self, node, name):
+    def saved_slot(self, node: Any, name: str) -> Any | None:
         """The tensor saved under ``name`` (None if not saved, or freed)."""
         for n, t in self.saved_items(node):
             if n == name:
                 return t
         return None
 
-    def freed_names(self, node):
+    def freed_names(self, node: Any) -> tuple[str, ...]:
         """The names of the tensors a node had saved, once they are freed."""
         return tuple(name for name, v in self.saved_tensors(node) if v is self.FREED)
 
@@ -80,57 +83,57 @@ class AutogradvizSource(GraphSource):
     """Facts about autogradviz's own Tensors and Nodes."""
 
     # -- what an object is ----------------------------------------------------------------------------------------
-    def owns(self, obj):
+    def owns(self, obj: object) -> bool:
         return isinstance(obj, (Tensor, Node))
 
-    def is_tensor(self, obj):
+    def is_tensor(self, obj: object) -> bool:
         return isinstance(obj, Tensor)
 
-    def is_node(self, obj):
+    def is_node(self, obj: object) -> bool:
         return isinstance(obj, Node)
 
     # -- nodes ---------------------------------------------------------------------------------------------------
-    def name(self, node):
+    def name(self, node: Node) -> str:
         return node.name()
 
-    def is_leaf_node(self, node):
+    def is_leaf_node(self, node: Node) -> bool:
         return type(node) is AccumulateGrad
 
-    def edges(self, node):
+    def edges(self, node: Node) -> tuple[tuple[Node | None, int], ...]:
         return node.next_functions
 
-    def variable(self, node):
+    def variable(self, node: Node) -> Tensor | None:
         return node.variable if type(node) is AccumulateGrad else None
 
-    def sequence(self, node):
+    def sequence(self, node: Node) -> int:
         return node._seq
 
-    def is_custom(self, node):
+    def is_custom(self, node: Node) -> bool:
         return hasattr(node, "_forward_cls")
 
-    def op(self, node):
+    def op(self, node: Node) -> dict[str, Any]:
         """The op description: its short name (``mul``; a custom Function: its class name) and whether it is a
         custom Function."""
         custom = self.is_custom(node)
         return {"name": op_name(node.name()), "custom": custom}
 
-    def freed(self, node):
+    def freed(self, node: Node) -> bool:
         return node._saved_tensors_released
 
     FREED = RELEASED
 
-    def saved_tensors(self, node):
+    def saved_tensors(self, node: Node) -> list[tuple[str, Any]]:
         return [] if type(node) is AccumulateGrad else _tensors(node)
 
-    def named_saved(self, node):
+    def named_saved(self, node: Node) -> bool:
         """True when the node's saved tensors have PyTorch names (``self``, ``other``, ``result``): all but a custom
         Function's."""
         return not self.is_custom(node)
 
-    def input_meta(self, node):
+    def input_meta(self, node: Node) -> Sequence[tuple[bool, Any]]:
         return getattr(node, "_in_meta", ())
 
-    def retained(self, node):
+    def retained(self, node: Node) -> list[tuple[int, Tensor]]:
         """``[(output_nr, Tensor)]``: outputs of the node that called ``retain_grad()`` and still exist."""
         x = node._extras
         if x is None or not x.retain:
@@ -142,7 +145,7 @@ class AutogradvizSource(GraphSource):
                 out.append((nr, t))
         return out
 
-    def hooks(self, node):
+    def hooks(self, node: Node) -> dict[str, Any]:
         """How many hooks of each kind: node pre-hooks, node hooks, tensor hooks (per output), leaf tensor hooks."""
         x = node._extras
         var = self.variable(node)
@@ -153,33 +156,33 @@ class AutogradvizSource(GraphSource):
                 "leaf_hooks": len(var._hooks) if var is not None and var._hooks else 0}
 
     # -- tensors -------------------------------------------------------------------------------------------------
-    def grad_fn(self, t):
+    def grad_fn(self, t: Tensor) -> Node | None:
         return t.grad_fn
 
-    def requires_grad(self, t):
+    def requires_grad(self, t: Tensor) -> bool:
         return t._requires_grad
 
-    def is_leaf(self, t):
+    def is_leaf(self, t: Tensor) -> bool:
         return t.grad_fn is None
 
-    def retains_grad(self, t):
+    def retains_grad(self, t: Tensor) -> bool:
         return t._retains_grad
 
-    def output_nr(self, t):
+    def output_nr(self, t: Tensor) -> int:
         return t._output_nr
 
-    def grad(self, t):
+    def grad(self, t: Tensor) -> Tensor | None:
         """``t.grad`` without the non-leaf warning."""
         return t._grad
 
-    def array(self, x):
+    def array(self, x: Any) -> np.ndarray | None:
         if x is None:
             return None
         if isinstance(x, Tensor):
             return x._data
         return np.asarray(x)
 
-    def leaf_node(self, t, create=True):
+    def leaf_node(self, t: Tensor, create: bool = True) -> AccumulateGrad | None:
         """The AccumulateGrad of leaf ``t`` (made when ``create``; None if it has none, or none yet)."""
         if create:
             return accumulator(t) if t._requires_grad else None

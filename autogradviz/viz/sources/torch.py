@@ -11,6 +11,8 @@ torch is already in ``sys.modules``. The facts:
 """
 import sys
 import warnings
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -88,42 +90,42 @@ class TorchSource(GraphSource):
 
     kind = "torch"
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._torch = loaded()
 
     # -- what an object is ----------------------------------------------------------------------------------------
-    def owns(self, obj):
+    def owns(self, obj: object) -> bool:
         return is_torch_obj(obj)
 
-    def is_tensor(self, obj):
+    def is_tensor(self, obj: object) -> bool:
         return isinstance(obj, self._torch.Tensor)
 
-    def is_node(self, obj):
+    def is_node(self, obj: object) -> bool:
         return isinstance(obj, self._torch.autograd.graph.Node)
 
     # -- nodes ---------------------------------------------------------------------------------------------------
-    def name(self, node):
+    def name(self, node: Any) -> str:
         return node.name()
 
-    def is_leaf_node(self, node):
+    def is_leaf_node(self, node: Any) -> bool:
         return node.name() == ACC_NAME
 
-    def edges(self, node):
+    def edges(self, node: Any) -> tuple[tuple[Any | None, int], ...]:
         return node.next_functions
 
-    def variable(self, node):
+    def variable(self, node: Any) -> Any | None:
         return node.variable if node.name() == ACC_NAME else None
 
-    def sequence(self, node):
+    def sequence(self, node: Any) -> int | float:
         try:
             return node._sequence_nr()
-        except Exception:
+        except Exception:  # noqa: BLE001
             return float("inf")
 
-    def is_custom(self, node):
+    def is_custom(self, node: Any) -> bool:
         return isinstance(node, self._torch.autograd.function.BackwardCFunction)
 
-    def op(self, node):
+    def op(self, node: Any) -> dict[str, Any]:
         custom = self.is_custom(node)
         return {"name": op_name(node.name()), "custom": custom}
 
@@ -150,59 +152,59 @@ class TorchSource(GraphSource):
                     out.append((f"{attr[len('_saved_'):]}[{i}]", x))
         return out
 
-    def freed(self, node):
+    def freed(self, node: Any) -> bool:
         if self.is_leaf_node(node):
             return False
         return any(v is _FREED for _, v in self._saved(node))
 
     FREED = _FREED
 
-    def saved_tensors(self, node):
+    def saved_tensors(self, node: Any) -> list[tuple[str, Any]]:
         return [] if self.is_leaf_node(node) else self._saved(node)
 
-    def named_saved(self, node):
+    def named_saved(self, node: Any) -> bool:
         return not self.is_custom(node)
 
-    def input_meta(self, node):
+    def input_meta(self, node: Any) -> Sequence[tuple[bool, Any]]:
         return ()
 
-    def retained(self, node):
+    def retained(self, node: Any) -> list[tuple[int, Any]]:
         return []      # PyTorch does not list a node's retained outputs; named tensors carry retains_grad
 
-    def hooks(self, node):
+    def hooks(self, node: Any) -> dict[str, Any]:
         return {"prehooks": 0, "hooks": 0, "tensor_hooks": {}, "leaf_hooks": 0}
 
     # -- tensors -------------------------------------------------------------------------------------------------
-    def grad_fn(self, t):
+    def grad_fn(self, t: Any) -> Any | None:
         return t.grad_fn
 
-    def requires_grad(self, t):
+    def requires_grad(self, t: Any) -> bool:
         return t.requires_grad
 
-    def is_leaf(self, t):
+    def is_leaf(self, t: Any) -> bool:
         return t.grad_fn is None
 
-    def retains_grad(self, t):
+    def retains_grad(self, t: Any) -> bool:
         return bool(t.retains_grad)
 
-    def output_nr(self, t):
+    def output_nr(self, t: Any) -> int:
         return t.output_nr
 
-    def grad(self, t):
+    def grad(self, t: Any) -> Any | None:
         if t.is_leaf or t.retains_grad:
             return t.grad
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return t.grad
 
-    def array(self, x):
+    def array(self, x: Any) -> np.ndarray | None:
         if x is None:
             return None
         if isinstance(x, self._torch.Tensor):
             return tensor_array(self._torch, x)
         return np.asarray(x)
 
-    def leaf_node(self, t, create=True):
+    def leaf_node(self, t: Any, create: bool = True) -> Any | None:
         if not t.requires_grad or t.grad_fn is not None:
             return None
         with self._torch.enable_grad():
