@@ -84,7 +84,7 @@ from . import nn, optim  # noqa: E402
 from . import func  # noqa: E402
 from . import utils  # noqa: E402
 from . import serialization  # noqa: E402
-from . import _VF  # noqa: E402,F401  (torch._VF.einsum, with its path=)
+from . import _VF  # noqa: E402  (torch._VF.einsum, with its path=)
 from .serialization import load, save  # noqa: E402
 from ._creation import normal  # noqa: E402
 from .autograd.anomaly_mode import is_anomaly_check_nan_enabled, is_anomaly_enabled, set_anomaly_enabled  # noqa: E402

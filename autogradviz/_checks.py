@@ -102,7 +102,7 @@ def tensor_list(seq, argpos):
             raise TypeError(f"expected Tensor as element {j} in argument {argpos}, but got {type_name(item)}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parser_sig(sig):
     return tuple((k.rstrip("?"), n, k.endswith("?"), kw, k.endswith("?")) for n, k, kw in _parse(sig))
 
@@ -579,8 +579,8 @@ OVERLOADS = {
     ),
     'torch.histogram': (
         'Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None',
-        'Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, '
-        'tuple of Tensors out = None',
+        ('Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, bool density = False, '
+         'tuple of Tensors out = None'),
     ),
     'Tensor.histogram': (
         'Tensor bins, *, Tensor weight = None, bool density = False',
@@ -604,16 +604,16 @@ OVERLOADS = {
         'int repeats, int dim = None, *, int output_size = None',
     ),
     'torch.conv1d': (
-        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
-        'tuple of ints dilation = 1, int groups = 1',
-        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
-        'tuple of ints dilation = 1, int groups = 1',
+        ('Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, int groups = 1'),
+        ('Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+         'tuple of ints dilation = 1, int groups = 1'),
     ),
     'torch.conv2d': (
-        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
-        'tuple of ints dilation = 1, int groups = 1',
-        'Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
-        'tuple of ints dilation = 1, int groups = 1',
+        ('Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, '
+         'tuple of ints dilation = 1, int groups = 1'),
+        ('Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, str padding = "valid", '
+         'tuple of ints dilation = 1, int groups = 1'),
     ),
     'torch.where': (
         'Tensor condition',
@@ -650,7 +650,7 @@ def _overload(text):
     return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _signatures(name, method):
     key = ("Tensor." if method else "torch.") + name
     if name == "split":  # torch.split and Tensor.split are Python, calling the parser's split with self first

@@ -306,12 +306,13 @@ def test_observer_failure_still_ends_backward_and_restores_grad_mode():
 
 
 # -- the reading edition (run_backward_reference) against the fast engine ------------------------------------------
-# Both run every program of the parity tests (test_vs_torch.CASES) and every property test (test_properties): the
+# Both run every program of the parity tests (_support/programs_vs_torch.CASES) and every property test
+# (_support/properties.py, which test_properties collects): the
 # same results, printed text and warnings without an observer, and the same event stream (node names, grads bit for
 # bit, order) with one.
 
-import test_properties as _props  # noqa: E402
-import test_vs_torch as _vs  # noqa: E402  (its CASES rows: the op-table issue moves them to tests/_support)
+from _support import properties as _props  # noqa: E402
+import _support.programs_vs_torch as _vs  # noqa: E402  (the programs test_vs_torch runs)
 from _support import vs_torch as _harness  # noqa: E402
 
 
@@ -485,16 +486,17 @@ def test_capture_events_of_autograd_grad():
 
 
 # -- the op table's rows (tests/_support/optable.py) through every engine ------------------------------------------
-import test_optable as _ot  # noqa: E402
+from _support import optable as _optable  # noqa: E402
+from _support.optable_run import Err as _Err, run_row as _run_row  # noqa: E402
 
-_TABLE_ROWS = [r for r in _ot.ROWS if r.kind == "sample" and r.backward]
+_TABLE_ROWS = [r for r in _optable.rows() if r.kind == "sample" and r.backward]
 
 
 def _exact_row(row):
-    res, grads = _ot.run_row(row, A)
+    res, grads = _run_row(row, A)
     out = []
     for x in (res, grads):
-        out.append(("raised", x.etype, x.msg) if isinstance(x, _ot.Err) else _exact(x))
+        out.append(("raised", x.etype, x.msg) if isinstance(x, _Err) else _exact(x))
     return tuple(out)
 
 
@@ -509,7 +511,7 @@ def test_reference_engine_same_as_fast_on_op_table(row):
     assert out["reference", True] == (fast, fast_ev)
 
 
-@pytest.mark.parametrize("prog", _ot.PROGRAMS, ids=[p.__name__ for p in _ot.PROGRAMS])
+@pytest.mark.parametrize("prog", _optable.PROGRAMS, ids=[p.__name__ for p in _optable.PROGRAMS])
 def test_reference_engine_same_as_fast_on_op_table_programs(prog):
     def names(x):  # a node is compared by its name (the object differs from run to run)
         if hasattr(x, "next_functions") and not isinstance(x, A.Tensor):

@@ -7,6 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import autogradviz as A  # noqa: E402
+from autogradviz.autograd import forward_ad as afw  # noqa: E402
 from _support.more_ops import CASES as MORE  # noqa: E402
 
 X = np.array([[0.3, -0.7, 0.45], [1.1, 0.5, -0.2]])

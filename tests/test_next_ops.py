@@ -596,7 +596,7 @@ def _einsum_cases(n=160, seed=0):
 
 @pytest.mark.parametrize("eq,path", _einsum_cases())
 def test_einsum_graph_as_torch(eq, path):
-    from test_vs_torch import graph
+    from _support.vs_torch import graph
     sizes = {"a": 2, "b": 3, "c": 4, "d": 5, "e": 6}
     res = []
     for T in (torch, A):

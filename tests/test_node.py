@@ -14,7 +14,7 @@ from autogradviz.autograd import node as K
 
 torch = pytest.importorskip("torch")
 from _support import more_ops  # noqa: E402
-import test_vs_torch  # noqa: E402  (its CASES rows: the op-table issue moves them to tests/_support)
+import _support.programs_vs_torch as test_vs_torch  # noqa: E402  (the programs test_vs_torch runs)
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from autogradviz.autograd.node import SavedOutput  # noqa: E402
 from _support import layers as L  # noqa: E402
 from _support import more_ops as M  # noqa: E402
 from _support import saved as N  # noqa: E402
-import test_vs_torch as V  # noqa: E402  (its CASES rows: the op-table issue moves them to tests/_support)
+import _support.programs_vs_torch as V  # noqa: E402  (the programs test_vs_torch runs)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -7,18 +7,6 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
 
-# The exceptions, each owned by work in progress elsewhere (nothing else may be added here; the lead clears an entry
-# when that work lands, and the test below fails while an entry outlives its import):
-PENDING = {
-    # test_vs_torch.py's CASES rows, which the op-table issue moves into tests/_support/optable.py
-    ("test_node.py", "test_vs_torch"): "CASES rows",
-    ("test_saved_tensors.py", "test_vs_torch"): "CASES rows",
-    ("test_engine.py", "test_vs_torch"): "CASES rows",
-    # the reading edition's cross-check, which issue 22's scheduler work rewrites: it runs test_properties' own test
-    # functions, and test_optable's row runner (the op-table issue's harness), under both engines
-    ("test_engine.py", "test_properties"): "its test functions",
-    ("test_engine.py", "test_optable"): "run_row, Err",
-}
 
 
 def _test_modules():
@@ -47,7 +35,7 @@ def _offences(files, test_names, root=TESTS):
         for line, mod in _imports(p):
             top = mod.lstrip(".").split(".")
             hit = [part for part in top if part in test_names]
-            if hit and (p.name, hit[0]) not in PENDING:
+            if hit:
                 out.append(f"{p.relative_to(root)}:{line} imports {mod}")
     return out
 
@@ -57,14 +45,6 @@ def test_no_test_module_imports_another():
     assert len(files) > 50
     offences = _offences(files, _test_modules())
     assert not offences, "move the shared part to tests/_support/:\n" + "\n".join(offences)
-
-
-def test_the_pending_exceptions_are_still_needed():
-    # once test_vs_torch.py's rows have moved, an entry here that no longer matches an import must go
-    names = _test_modules()
-    for file, mod in sorted(PENDING):
-        used = [m for p in TESTS.rglob(file) for _, m in _imports(p) if mod in m.lstrip(".").split(".")]
-        assert used and mod in names, f"{file} no longer imports {mod}: remove it from PENDING"
 
 
 def test_the_check_sees_an_import(tmp_path):

@@ -26,7 +26,7 @@ LIBS = pytest.mark.parametrize("lib", [autogradviz, torch], ids=["autogradviz", 
 def _boxes(src):
     """{node id: label} of the folded modules (box3d) of a DOT source."""
     out = {}
-    for m in re.finditer(r'^\s*(n\d+) \[label=("(?:[^"\\]|\\.)*"|\S+)([^\n]*)', src, re.M):
+    for m in re.finditer(r'^\s*(n\d+) \[label=("(?:[^"\\]|\\.)*"|\S+)([^\n]*)', src, re.MULTILINE):
         if "shape=box3d" in m.group(3):
             lab = m.group(2)
             out[m.group(1)] = lab[1:-1] if lab.startswith('"') else lab
@@ -96,7 +96,7 @@ def test_resnet18_depth1_one_box_per_child_with_torchs_facts(kind):
         if kind == "forward":          # every tensor is known in the forward graph
             assert f"in: {_shape(i)}" in lab and f"out: {_shape(o)}" in lab, lab
     # layer1 alone hides 2 blocks of 2 convolutions: the drawing is small enough for a slide
-    assert len(re.findall(r"^\s*n\d+ \[", srcs[0], re.M)) < 40
+    assert len(re.findall(r"^\s*n\d+ \[", srcs[0], re.MULTILINE)) < 40
     assert f"depth=1: {len(boxed)} modules drawn as one box each." in srcs[0]
 
 
@@ -141,6 +141,7 @@ def test_folded_graph_is_a_dag_and_maps_hidden_objects_to_their_box(lib):
 
 def test_gpt_depth1_same_dot_both_engines_and_counts():
     out = []
+    ref = None                       # torch's model, whose weights autogradviz's copies
     for lib in (torch, autogradviz):
         lib.manual_seed(0)
         model = gpt_model(lib, 12, 16, 8, 2, 2, 0.0, False)

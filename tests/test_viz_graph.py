@@ -1,4 +1,5 @@
 """The graph model: structure, stable ids, the stepper's mapping, kept/freed states, traces, big graphs."""
+from pathlib import Path
 import pytest
 
 import autogradviz as torch
@@ -258,7 +259,7 @@ def test_graph_model_reads_nodes_only_through_the_graph_source():
     from autogradviz.viz import graph as vgraph
     files = sorted(glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py")))
     assert len(files) >= 7, files  # the package's files, one job each
-    src = "\n".join(open(f, encoding="utf-8").read() for f in files)
+    src = "\n".join(Path(f).read_text(encoding="utf-8") for f in files)
     code = "\n".join(ln.split("#")[0] for ln in src.splitlines())
     code = re.sub(r"``[^`]*``", "", code)  # names quoted in docstrings
     for pat in (r"(get|has)attr\([^)]*[\"']_", r"\.next_functions", r"\._saved", r"\._extras\b", r"\._grad\b",
@@ -310,14 +311,14 @@ def test_graph_package_files_stay_small():
     import glob
     import os
     from autogradviz.viz import graph as vgraph
-    sizes = {os.path.basename(f): sum(1 for _ in open(f, encoding="utf-8"))
+    sizes = {os.path.basename(f): len(Path(f).read_text(encoding="utf-8").splitlines())
              for f in glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py"))}
     assert {"model.py", "values.py", "reduce.py", "backward.py", "forward.py"} <= set(sizes), sizes
     assert max(sizes.values()) <= 600, sizes
     import ast
     long = []
     for f in glob.glob(os.path.join(os.path.dirname(vgraph.__file__), "*.py")):
-        for n in ast.walk(ast.parse(open(f, encoding="utf-8").read())):
+        for n in ast.walk(ast.parse(Path(f).read_text(encoding="utf-8"))):
             if isinstance(n, ast.FunctionDef) and n.end_lineno - n.lineno + 1 > 120:
                 long.append((os.path.basename(f), n.name))
     assert not long, long   # and no function over 120 lines

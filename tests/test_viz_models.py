@@ -313,10 +313,10 @@ def test_resnet18_identity_and_every_batchnorm_parameter(width):
 def _into_first(src, cluster_label):
     """The labels of the nodes drawn into the op inside the cluster labelled ``cluster_label``."""
     # group labels are padded with no-break spaces (viz/dot.py), so that they fit their box in any browser
-    m = re.search(r'label="\u00a0*%s\u00a0*".*?\n((?:\t+n\d+ \[.*\n)+)' % re.escape(cluster_label), src)
+    m = re.search(r'label="\u00a0*' + re.escape(cluster_label) + r'\u00a0*".*?\n((?:\t+n\d+ \[.*\n)+)', src)
     ids = re.findall(r"(n\d+) \[", m.group(1))
     nodes = _nodes(src)
-    op = [i for i in ids if "\\n(" in nodes[i]][0]
+    op = next(i for i in ids if "\\n(" in nodes[i])
     return [nodes[a] for a, b in _edges(src) if b == op]
 
 
@@ -407,10 +407,10 @@ def test_gpt_ops_in_the_module_that_ran_them(lib, size):
         boxes = [g for _, g in _ops_in(src, op + "\\n")]
         assert len(boxes) == heads and all(re.fullmatch(r"blocks\.\d\.sa\.heads\.\d \(Head\)", b) for b in boxes), \
             (op, boxes)
-    assert all(g == "blocks.%s.sa (MultiHeadAttention)" % g[7] for _, g in _ops_in(src, "cat\\n"))
+    assert all(g == f"blocks.{g[7]}.sa (MultiHeadAttention)" for _, g in _ops_in(src, "cat\\n"))
     adds = [g for _, g in _ops_in(src, "add\\n")]
     assert adds.count(None) == 1              # token + position embedding: in the model's own forward
-    assert sorted(a for a in adds if a) == sorted(["blocks.%d (Block)" % i for i in range(kw.get("n_layer", 2))] * 2)
+    assert sorted(a for a in adds if a) == sorted([f"blocks.{i} (Block)" for i in range(kw.get("n_layer", 2))] * 2)
     assert all(re.fullmatch(r"blocks\.\d\.ffwd\.net\.1 \(ReLU\)", g) for _, g in _ops_in(src, "relu\\n"))
     # the backward drawing with the trace groups the same way; without it, by parameters only
     b = viz.draw_backward(loss, trace=tr, model=net, lang="en", show_values=0).source
@@ -459,7 +459,7 @@ def test_module_of_each_op_recorded(lib):
             bad(x)
         except RuntimeError:
             pass
-        z = y + 1
+        z = y + 1  # noqa: F841 (the op is what the trace records)
     mods = [op.module for op in tr.ops]
     assert mods[:3] == [inner[0], inner[1], None] and mods[-1] is None   # after a module that raised: none runs
 
@@ -488,7 +488,7 @@ def _caught(lib):
                 bad()
             except (RuntimeError, ValueError):
                 pass
-        y = h + 1
+        y = h + 1  # noqa: F841 (the op is what the trace records)
     return tr
 
 
@@ -509,13 +509,12 @@ def test_caught_failed_calls_recorded_in_both_engines():
 def test_a_failure_the_op_layer_catches_is_not_recorded(lib):
     x = lib.ones(2, 3, requires_grad=True)
     with viz.trace() as tr:
-        y = lib.nn.functional.cross_entropy(x, lib.tensor([0, 2]))
-        z = x.reshape(3, 2) * 2
+        y = lib.nn.functional.cross_entropy(x, lib.tensor([0, 2]))  # noqa: F841 (recorded by the trace)
+        z = x.reshape(3, 2) * 2  # noqa: F841
     assert tr.failed == []
     tr2 = viz.trace()
-    with pytest.raises(RuntimeError):
-        with tr2:
-            x.view(4, 4)
+    with pytest.raises(RuntimeError), tr2:
+        x.view(4, 4)
     assert len(tr2.failed) == 1      # recorded once, when it left the block too
 
 

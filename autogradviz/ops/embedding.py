@@ -40,7 +40,7 @@ def _size0(weight):
     """``weight.size(0)``, as F.embedding reads it (a non-tensor fails at the attribute)."""
     from .._tensor import Tensor
     if not isinstance(weight, Tensor):
-        raise AttributeError(f"'{type(weight).__name__}' object has no attribute 'size'")
+        raise AttributeError(f"'{type(weight).__name__}' object has no attribute 'size'")  # noqa: TRY004 (torch's)
     return weight.shape[0]
 
 

@@ -272,7 +272,7 @@ class AsStridedBackward0(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, idx = self._info  # the base's tangent read at the view's place: a view of it, as PyTorch's
+        _shape, idx = self._info  # the base's tangent read at the view's place: a view of it, as PyTorch's
         if t[0]._requires_grad:
             return t[0].reshape(-1)[_wrap(idx)]
         return _fw.strided_view(t[0] if t[0]._data.flags.c_contiguous else t[0].contiguous(), idx)

@@ -234,7 +234,7 @@ class DiagonalBackward0(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, offset, d1, d2 = self._info  # a view: the same diagonal view of the tangent
+        _shape, offset, d1, d2 = self._info  # a view: the same diagonal view of the tangent
         return diagonal(t[0], offset, d1, d2)
 
     def backward(self, g, s):

@@ -103,7 +103,7 @@ def _module_kinds(module, prefix=""):
     """``{path: class name}`` of the submodules (``layer1`` -> ``Linear``), for the labels of module groups."""
     try:
         subs = list(module.named_modules())
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 (a half-built module: no names from it)  # noqa: BLE001
         return {}
     return {(f"{prefix}.{p}" if prefix else p) if p else prefix: type(m).__name__ for p, m in subs if p or prefix}
 
@@ -112,7 +112,7 @@ def _module_paths(module, prefix=""):
     """``[(path, submodule)]``, the module itself first (its path: ``prefix``, "" for a model drawn as the whole)."""
     try:
         subs = list(module.named_modules())
-    except Exception:
+    except Exception:  # noqa: BLE001 (a half-built module, whatever it raises: no names from it)
         return []
     return [((f"{prefix}.{p}" if prefix else p) if p else prefix, m) for p, m in subs]
 

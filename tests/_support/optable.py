@@ -502,8 +502,10 @@ op("__getitem__", "input:T indices:X", [_f(X34, i) for i in _IDX], where=_T, lay
 I3 = Arg(shape=(3,), dtype="int64", values=[1, 2, 3])
 I2 = Arg(shape=(2,), dtype="int64", values=[2, 3])
 F2 = Arg(shape=(2,), values=[1.0, 2.0])
-_D = lambda dt, v, shape=None: Arg(shape=shape if shape is not None else (len(v),) if isinstance(v, list) else (),
-                                   dtype=dt, values=v)  # noqa: E731
+def _D(dt, v, shape=None):
+    return Arg(shape=shape if shape is not None else (len(v),) if isinstance(v, list) else (), dtype=dt, values=v)
+
+
 op("__mul__", "input:T other:TN", [_f(I3, 1.5), _f(F2, _D("float64", 2.0)), _f(F2, _D("float64", [2.0])),
                                    _f(_D("int64", [1, 2]), _D("float64", 2.0)), _f(_D("int32", [1, 2]), 3),
                                    _f(_D("bool", [True]), _D("bool", [True])), _f(_D("bool", [True, False]), 0.5),

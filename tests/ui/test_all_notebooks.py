@@ -118,7 +118,7 @@ def _press(page, stepper, k, button, test):
         try:
             page.wait_for_function(f"() => ({STEPPER_JS})({k}).frame {test}", timeout=15_000)
             return
-        except Exception:
+        except Exception:  # noqa: BLE001 (playwright's timeout, or the page gone: either way, say what is shown)
             if attempt == 2:
                 raise AssertionError(f"stepper {k}: pressing {button} twice did not change the frame shown: "
                                      f"{page.evaluate(STEPPER_JS, k)['frame']!r}")
