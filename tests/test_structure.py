@@ -11,13 +11,6 @@ PKG = pathlib.Path(autogradviz.__file__).parent
 ROOT = PKG.parent
 MAX_LINES = 120
 
-# TEMPORARY: functions in autogradviz/viz/ that are still longer than MAX_LINES, while viz/graph.py becomes the
-# viz/graph/ package. Only paths under autogradviz/viz/ may be listed; the list is to be emptied once that lands.
-ALLOWED_LONG = {
-    ("autogradviz/viz/torch_trace.py", "_make_mode_class"),
-}
-
-
 def _modules():
     for path in sorted(PKG.rglob("*.py")):
         yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path))
@@ -34,19 +27,9 @@ def _long_functions():
             if f.end_lineno - f.lineno + 1 > MAX_LINES]
 
 
-def test_the_allow_list_is_only_for_viz():
-    assert all(rel.startswith("autogradviz/viz/") for rel, _ in ALLOWED_LONG)
-
-
-def test_the_allow_list_holds_only_long_functions():
-    """An entry whose function was split (or moved) leaves the list: the list only shrinks."""
-    long = {(rel, name) for rel, name, _ in _long_functions()}
-    assert ALLOWED_LONG <= long, sorted(ALLOWED_LONG - long)
-
-
 def test_no_function_over_120_lines():
     """Every function of autogradviz/, decorators excluded and docstring included, is at most 120 lines long."""
-    too_long = [(rel, name, n) for rel, name, n in _long_functions() if (rel, name) not in ALLOWED_LONG]
+    too_long = _long_functions()
     assert not too_long, too_long
 
 

@@ -138,6 +138,154 @@ class FailedOp:
         return f"FailedOp({self.index}, {self.name}: {self.error_type})"
 
 
+def _recording_apply(mode, torch, orig):
+    """``Function.apply`` while ``mode`` records: a custom autograd.Function is one op, as in autogradviz (its
+    forward's own ops are not recorded), and a failed one is recorded as failed."""
+    def apply(cls, *args, **kwargs):
+        mode._depth += 1
+        try:
+            out = orig(cls, *args, **kwargs)
+        except Exception as e:
+            if mode._depth == 1:
+                mode.rec.failed.append(FailedOp(len(mode.rec._oplog), cls.__name__ + "Backward",
+                                                tuple(a if isinstance(a, torch.Tensor) else None
+                                                      for a in args), str(e), type(e).__name__))
+            raise
+        finally:
+            mode._depth -= 1
+        if mode._depth == 0:
+            outs = [out] if isinstance(out, torch.Tensor) else [o for o in out if isinstance(o, torch.Tensor)] \
+                if isinstance(out, (tuple, list)) else []
+            inputs = tuple(a if isinstance(a, torch.Tensor) else None for a in args)
+            node = outs[0].grad_fn if outs else None
+            for o in outs:
+                if node is None or o.grad_fn is node:
+                    mode.rec._oplog.append((node.name() if node is not None else cls.__name__ + "Backward",
+                                            inputs, o, node))
+        return out
+    return apply
+
+
+def _module_hooks(torch, rec):
+    """Which module ran each op: PyTorch's global module hooks, reporting to ``rec`` for the calling thread only."""
+    me = threading.get_ident()
+
+    def begin(module, args):
+        if threading.get_ident() == me:
+            rec._on_module("begin", module)
+
+    def end(module, args, output):
+        if threading.get_ident() == me:
+            rec._on_module("end", module)
+    mm = torch.nn.modules.module
+    return [mm.register_module_forward_pre_hook(begin), mm.register_module_forward_hook(end, always_call=True)]
+
+
+def _torch_function(mode, torch, func, args, kwargs):
+    """``TorchOps.__torch_function__``: run ``func`` and record it into ``mode.rec``'s op log (a backward call, an
+    in-place write, a call that made a node, or one that made none)."""
+    if mode._depth:
+        return func(*args, **kwargs)
+    fname = _fname(func)
+    if fname in _BACKWARD and (func is torch.Tensor.backward or
+                               getattr(func, "__module__", "") == "torch.autograd"):
+        return record_backward_call(mode.rec, func, args, kwargs)
+    if fname in _SKIP:
+        if fname != "__get__":
+            return func(*args, **kwargs)
+        # an attribute read: only the properties that make a new tensor (x.T) are ops
+        fname = getattr(getattr(func, "__self__", None), "__name__", None)
+        if fname not in _PROPERTY_OPS:
+            return func(*args, **kwargs)
+    T = torch.Tensor
+    flat = _flat_args(args, kwargs)
+    tensors = [a for a in flat if isinstance(a, T)]
+    if not tensors:
+        return func(*args, **kwargs)
+    a = tensors[0]
+    old = None
+    if args and a is args[0] and (fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
+                                  kwargs.get("inplace") is True):
+        # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data,
+        # version (an inference tensor has none: 0) and grad_fn before
+        old = np.array(tensor_array(torch, a), copy=True)
+        version = 0 if a.is_inference() else a._version
+        before = a.grad_fn
+    try:
+        out = func(*args, **kwargs)
+    except Exception as e:
+        inputs = tuple(a if isinstance(a, T) else None for a in flat
+                       if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))))
+        mode.rec.failed.append(FailedOp(len(mode.rec._oplog), _nograd_name(fname), inputs, str(e),
+                                        type(e).__name__))
+        raise
+    if old is not None and (out is a or fname == "__setitem__") and (
+            a.is_inference() or a._version != version):
+        # an in-place call (y.add_(1), y += 1, y[0] = 5, F.relu(y, inplace=True)): it wrote ``a``
+        node = a.grad_fn
+        node = node if node is not before else None
+        mode.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
+                                fname, 0 if a.is_inference() else a._version, old,
+                                np.array(tensor_array(torch, a), copy=True)))
+        return out
+    outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
+        if isinstance(out, (tuple, list)) else []
+    if not outs or any(o is t for o in outs for t in tensors):
+        return out     # no new tensor (x.cpu() on the CPU)
+    node = outs[0].grad_fn
+    if node is not None and not any(node is t.grad_fn for t in tensors):
+        _record_with_node(mode.rec, torch, fname, node, args, kwargs, tensors, outs)
+    elif node is None:     # (not None: an in-place op on a tensor that already had this grad_fn: none new)
+        _record_without_node(mode.rec, torch, fname, args, kwargs, flat, tensors, outs[0])
+    return out
+
+
+def _record_with_node(rec, torch, fname, node, args, kwargs, tensors, outs):
+    """A call that made a node: one record per output of that node, with the inputs in the node's edge order."""
+    T = torch.Tensor
+    name = node.name()
+    if _made_inside(node, tensors):
+        inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
+    else:
+        # the node's edges by position: tensors and the numbers given as arguments themselves (not
+        # those inside a shape or a stride), then every other tensor argument (a mask, a buffer)
+        n_in = len(node.next_functions)
+        # (an absent optional tensor, None, holds its place: F.layer_norm(x, shape) without weight)
+        items = [a for a in _top_args(args, kwargs) if a is None or isinstance(a, T) or
+                 isinstance(a, (int, float)) and not isinstance(a, bool)][:n_in]
+        inputs = tuple(a if isinstance(a, T) else None for a in items if a is not None)
+        if len(inputs) < n_in:
+            inputs = tuple(tensors)
+        inputs = with_call_tensors(inputs, tensors)
+    fn = call_fn(fname)
+    for o in outs:
+        if o.grad_fn is node:
+            if fn is not None:
+                rec._fn[len(rec._oplog)] = fn
+            rec._oplog.append((name, inputs, o, node))
+            _note_tangents(torch, rec, inputs, o)
+
+
+def _record_without_node(rec, torch, fname, args, kwargs, flat, tensors, out):
+    """A call that made no node (no input needs grad, or grad mode is off): named as the node it would make."""
+    T = torch.Tensor
+    a = tensors[0]
+    inputs = tuple(a if isinstance(a, T) else None for a in flat
+                   if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))
+                                           and not isinstance(a, bool)))
+    name = _nograd_name(fname)
+    if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
+        name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
+    elif fname == "__getitem__" and len(args) == 2 and args[0] is a:
+        name = _getitem_name(torch, a, args[1]) or name
+    elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
+        name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
+    if call_fn(fname) is not None:
+        rec._fn[len(rec._oplog)] = call_fn(fname)
+    rec._oplog.append((name, inputs, out, None))
+    _note_tangents(torch, rec, inputs, out)
+
+
 def _make_mode_class():
     torch = _torch()
 
@@ -149,49 +297,11 @@ def _make_mode_class():
             self.rec = recorder
 
         def __enter__(self):
-            # a custom autograd.Function is one op, as in autogradviz: its forward's own ops are not recorded
             F = torch.autograd.function.Function
             self._apply = F.__dict__["apply"]
-            orig = self._apply.__func__
-            mode = self
-
-            def apply(cls, *args, **kwargs):
-                mode._depth += 1
-                try:
-                    out = orig(cls, *args, **kwargs)
-                except Exception as e:
-                    if mode._depth == 1:
-                        mode.rec.failed.append(FailedOp(len(mode.rec._oplog), cls.__name__ + "Backward",
-                                                        tuple(a if isinstance(a, torch.Tensor) else None
-                                                              for a in args), str(e), type(e).__name__))
-                    raise
-                finally:
-                    mode._depth -= 1
-                if mode._depth == 0:
-                    outs = [out] if isinstance(out, torch.Tensor) else [o for o in out if isinstance(o, torch.Tensor)] \
-                        if isinstance(out, (tuple, list)) else []
-                    inputs = tuple(a if isinstance(a, torch.Tensor) else None for a in args)
-                    node = outs[0].grad_fn if outs else None
-                    for o in outs:
-                        if node is None or o.grad_fn is node:
-                            mode.rec._oplog.append((node.name() if node is not None else cls.__name__ + "Backward",
-                                                    inputs, o, node))
-                return out
-            F.apply = classmethod(apply)
+            F.apply = classmethod(_recording_apply(self, torch, self._apply.__func__))
             self._depth = 0
-            # which module ran each op: PyTorch's global module hooks, for the calling thread only
-            rec, me = self.rec, threading.get_ident()
-
-            def begin(module, args):
-                if threading.get_ident() == me:
-                    rec._on_module("begin", module)
-
-            def end(module, args, output):
-                if threading.get_ident() == me:
-                    rec._on_module("end", module)
-            mm = torch.nn.modules.module
-            self._module_hooks = [mm.register_module_forward_pre_hook(begin),
-                                  mm.register_module_forward_hook(end, always_call=True)]
+            self._module_hooks = _module_hooks(torch, self.rec)
             return super().__enter__()
 
         def __exit__(self, *exc):
@@ -201,96 +311,7 @@ def _make_mode_class():
             return super().__exit__(*exc)
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = kwargs or {}
-            if self._depth:
-                return func(*args, **kwargs)
-            fname = _fname(func)
-            if fname in _BACKWARD and (func is torch.Tensor.backward or
-                                       getattr(func, "__module__", "") == "torch.autograd"):
-                return record_backward_call(self.rec, func, args, kwargs)
-            if fname in _SKIP:
-                if fname != "__get__":
-                    return func(*args, **kwargs)
-                # an attribute read: only the properties that make a new tensor (x.T) are ops
-                fname = getattr(getattr(func, "__self__", None), "__name__", None)
-                if fname not in _PROPERTY_OPS:
-                    return func(*args, **kwargs)
-            T = torch.Tensor
-            flat = _flat_args(args, kwargs)
-            tensors = [a for a in flat if isinstance(a, T)]
-            if not tensors:
-                return func(*args, **kwargs)
-            a = tensors[0]
-            old = None
-            if args and a is args[0] and (fname == "__setitem__" or (fname[-1:] == "_" and fname[:1] != "_") or
-                                          kwargs.get("inplace") is True):
-                # a call that may write its first argument (add_, __setitem__, F.relu(inplace=True)): its data,
-                # version (an inference tensor has none: 0) and grad_fn before
-                old = np.array(tensor_array(torch, a), copy=True)
-                version = 0 if a.is_inference() else a._version
-                before = a.grad_fn
-            try:
-                out = func(*args, **kwargs)
-            except Exception as e:
-                inputs = tuple(a if isinstance(a, T) else None for a in flat
-                               if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))))
-                self.rec.failed.append(FailedOp(len(self.rec._oplog), _nograd_name(fname), inputs, str(e),
-                                                type(e).__name__))
-                raise
-            if old is not None and (out is a or fname == "__setitem__") and (
-                    a.is_inference() or a._version != version):
-                # an in-place call (y.add_(1), y += 1, y[0] = 5, F.relu(y, inplace=True)): it wrote ``a``
-                node = a.grad_fn
-                node = node if node is not before else None
-                self.rec._oplog.append((inplace_name(fname, node), inplace_inputs(fname, args, kwargs, T), a, node,
-                                        fname, 0 if a.is_inference() else a._version, old,
-                                        np.array(tensor_array(torch, a), copy=True)))
-                return out
-            outs = [out] if isinstance(out, T) else [o for o in out if isinstance(o, T)] \
-                if isinstance(out, (tuple, list)) else []
-            if not outs or any(o is t for o in outs for t in tensors):
-                return out     # no new tensor (x.cpu() on the CPU)
-            node = outs[0].grad_fn
-            if node is not None and not any(node is t.grad_fn for t in tensors):
-                name = node.name()
-                if _made_inside(node, tensors):
-                    inputs = tuple(tensors)    # a call that made several nodes (F.linear): its tensor arguments
-                else:
-                    # the node's edges by position: tensors and the numbers given as arguments themselves (not
-                    # those inside a shape or a stride), then every other tensor argument (a mask, a buffer)
-                    n_in = len(node.next_functions)
-                    # (an absent optional tensor, None, holds its place: F.layer_norm(x, shape) without weight)
-                    items = [a for a in _top_args(args, kwargs) if a is None or isinstance(a, T) or
-                             isinstance(a, (int, float)) and not isinstance(a, bool)][:n_in]
-                    inputs = tuple(a if isinstance(a, T) else None for a in items if a is not None)
-                    if len(inputs) < n_in:
-                        inputs = tuple(tensors)
-                    inputs = with_call_tensors(inputs, tensors)
-                fn = call_fn(fname)
-                for o in outs:
-                    if o.grad_fn is node:
-                        if fn is not None:
-                            self.rec._fn[len(self.rec._oplog)] = fn
-                        self.rec._oplog.append((name, inputs, o, node))
-                        _note_tangents(torch, self.rec, inputs, o)
-            else:
-                inputs = tuple(a if isinstance(a, T) else None for a in flat
-                               if isinstance(a, T) or (fname in _BINARY and isinstance(a, (int, float))
-                                                       and not isinstance(a, bool)))
-                if node is not None:   # an in-place op on a tensor that already had this grad_fn: none new
-                    return out
-                name = _nograd_name(fname)
-                if fname == "linear" and (args[2] if len(args) > 2 else kwargs.get("bias")) is None:
-                    name = "MmBackward0"     # PyTorch's linear without a bias: mm, not addmm
-                elif fname == "__getitem__" and len(args) == 2 and args[0] is a:
-                    name = _getitem_name(torch, a, args[1]) or name
-                elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
-                    name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
-                if call_fn(fname) is not None:
-                    self.rec._fn[len(self.rec._oplog)] = call_fn(fname)
-                self.rec._oplog.append((name, inputs, outs[0], None))
-                _note_tangents(torch, self.rec, inputs, outs[0])
-            return out
+            return _torch_function(self, torch, func, args, kwargs or {})
 
     return TorchOps
 
