@@ -253,7 +253,7 @@ class SliceBackward0(BackwardNode):
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        shape, dim, sl = self._info_shape, self._info_dim, self._info_slice
+        dim, sl = self._info_dim, self._info_slice
         return getitem(t[0], (slice(None),) * dim + (sl,))
 
     def backward(self, g, s):
