@@ -304,3 +304,32 @@ def test_info_field_names_are_prefixed_and_new():
     torch = pytest.importorskip("torch")
     node = (torch.ones(2, requires_grad=True) * 2).sum(0).grad_fn
     assert not [a for a in dir(node) if a.startswith("_info")]  # nothing of PyTorch's is shadowed
+
+
+def _unpacks_against_fields(tree):
+    """(class, line, targets, fields) for each ``a, b = self._info`` in a class declared with literal
+    ``@info_fields(...)`` names: such an unpacking must take every field, in order."""
+    out = []
+    for c in ast.walk(tree):
+        if not isinstance(c, ast.ClassDef):
+            continue
+        decl = [d for d in c.decorator_list if isinstance(d, ast.Call) and getattr(d.func, "id", None) == "info_fields"
+                and all(isinstance(a, ast.Constant) for a in d.args)]
+        if not decl:
+            continue
+        fields = len(decl[0].args)
+        for n in ast.walk(c):
+            if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Attribute) and n.value.attr == "_info"
+                    and isinstance(n.targets[0], ast.Tuple)):
+                out.append((c.name, n.lineno, len(n.targets[0].elts), fields))
+    return out
+
+
+def test_unpacking_info_takes_every_declared_field():
+    """Where a backward unpacks the whole tuple (the fastest read, kept on hot paths), it unpacks as many names as
+    the class declares fields."""
+    found = [u for _, tree in _modules() for u in _unpacks_against_fields(tree)]
+    assert len(found) > 20  # the check sees the unpackings
+    assert [u for u in found if u[2] != u[3]] == []
+    bad = ast.parse('@info_fields("a", "b", "c")\nclass X:\n    def f(self):\n        a, b = self._info\n')
+    assert _unpacks_against_fields(bad) == [("X", 4, 2, 3)]
