@@ -572,3 +572,17 @@ def test_copyslices_and_as_strided_forward_derivatives_as_pytorchs(op):
         np.testing.assert_allclose(got.detach().numpy(), ref_x, rtol=1e-12)
         seen = afw.tangent_for(type(ast), ast._info, (A.tensor(ref_x, dtype=A.float64),), (x,), v2)
         np.testing.assert_allclose(seen.detach().numpy(), ref_v2, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kw", [{"dim": None}, {"dim": ()}, {"dim": None, "keepdim": True}, {"dim": (1,)}])
+def test_sum_over_every_dim_with_a_dim_argument(kw):
+    """SumBackward1's jvp for sum(dim=None) and sum(dim=()), whose node keeps the dim as given (a fourth field)."""
+    x = np.arange(6.0).reshape(2, 3)
+    tx = np.linspace(-1.0, 1.0, 6).reshape(2, 3)
+    outs = []
+    for T, fw in ((torch, torch.autograd.forward_ad), (A, afw)):
+        with fw.dual_level():
+            d = fw.make_dual(T.tensor(x), T.tensor(tx))
+            r = d.sum(**kw)
+            outs.append(np.asarray(fw.unpack_dual(r).tangent.tolist()))
+    np.testing.assert_allclose(outs[1], outs[0], rtol=1e-12)

@@ -28,6 +28,7 @@ from .grad_mode import STATE as _GM
 
 __all__ = ["Node", "AccumulateGrad", "RemovableHandle", "OpFacts", "op_facts", "declare", "facts", "make", "make2",
            "make_reference", "view_of", "make_views", "node_for", "edge", "accumulator", "sum_to", "OUT", "FWD",
+           "info_fields", "INFO_PREFIX",
            "RELEASED", "NOT_KEPT", "SavedOutput", "SavedTensor", "saved_output", "viz_saved", "HOOKS"]
 
 ndarray = np.ndarray
@@ -77,8 +78,10 @@ class Node:
 
     ``next_functions``: one ``(node or None, input_nr)`` edge per input. ``_saved``: the saved ``(tensor, version)``
     pairs in ``_saved_names`` order (``RELEASED`` once freed). ``_info``: what the op keeps besides tensors for its
-    formula (shapes, dims, scalars), as the op gave it. ``_seq``: the creation order (the engine runs newest first).
-    ``_extras``: a ``NodeExtras`` (hooks, retain_grad, metadata) or None."""
+    formula (shapes, dims, scalars), as the op gave it: one value, or a plain tuple whose fields the class names with
+    ``@info_fields("shape", "dim", "keepdim")``; every reader then writes ``node._info_dim``, never ``_info[1]``.
+    ``_seq``: the creation order (the engine runs newest first). ``_extras``: a ``NodeExtras`` (hooks, retain_grad,
+    metadata) or None."""
 
     __slots__ = ("next_functions", "_saved", "_info", "_seq", "_extras", "__weakref__")
     _nout = 1  # how many outputs the forward op had (custom Functions and max(dim) have more)
@@ -87,6 +90,7 @@ class Node:
     _keeps = None      # {PyTorch name: fn(node)}: what the node keeps besides tensors (sizes, dim, alpha, ...)
     _empty_if = None   # {slot name: fn(node)}: the slot saved nothing (reads None after release too); see _slot_empty
     _pack_order = None  # the slots' order for saved_tensors_hooks' pack and unpack, where PyTorch's differs
+    _info_fields = ()   # the names of ``_info``'s fields (``info_fields``), read as ``node._info_<name>``
 
     def name(self):
         return type(self).__name__
@@ -661,10 +665,37 @@ class OpFacts:
 _FACTS = {}
 
 
+INFO_PREFIX = "_info_"
+
+
+def _info_getter(i):
+    """The read of field ``i`` of a node's ``_info`` tuple: the one place that indexes it."""
+    def get(node):
+        return node._info[i]
+    return get
+
+
+def info_fields(*names):
+    """Class decorator naming the fields of a node's ``_info`` tuple, in the order the op builds it:
+    ``@info_fields("shape", "dim", "keepdim")`` gives each node the read-only ``node._info_shape``, ... The op still
+    stores a plain tuple (as fast to build as ever), always with every field (None where a call has no value). The
+    names are prefixed (``INFO_PREFIX``) so that they never meet PyTorch's node attributes nor the slots."""
+    def deco(cls):
+        for i, f in enumerate(names):
+            attr = INFO_PREFIX + f
+            if hasattr(cls, attr):
+                raise TypeError(f"{cls.__name__}.{attr} already exists")
+            setattr(cls, attr, property(_info_getter(i), doc=f"field {i} of the node's _info tuple"))
+        cls._info_fields = names
+        return cls
+    return deco
+
+
 def declare(cls, symbol=None, fn=None, grads=None, saved=None):
     """Declare the facts of node class ``cls`` (registered under its PyTorch name) and, with ``saved``, what its
     nodes keep besides tensors: ``{PyTorch name: fn(node) -> value}``, read from ``node._info`` (``"dim": lambda n:
-    n._info[1]``). Each becomes ``grad_fn._saved_<name>``, as every name in ``_saved_names`` does."""
+    n._info_dim``, see ``info_fields``). Each becomes ``grad_fn._saved_<name>``, as every name in ``_saved_names``
+    does."""
     if symbol is not None or fn is not None or grads is not None:
         _FACTS[cls.__name__] = OpFacts(cls.__name__, symbol, fn, grads)
     if saved is not None:

@@ -9,6 +9,7 @@ from .._tensor import Tensor
 from ..autograd import forward_ad as fw
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, OUT
+from ..autograd.node import info_fields
 from ._core import (_const, _dtname, _exp, _f, _float_data, _no_inplace, _sum_keep, _t, _tensors, _wrap_dim,
                     exports, keep_where, zeros_of)
 from .arith import _sadd, _smul
@@ -292,7 +293,8 @@ def gelu(input, approximate="none"):
     return make(np.asarray(data, dtype=x.dtype), GeluBackward0, (input,), (input,), approximate)
 
 
-@facts(fn="softplus", saved={"beta": lambda n: n._info[0], "threshold": lambda n: n._info[1]})
+@facts(fn="softplus", saved={"beta": lambda n: n._info_beta, "threshold": lambda n: n._info_threshold})
+@info_fields("beta", "threshold")
 class SoftplusBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
@@ -363,7 +365,8 @@ def _hardtanh_backward(g, x, lo, hi):
 
 
 @facts(fn="hardtanh", grads={"self": "(self > min_val) * (self < max_val)"},
-       saved={"min_val": lambda n: n._info[0], "max_val": lambda n: n._info[1]})
+       saved={"min_val": lambda n: n._info_min_val, "max_val": lambda n: n._info_max_val})
+@info_fields("min_val", "max_val")
 class HardtanhBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

@@ -12,6 +12,7 @@ from .._tensor import _wrap, Tensor
 from ..autograd import forward_ad as fw
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import _SMALL_SUM, FWD, NOT_KEPT, BackwardNode, facts, make, make2, OUT, sum_to
+from ..autograd.node import info_fields
 from ._core import _binary, _broadcast_error, _operand, _rbinary_data, exports, nograd_result, zeros_of
 from .index import where
 from ._math import pow_scalar_np
@@ -22,7 +23,7 @@ _ndarray = np.ndarray
 
 def _scalar_other(n):
     """A Python-number operand: PyTorch saves it as a 0-dim tensor (float64, int64 or bool)."""
-    c = n._info[2]
+    c = n._info_scalar
     if c is None:
         return NOT_KEPT
     # kept only for self's grad: none when self's edge is None (a view made under no_grad), as PyTorch's
@@ -31,13 +32,14 @@ def _scalar_other(n):
 
 
 # -- add / sub -----------------------------------------------------------------------------------------------
-@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved={"alpha": lambda n: n._info[2]})
+@facts(symbol="+", grads={"self": "1", "other": "alpha"}, saved={"alpha": lambda n: n._info_alpha})
+@info_fields("self_shape", "other_shape", "alpha")
 class AddBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return fw.add(t[0], fw.scale(t[1], self._info[2]))  # self_t + alpha * other_t
+        return fw.add(t[0], fw.scale(t[1], self._info_alpha))  # self_t + alpha * other_t
 
     def backward(self, g, s):
         sa, sb, alpha = self._info
@@ -55,13 +57,14 @@ class AddBackward0(BackwardNode):
         return ga, gb
 
 
-@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved={"alpha": lambda n: n._info[2]})
+@facts(symbol="−", grads={"self": "1", "other": "-alpha"}, saved={"alpha": lambda n: n._info_alpha})
+@info_fields("self_shape", "other_shape", "alpha")
 class SubBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return fw.add(t[0], fw.scale(t[1], -self._info[2]))  # self_t - alpha * other_t
+        return fw.add(t[0], fw.scale(t[1], -self._info_alpha))  # self_t - alpha * other_t
 
     def backward(self, g, s):
         sa, sb, alpha = self._info
@@ -144,6 +147,7 @@ def rsub(a, other):
 
 # -- mul / div -----------------------------------------------------------------------------------------------
 @facts(symbol="×", grads={"self": "other", "other": "self"}, saved={"other": _scalar_other})
+@info_fields("self_shape", "other_shape", "scalar")
 class MulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -152,7 +156,7 @@ class MulBackward0(BackwardNode):
 
     def jvp(self, t, p, out):
         x, y = p  # self_t * other + other_t * self
-        return fw.add(None if t[0] is None else t[0] * (y if y is not None else self._info[2]),
+        return fw.add(None if t[0] is None else t[0] * (y if y is not None else self._info_scalar),
                       None if t[1] is None else t[1] * x)
 
     def backward(self, g, s):
@@ -206,6 +210,7 @@ def rmul(a, other):
 
 
 @facts(symbol="÷", grads={"self": "1 / other", "other": "-self / other**2"}, saved={"other": _scalar_other})
+@info_fields("self_shape", "other_shape", "scalar")
 class DivBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "other")
@@ -213,7 +218,7 @@ class DivBackward0(BackwardNode):
     _pack_order = (1, 0)  # saved_tensors_hooks: PyTorch packs (and unpacks) the second operand first
 
     def jvp(self, t, p, out):
-        y = p[1] if p[1] is not None else self._info[2]  # (self_t - other_t * result) / other
+        y = p[1] if p[1] is not None else self._info_scalar  # (self_t - other_t * result) / other
         return fw.add(t[0], None if t[1] is None else -(t[1] * out)) / y
 
     def backward(self, g, s):

@@ -15,6 +15,7 @@ import numpy as np
 from .._tensor import Tensor, _wrap
 from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make, OUT
+from ..autograd.node import info_fields
 from ._core import _exp, _sum_keep, _t
 from .arith import _smul, mul
 
@@ -66,21 +67,19 @@ def _float_mask(attn_mask, dtype, L, S, is_causal):
     return d
 
 
-def _sdpa_saved(i):
-    return lambda n: n._info[i]
-
-
 @facts(fn="scaled_dot_product_attention",
-       saved={"dropout_p": lambda n: 0.0, "is_causal": _sdpa_saved(1), "scale": _sdpa_saved(2)})
+       saved={"dropout_p": lambda n: 0.0, "is_causal": lambda n: n._info_is_causal,
+              "scale": lambda n: n._info_scale})
+@info_fields("scale_factor", "is_causal", "scale", "causal_mask", "no_mask")
 class ScaledDotProductFlashAttentionForCpuBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("query", "key", "value", "attn_mask", "output", "logsumexp")
-    _empty_if = {"attn_mask": lambda n: n._info[4]}  # noqa: RUF012 (a read-only table)
+    _empty_if = {"attn_mask": lambda n: n._info_no_mask}  # noqa: RUF012 (a read-only table)
     jvp = _fw.not_in_pytorch("_scaled_dot_product_flash_attention_for_cpu")
 
     def backward(self, g, s):
         q, k, v, mask, o, lse = s
-        scale, causal = self._info[0], self._info[3]
+        scale, causal = self._info_scale_factor, self._info_causal_mask
         if causal is not None:  # is_causal: that mask is kept beside the node, not saved (as PyTorch's kernel)
             causal = causal if mask is None else causal + (mask._data if _t(mask) else mask)
             mask = causal if not _t(g) else _wrap(causal)

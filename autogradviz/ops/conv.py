@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor
 from ..autograd.node import BackwardNode, facts, make
+from ..autograd.node import info_fields
 from ._core import _dtname, _t, exports
 from .index import _scatter_back, getitem
 
@@ -105,14 +106,15 @@ def _cat(parts, dim):
 
 
 def _conv_saved(i):
-    return lambda n: n._info[1][i]
+    return lambda n: n._info_geometry[i]
 
 
 @facts(fn="convolution",
        saved={"stride": _conv_saved(0), "padding": _conv_saved(1), "dilation": _conv_saved(2),
-              "groups": lambda n: n._info[1][3], "transposed": lambda n: False,
-              "output_padding": lambda n: (0,) * len(n._info[1][0]),
-              "bias_sym_sizes_opt": lambda n: n._info[2]})
+              "groups": lambda n: n._info_geometry[3], "transposed": lambda n: False,
+              "output_padding": lambda n: (0,) * len(n._info_geometry[0]),
+              "bias_sym_sizes_opt": lambda n: n._info_bias_sizes})
+@info_fields("geometry2", "geometry", "bias_sizes", "one_d")
 class ConvolutionBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight")
@@ -120,8 +122,8 @@ class ConvolutionBackward0(BackwardNode):
     def jvp(self, t, p, out):
         """Bilinear: ``conv(input_t, weight) + conv(input, weight_t) + bias_t`` (PyTorch's convolution_jvp)."""
         (x, w, _), (tx, tw, tb) = p, t
-        stride, padding, dilation, groups = self._info[1]
-        conv = conv1d if self._info[3] else conv2d
+        stride, padding, dilation, groups = self._info_geometry
+        conv = conv1d if self._info_one_d else conv2d
         r = None
         if tx is not None:
             r = conv(tx, w, None, stride, padding, dilation, groups)

@@ -2,13 +2,16 @@
 import numpy as np
 
 from ..autograd.node import BackwardNode, facts, make
+from ..autograd.node import info_fields
 from ._core import _const, _t
 from .index import _scatter_back
 
 
 @facts(fn="embedding",
-       saved={"padding_idx": lambda n: n._info[1] % 2**64, "scale_grad_by_freq": lambda n: n._info[2],
-              "sparse": lambda n: False, "weight_sym_argsize_0": lambda n: n._info[0][0]})
+       saved={"padding_idx": lambda n: n._info_padding_idx % 2**64,
+              "scale_grad_by_freq": lambda n: n._info_scale_grad_by_freq,
+              "sparse": lambda n: False, "weight_sym_argsize_0": lambda n: n._info_weight_shape[0]})
+@info_fields("weight_shape", "padding_idx", "scale_grad_by_freq")
 class EmbeddingBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("indices",)

@@ -6,6 +6,7 @@ from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, sum_to, view_of
+from ..autograd.node import info_fields
 from ._core import _broadcast_error, _operand, _t, exports, keep_where, zeros_of
 from .shape import AliasBackward0, unsqueeze
 
@@ -18,7 +19,8 @@ def _where(c, a, b):
     return np.where(c, a, b)
 
 
-@facts(fn="gather", saved={"dim": lambda n: n._info[1], "sparse_grad": lambda n: False})
+@facts(fn="gather", saved={"dim": lambda n: n._info_dim, "sparse_grad": lambda n: False})
+@info_fields("shape", "dim", "index")
 class GatherBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index", "self")  # index is a tensor PyTorch saves; ours is kept in _info
@@ -117,7 +119,8 @@ def masked_fill(a, mask, value):
     return make(np.where(mb, np.asarray(value).astype(d.dtype), d), MaskedFillBackward0, (a,), saved, mb)
 
 
-@facts(fn="index_select", saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="index_select", saved={"dim": lambda n: n._info_dim, "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dim", "index")
 class IndexSelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("index",)
@@ -152,13 +155,14 @@ def index_select(a, dim, index):
 
 
 @facts(fn="where")
+@info_fields("condition", "self_shape", "other_shape")
 class WhereBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("condition",)
 
     def jvp(self, t, p, out):
         a, b = p  # where(condition, self_t, other_t)
-        return where(_wrap(self._info[0]), zeros_of(a) if t[0] is None else t[0],
+        return where(_wrap(self._info_condition), zeros_of(a) if t[0] is None else t[0],
                      zeros_of(b) if t[1] is None else t[1])
 
     def backward(self, g, s):
@@ -221,8 +225,9 @@ def _select(a, dim, index):
 
 # -- indexing ------------------------------------------------------------------------------------------------
 @facts(fn="select",
-       saved={"dim": lambda n: n._info[1], "index": lambda n: n._info[2],
-              "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"dim": lambda n: n._info_dim, "index": lambda n: n._info_index,
+              "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dim", "index")
 class SelectBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -239,31 +244,34 @@ class SelectBackward0(BackwardNode):
 _INT64_MAX = 2**63 - 1  # a slice without an end: PyTorch saves end=INT64_MAX
 
 
-@facts(fn="slice", saved={"dim": lambda n: n._info[1], "start": lambda n: n._info[3][0], "end": lambda n: n._info[3][1],
-                          "step": lambda n: n._info[3][2], "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="slice", saved={"dim": lambda n: n._info_dim, "start": lambda n: n._info_saved_slice[0],
+                          "end": lambda n: n._info_saved_slice[1], "step": lambda n: n._info_saved_slice[2],
+                          "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dim", "slice", "saved_slice")
 class SliceBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        _shape, dim, sl = self._info[:3]
+        dim, sl = self._info_dim, self._info_slice
         return getitem(t[0], (slice(None),) * dim + (sl,))
 
     def backward(self, g, s):
-        shape, dim, sl = self._info[:3]
+        shape, dim, sl = self._info_shape, self._info_dim, self._info_slice
         return (_scatter_back(g, shape, (slice(None),) * dim + (sl,)),)
 
 
 @facts(fn="index",
-       saved={"indices": lambda n: tuple(_wrap(k) for k in n._info[1] if isinstance(k, np.ndarray)),
-              "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"indices": lambda n: tuple(_wrap(k) for k in n._info_index if isinstance(k, np.ndarray)),
+              "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "index")
 class IndexBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("indices",)
 
     def jvp(self, t, p, out):
-        return _wrap(np.ascontiguousarray(t[0]._data[self._info[1]])) if not t[0]._requires_grad \
-            else getitem(t[0], self._info[1])
+        return _wrap(np.ascontiguousarray(t[0]._data[self._info_index])) if not t[0]._requires_grad \
+            else getitem(t[0], self._info_index)
 
     def backward(self, g, s):
         shape, idx = self._info

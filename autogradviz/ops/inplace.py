@@ -9,6 +9,7 @@ from .._tensor import _wrap, Tensor
 from ..autograd.grad_mode import STATE as _GM
 from ..autograd.node import (INFERENCE_VIEW, NO_GRAD_VIEW, BackwardNode, SavedOutput, facts, make, node_for, saved_output,
                              sum_to)
+from ..autograd.node import info_fields
 from .._dual import FW as _FW
 from ..autograd import forward_ad as _fw
 from ._core import INPLACE, _shape_arg, report_inplace, zeros_of
@@ -247,7 +248,7 @@ def refresh_views(a, rebased=False):
 
 def _as_strided_args(n):
     """The view's ``(size, stride, storage_offset)`` in its root's (C-ordered) elements, from the positions kept."""
-    idx = n._info[1]
+    idx = n._info_positions
     size = tuple(int(d) for d in idx.shape)
     if idx.size == 0:
         return size, tuple(0 for _ in size), 0
@@ -267,6 +268,7 @@ def _as_strided_args(n):
 
 @facts(saved={"size": lambda n: _as_strided_args(n)[0], "stride": lambda n: _as_strided_args(n)[1],
               "storage_offset": lambda n: _as_strided_args(n)[2]})
+@info_fields("shape", "positions")
 class AsStridedBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -497,6 +499,7 @@ def FillBackward0_node(a, name="FillBackward0", value=None):
 
 
 # -- x[key] = value ------------------------------------------------------------------------------------------
+@info_fields("index", "value_shape")
 class CopySlices(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -628,7 +631,7 @@ def setitem(a, key, value):
 
 def _index_put_indices(n):
     """PyTorch's ``_saved_indices`` of index_put_: one tensor per indexed dim (None for a full slice)."""
-    return tuple(None if isinstance(k, slice) else _wrap(np.asarray(k)) for k in n._info[0] if k is not Ellipsis)
+    return tuple(None if isinstance(k, slice) else _wrap(np.asarray(k)) for k in n._info_index if k is not Ellipsis)
 
 
 @facts(saved={"accumulate": lambda n: False, "indices": _index_put_indices})

@@ -1,26 +1,33 @@
 """Matrix products: mm, mv, dot, matmul, and addmm (what nn.Linear uses on 2-D input)."""
+from operator import attrgetter
+
 import numpy as np
 
 from .._tensor import Tensor
 from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
+from ..autograd.node import info_fields
 from ._core import _broadcast_error, _dtname, _operand, exports
 from .shape import expand_target, reshape, UnsafeViewBackward0, unsqueeze, view
 
 
-def _sizes_strides(*names, at=0, edge0=0):
+_MAT_FIELDS = ("colmajor1", "colmajor2", "shape1", "shape2", "strides1", "strides2", "itemsize")
+
+
+def _sizes_strides(*names, edge0=0):
     """The sizes and strides PyTorch keeps beside each saved matrix (``self_sym_sizes``, ``mat2_sym_strides``): read
-    from the node's ``_info`` (from ``at`` on: the shapes, then the byte strides and the item size), so that they stay
+    from the node's ``_info`` (``_MAT_FIELDS``: the shapes, the byte strides and the item size), so that they stay
     readable after the saved tensors are freed, as in PyTorch. A matrix's strides are kept only when its own gradient
     is computed (its edge, from ``edge0`` on, is valid); else ``()``."""
     def read(i, strides):
+        shape, byte_strides = attrgetter(f"_info_shape{i + 1}"), attrgetter(f"_info_strides{i + 1}")
+
         def f(n):
-            info = n._info
             if not strides:
-                return tuple(info[at + i])
+                return tuple(shape(n))
             if n.next_functions[edge0 + i][0] is None:
                 return ()
-            return tuple(st // info[at + 4] for st in info[at + 2 + i])
+            return tuple(st // n._info_itemsize for st in byte_strides(n))
         return f
     out = {}
     for i, name in enumerate(names):
@@ -82,7 +89,8 @@ def _check_dtypes(a, b, what="mm"):
 _BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "mv": "addmv_impl_cpu", "dot": "dot", "bmm": "bmm"}
 
 
-@facts(fn="mm", saved=_sizes_strides("self", "mat2", at=2))
+@facts(fn="mm", saved=_sizes_strides("self", "mat2"))
+@info_fields(*_MAT_FIELDS)
 class MmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "mat2")
@@ -95,7 +103,7 @@ class MmBackward0(BackwardNode):
 
     def backward(self, g, s):
         a, b = s
-        c1, c2 = self._info[:2]  # were self and mat2 column-major? (ATen keeps their strides)
+        c1, c2 = self._info_colmajor1, self._info_colmajor2  # were self and mat2 column-major? (ATen keeps strides)
         nf = self.next_functions
         return (_mat1_grad(g, b, c1) if nf[0][0] is not None else None,
                 _mat2_grad(a, g, c2) if nf[1][0] is not None else None)
@@ -325,7 +333,9 @@ def rmatmul(a, other):
     return matmul(b, a)
 
 
-@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2", at=5, edge0=1), alpha=lambda n: n._info[2], beta=lambda n: n._info[1]))
+@facts(fn="addmm", saved=dict(_sizes_strides("mat1", "mat2", edge0=1), alpha=lambda n: n._info_alpha,
+                                     beta=lambda n: n._info_beta))
+@info_fields("bias_shape", "beta", "alpha", *_MAT_FIELDS)
 class AddmmBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("mat1", "mat2")
@@ -333,13 +343,14 @@ class AddmmBackward0(BackwardNode):
 
     def jvp(self, t, p, out):
         _bias, m1, m2 = p  # beta * self_t + alpha * (mat1_t @ mat2 + mat1 @ mat2_t)
-        beta, alpha = self._info[1:3]
+        beta, alpha = self._info_beta, self._info_alpha
         prod = fw.add(None if t[1] is None else t[1] @ m2, None if t[2] is None else m1 @ t[2])
         return fw.add(fw.scale(t[0], beta), fw.scale(prod, alpha))
 
     def backward(self, g, s):
         m1, m2 = s
-        bias_shape, beta, alpha, c1, c2 = self._info[:5]
+        bias_shape, beta, alpha = self._info_bias_shape, self._info_beta, self._info_alpha
+        c1, c2 = self._info_colmajor1, self._info_colmajor2
         nf = self.next_functions
         gb = g1 = g2 = None
         if nf[0][0] is not None:

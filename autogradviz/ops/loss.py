@@ -8,6 +8,7 @@ from .._sumorder import full_sum
 from .._tensor import _wrap, Tensor
 from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
+from ..autograd.node import info_fields
 from ._core import _broadcast_error, _const, _DT_NAMES, _dtname, _t, _unsqueeze, keep_where
 from .activation import _np_sigmoid, log_softmax, softplus
 from .arith import _sdiv, _smul, add, div, mul, sub
@@ -51,7 +52,8 @@ def _reduction(reduction, size_average=None, reduce=None):
     return reduction
 
 
-@facts(fn="mse_loss", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="mse_loss", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
+@info_fields("reduction", "numel", "self_shape", "target_shape")
 class MseLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
@@ -128,15 +130,17 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 
 
 @facts(fn="nll_loss",
-       saved={"ignore_index": lambda n: n._info[3] % 2**64, "reduction": lambda n: _REDUCTION_ENUM[n._info[1]]})
+       saved={"ignore_index": lambda n: n._info_ignore_index % 2**64,
+              "reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
+@info_fields("coef", "reduction", "class_dim", "ignore_index", "total_weight", "no_weight")
 class NllLossBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "total_weight")
-    _empty_if = {"weight": lambda n: n._info[5]}  # noqa: RUF012 (a read-only table)
+    _empty_if = {"weight": lambda n: n._info_no_weight}  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):
-        coef, reduction, cdim = self._info[:3]
+        coef, reduction, cdim = self._info_coef, self._info_reduction, self._info_class_dim
         if reduction == "none":
             g = _unsqueeze(g, cdim)
         if isinstance(g, Tensor):
@@ -324,16 +328,18 @@ def _scale_back(gx, g, reduction, n):
     return gx * (1.0 / n) if reduction == "mean" else gx
 
 
-@facts(fn="binary_cross_entropy", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="binary_cross_entropy", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
+@info_fields("reduction", "numel", "no_weight")
 class BinaryCrossEntropyBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight")
-    _empty_if = {"weight": lambda n: n._info[2]}  # no weight given: reads None after release too, as PyTorch's  # noqa: RUF012 (a read-only table)
+    # no weight given: reads None after release too, as PyTorch's
+    _empty_if = {"weight": lambda n: n._info_no_weight}  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):
         x, t, w = s
-        reduction, n = self._info[:2]
+        reduction, n = self._info_reduction, self._info_numel
         nf = self.next_functions
         gx = gt = None
         if nf[0][0] is not None:
@@ -371,16 +377,17 @@ def _np_log_sigmoid(x):
     return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
-@facts(fn="binary_cross_entropy_with_logits", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="binary_cross_entropy_with_logits", saved={"reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
+@info_fields("reduction", "numel", "no_weight", "no_pos_weight")
 class BinaryCrossEntropyWithLogitsBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target", "weight", "pos_weight")
-    _empty_if = {"weight": lambda n: n._info[2], "pos_weight": lambda n: n._info[3]}  # noqa: RUF012 (a read-only table)
+    _empty_if = {"weight": lambda n: n._info_no_weight, "pos_weight": lambda n: n._info_no_pos_weight}  # noqa: RUF012 (a read-only table)
     jvp = fw.loss
 
     def backward(self, g, s):
         x, t, w, pw = s
-        reduction, n = self._info[:2]
+        reduction, n = self._info_reduction, self._info_numel
         nf = self.next_functions
         gx = gt = None
         if nf[0][0] is not None:
@@ -435,6 +442,7 @@ def _pointwise_loss(cls, input, target, reduction, param, np_loss, out_dtype=Non
                 (reduction, d.size, param, input._data.shape, target._data.shape))
 
 
+@info_fields("reduction", "numel", "param", "self_shape", "target_shape")
 class _PointwiseLossBackward(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "target")
@@ -454,7 +462,8 @@ def _clip(d, lo, hi):
     return d.clamp(lo, hi) if _t(d) else np.clip(d, lo, hi)
 
 
-@facts(fn="smooth_l1_loss", saved={"beta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="smooth_l1_loss", saved={"beta": lambda n: n._info_param,
+                                           "reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
 class SmoothL1LossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 
@@ -463,7 +472,8 @@ class SmoothL1LossBackward0(_PointwiseLossBackward):
         return _clip(d * (1.0 / beta), -1.0, 1.0)   # d / beta inside the band, the sign outside
 
 
-@facts(fn="huber_loss", saved={"delta": lambda n: n._info[2], "reduction": lambda n: _REDUCTION_ENUM[n._info[0]]})
+@facts(fn="huber_loss", saved={"delta": lambda n: n._info_param,
+                                       "reduction": lambda n: _REDUCTION_ENUM[n._info_reduction]})
 class HuberLossBackward0(_PointwiseLossBackward):
     __slots__ = ()
 

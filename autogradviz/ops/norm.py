@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import _wrap
 from ..autograd.node import BackwardNode, facts, make, sum_to
+from ..autograd.node import info_fields
 from ._core import _dtname, _t, exports
 
 
@@ -67,24 +68,26 @@ def _norm_jvp(x, w, b, tx, tw, tb, dims, eps, wshape, training=True, stats=None)
 
 
 def _ln_shape(n):
-    return tuple(n._info[0])
+    return tuple(n._info_normalized_shape)
 
 
 @facts(fn="layer_norm", saved={"normalized_shape": _ln_shape})
+@info_fields("normalized_shape", "eps", "no_weight", "no_bias")
 class NativeLayerNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "bias", "result1", "result2")
-    _empty_if = {"weight": lambda n: n._info[2], "bias": lambda n: n._info[3]}  # not given: None after backward too  # noqa: RUF012 (a read-only table)
+    # not given: None after backward too
+    _empty_if = {"weight": lambda n: n._info_no_weight, "bias": lambda n: n._info_no_bias}  # noqa: RUF012 (a read-only table)
 
     def jvp(self, t, p, out):
         x, w, b = p
-        normalized_shape, eps = self._info[:2]
+        normalized_shape, eps = self._info_normalized_shape, self._info_eps
         dims = tuple(range(x._data.ndim - len(normalized_shape), x._data.ndim))
         return _norm_jvp(x, w, b, *t, dims, eps, tuple(normalized_shape))
 
     def backward(self, g, s):
         x, w, b, mu, rstd = s
-        normalized_shape, eps = self._info[:2]
+        normalized_shape, eps = self._info_normalized_shape, self._info_eps
         nf = self.next_functions
         dims = tuple(range(x.ndim - len(normalized_shape), x.ndim))
         if _t(g):
@@ -141,16 +144,17 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
 
 # -- batch_norm -------------------------------------------------------------------------------------------------
-@facts(fn="batch_norm", saved={"eps": lambda n: n._info[1], "training": lambda n: n._info[0]})
+@facts(fn="batch_norm", saved={"eps": lambda n: n._info_eps, "training": lambda n: n._info_training})
+@info_fields("training", "eps", "no_weight", "no_running_mean", "no_running_var")
 class NativeBatchNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("input", "weight", "running_mean", "running_var", "result1", "result2")
-    _empty_if = {"weight": lambda n: n._info[2], "running_mean": lambda n: n._info[3],  # noqa: RUF012 (a read-only table)
-                 "running_var": lambda n: n._info[4]}
+    _empty_if = {"weight": lambda n: n._info_no_weight, "running_mean": lambda n: n._info_no_running_mean,  # noqa: RUF012 (a read-only table)
+                 "running_var": lambda n: n._info_no_running_var}
 
     def jvp(self, t, p, out):
         x, w, b = p
-        training, eps = self._info[:2]
+        training, eps = self._info_training, self._info_eps
         nd = x._data.ndim
         dims = (0,) + tuple(range(2, nd))
         cshape = (1, -1) + (1,) * (nd - 2)
@@ -162,7 +166,7 @@ class NativeBatchNormBackward0(BackwardNode):
 
     def backward(self, g, s):
         x, w, rm, rv, mean, invstd = s
-        training, eps = self._info[:2]
+        training, eps = self._info_training, self._info_eps
         nf = self.next_functions
         dims = (0,) + tuple(range(2, x.ndim))
         cshape = (1, -1) + (1,) * (x.ndim - 2)

@@ -12,6 +12,7 @@ from .. import _dtype, _random
 from .._tensor import _wrap, Tensor
 from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make, sum_to
+from ..autograd.node import info_fields
 from ._core import _broadcast_error, _dtname, exports, nograd_result
 
 
@@ -43,7 +44,8 @@ def _float_type(*tensors):
 
 # -- addcmul -------------------------------------------------------------------------------------------------------
 @facts(fn="addcmul", grads={"self": "1", "tensor1": "tensor2 * value", "tensor2": "tensor1 * value"},
-       saved={"value": lambda n: n._info[3]})
+       saved={"value": lambda n: n._info_value})
+@info_fields("self_shape", "tensor1_shape", "tensor2_shape", "value")
 class AddcmulBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("tensor1", "tensor2")
@@ -51,7 +53,7 @@ class AddcmulBackward0(BackwardNode):
 
     def jvp(self, t, p, out):
         ta, t1, t2 = t  # self_t + value * (tensor1_t * tensor2 + tensor1 * tensor2_t)
-        value = self._info[3]
+        value = self._info_value
         prod = _fw.add(None if t1 is None else t1 * p[2], None if t2 is None else p[1] * t2)
         return _fw.add(ta, _fw.scale(prod, value))
 
@@ -79,13 +81,14 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 
 
 # -- lerp ------------------------------------------------------------------------------------------------------------
-@facts(fn="lerp", grads={"self": "1 - weight", "end": "weight"}, saved={"weight": lambda n: n._info[2]})
+@facts(fn="lerp", grads={"self": "1 - weight", "end": "weight"}, saved={"weight": lambda n: n._info_weight})
+@info_fields("self_shape", "end_shape", "weight")
 class LerpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        w = self._info[2]  # self_t * (1 - weight) + end_t * weight
+        w = self._info_weight  # self_t * (1 - weight) + end_t * weight
         return _fw.add(_fw.scale(t[0], 1 - w) if t[0] is not None and w != 0 else None,
                        _fw.scale(t[1], w) if t[1] is not None and w != 0 else None)
 

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._tensor import Tensor, _wrap
 from ..autograd.node import BackwardNode, facts, make
+from ..autograd.node import info_fields
 from ._core import _const, _dtname, _t
 from .index import _scatter_back
 
@@ -59,9 +60,10 @@ def _as4(x):
 
 # -- max_pool2d ---------------------------------------------------------------------------------------------------
 @facts(fn="max_pool2d",
-       saved={"kernel_size": lambda n: n._info[1][0], "stride": lambda n: n._info[2],
-              "padding": lambda n: n._info[1][2], "dilation": lambda n: n._info[1][3],
-              "ceil_mode": lambda n: n._info[1][4]})
+       saved={"kernel_size": lambda n: n._info_geometry[0], "stride": lambda n: n._info_stride,
+              "padding": lambda n: n._info_geometry[2], "dilation": lambda n: n._info_geometry[3],
+              "ceil_mode": lambda n: n._info_geometry[4]})
+@info_fields("shape", "geometry", "stride")
 class MaxPool2DWithIndicesBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result1")
@@ -187,18 +189,19 @@ def _avg_map(h, w, k, s, p, ceil_mode, count_include_pad, divisor_override, dtyp
 
 
 @facts(fn="avg_pool2d",
-       saved={"kernel_size": lambda n: n._info[2][0], "stride": lambda n: n._info[3],
-              "padding": lambda n: n._info[2][2], "ceil_mode": lambda n: n._info[2][3],
-              "count_include_pad": lambda n: n._info[2][4], "divisor_override": lambda n: n._info[2][5]})
+       saved={"kernel_size": lambda n: n._info_geometry[0], "stride": lambda n: n._info_stride,
+              "padding": lambda n: n._info_geometry[2], "ceil_mode": lambda n: n._info_geometry[3],
+              "count_include_pad": lambda n: n._info_geometry[4], "divisor_override": lambda n: n._info_geometry[5]})
+@info_fields("map", "in_hw", "geometry", "stride")
 class AvgPool2DBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def jvp(self, t, p, out):
-        return _apply_map(t[0], self._info[0], tuple(out._data.shape[-2:]))  # linear: the same map of the tangent
+        return _apply_map(t[0], self._info_map, tuple(out._data.shape[-2:]))  # linear: the same map of the tangent
 
     def backward(self, g, s):
-        P, in_hw = self._info[:2]
+        P, in_hw = self._info_map, self._info_in_hw
         return (_apply_map_t(g, P, in_hw),)
 
 
@@ -225,12 +228,13 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 
 
 @facts(fn="adaptive_avg_pool2d")
+@info_fields("map", "in_hw")
 class AdaptiveAvgPool2DBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def jvp(self, t, p, out):
-        return _apply_map(t[0], self._info[0], tuple(out._data.shape[-2:]))
+        return _apply_map(t[0], self._info_map, tuple(out._data.shape[-2:]))
 
     def backward(self, g, s):
         P, in_hw = self._info
@@ -265,16 +269,17 @@ def adaptive_avg_pool2d(input, output_size):
 
 
 # -- pad ---------------------------------------------------------------------------------------------------------
-@facts(fn="constant_pad_nd", saved={"pad": lambda n: tuple(v % 2**64 for v in n._info[0])})
+@facts(fn="constant_pad_nd", saved={"pad": lambda n: tuple(v % 2**64 for v in n._info_pad)})
+@info_fields("pad", "shape")
 class ConstantPadNdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return _constant_pad(t[0], self._info[0], 0.0)  # the padding is a constant: its tangent is zero
+        return _constant_pad(t[0], self._info_pad, 0.0)  # the padding is a constant: its tangent is zero
 
     def backward(self, g, s):
-        neg = tuple(-p for p in self._info[0])  # PyTorch: constant_pad_nd(grad, -pad)
+        neg = tuple(-p for p in self._info_pad)  # PyTorch: constant_pad_nd(grad, -pad)
         if _t(g):
             return (_constant_pad(g, neg, 0.0),)
         return (_np_constant_pad(g, neg, 0.0),)
@@ -315,19 +320,20 @@ def _edge_index(size, lo, hi, mode):
     return i
 
 
+@info_fields("pad", "key", "shape")
 class _EdgePadNode(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def jvp(self, t, p, out):
-        return t[0][self._info[1]]  # linear: the tangent read at the same (reflected or repeated) positions
+        return t[0][self._info_key]  # linear: the tangent read at the same (reflected or repeated) positions
 
     def backward(self, g, s):
-        key, shape = self._info[1:]
+        key, shape = self._info_key, self._info_shape
         return (_scatter_back(g, tuple(shape), key, accumulate=True),)
 
 
-_padding_saved = {"padding": lambda n: n._info[0]}
+_padding_saved = {"padding": lambda n: n._info_pad}
 
 
 @facts(fn="reflection_pad1d", saved=_padding_saved)

@@ -6,6 +6,7 @@ from .. import _checks, _dtype
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd import forward_ad as fw
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
+from ..autograd.node import info_fields
 from ._core import _broadcast_error, _exp, _float_data, _t, exports, keep_where, nograd_result
 from .index import _scatter, where
 from .shape import cat, stack
@@ -71,19 +72,18 @@ class SumBackward0(BackwardNode):
 
 
 @facts(fn="sum",
-       saved={"dim": lambda n: n._info[3] if len(n._info) > 3 else n._info[1], "keepdim": lambda n: n._info[2],
-              "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"dim": lambda n: n._info_dim_given, "keepdim": lambda n: n._info_keepdim,
+              "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dims", "keepdim", "dim_given")
 class SumBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        _shape, dims, keepdim = self._info
-        return t[0].sum(list(dims), keepdim)
+        return t[0].sum(list(self._info_dims), self._info_keepdim)
 
     def backward(self, g, s):
-        shape, dims, keepdim = self._info[:3]
-        return (_expand_back(g, shape, dims, keepdim),)
+        return (_expand_back(g, self._info_shape, self._info_dims, self._info_keepdim),)
 
 
 def _sum_dtype(a, dtype):
@@ -119,17 +119,18 @@ def sum(a, dim=_NOT_GIVEN, keepdim=False, dtype=None, axis=None, keepdims=None):
         r = np.sum(d, axis=dims, keepdims=keepdim, dtype=out_dtype)
     if type(r) is np.ndarray and not r.flags.c_contiguous:
         r = np.ascontiguousarray(r)  # (numpy keeps the input's memory order; PyTorch's result is contiguous)
-    return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim))
+    return make(r, SumBackward1, (a,), (), (d.shape, dims, keepdim, dims))
 
 
 @facts(fn="mean", grads={"self": "1 / self_sym_numel"},
-       saved={"self_sym_numel": lambda n: int(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"self_sym_numel": lambda n: int(n._info_numel), "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "numel")
 class MeanBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return t[0].sum() / self._info[1]
+        return t[0].sum() / self._info_numel
 
     def backward(self, g, s):
         shape, n = self._info
@@ -141,19 +142,18 @@ class MeanBackward0(BackwardNode):
 
 
 @facts(fn="mean",
-       saved={"dim": lambda n: n._info[4] if len(n._info) > 4 else n._info[1], "keepdim": lambda n: n._info[2],
-              "self_sym_numel": lambda n: _numel(n._info[0]), "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"dim": lambda n: n._info_dim_given, "keepdim": lambda n: n._info_keepdim,
+              "self_sym_numel": lambda n: _numel(n._info_shape), "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dims", "keepdim", "numel", "dim_given")
 class MeanBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        _shape, dims, keepdim, n = self._info[:4]
-        return t[0].sum(list(dims), keepdim) / n
+        return t[0].sum(list(self._info_dims), self._info_keepdim) / self._info_numel
 
     def backward(self, g, s):
-        shape, dims, keepdim, n = self._info[:4]
-        return (_expand_back(g / n, shape, dims, keepdim),)
+        return (_expand_back(g / self._info_numel, self._info_shape, self._info_dims, self._info_keepdim),)
 
 
 _F32, _F64 = np.dtype(np.float32), np.dtype(np.float64)
@@ -226,8 +226,9 @@ class MinBackward1(MaxBackward1):
 
 
 @facts(fn="max",
-       saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2],
-              "self_sym_sizes": lambda n: tuple(n._info[0])})
+       saved={"dim": lambda n: n._info_dim, "keepdim": lambda n: n._info_keepdim,
+              "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dim", "keepdim", "indices")
 class MaxBackward0(BackwardNode):
     """max(dim)/min(dim): the gradient goes to the position of each selected value."""
     __slots__ = ()
@@ -524,7 +525,8 @@ def _keep_dims(t, dims, keepdim):
     return t
 
 
-@facts(fn="logsumexp", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
+@facts(fn="logsumexp", saved={"dim": lambda n: tuple(n._info_dims), "keepdim": lambda n: n._info_keepdim})
+@info_fields("dims", "keepdim")
 class LogsumexpBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -553,7 +555,8 @@ def logsumexp(a, dim, keepdim=False):
     return make(np.asarray(r, dtype=d.dtype), LogsumexpBackward0, (a,), (a, OUT), (dims, keepdim))
 
 
-@facts(fn="amax", saved={"dim": lambda n: tuple(n._info[0]), "keepdim": lambda n: n._info[1]})
+@facts(fn="amax", saved={"dim": lambda n: tuple(n._info_dims), "keepdim": lambda n: n._info_keepdim})
+@info_fields("dims", "keepdim")
 class AmaxBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -658,7 +661,8 @@ class ProdBackward0(BackwardNode):
             return (_prod_backward(g, x, r, None, False),)
 
 
-@facts(fn="prod", saved={"dim": lambda n: n._info[0], "keepdim": lambda n: n._info[1]})
+@facts(fn="prod", saved={"dim": lambda n: n._info_dim, "keepdim": lambda n: n._info_keepdim})
+@info_fields("dim", "keepdim")
 class ProdBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
@@ -765,29 +769,33 @@ def _var_backward(g, x, dims, keepdim, correction, n):
         return 2.0 / dof * g * (x - m)
 
 
-_var_keeps = {"correction": lambda n: n._info[4][1], "dim": lambda n: n._info[4][0], "keepdim": lambda n: n._info[1]}
+_var_keeps = {"correction": lambda n: n._info_given[1], "dim": lambda n: n._info_given[0],
+              "keepdim": lambda n: n._info_keepdim}
 
 
 @facts(fn="var", saved=_var_keeps)
+@info_fields("dims", "keepdim", "correction", "numel", "given")
 class VarBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
 
     def jvp(self, t, p, out):
-        dims, keepdim = self._info[:2]
+        dims, keepdim = self._info_dims, self._info_keepdim
         return fw.reduction(self, t, p, out, dims, keepdim)  # sum(self_t * 2 (self - mean) / (n - correction))
 
     def backward(self, g, s):
-        return (_var_backward(g, s[0], *self._info[:4]),)
+        return (_var_backward(g, s[0], self._info_dims, self._info_keepdim, self._info_correction,
+                               self._info_numel),)
 
 
 @facts(fn="std", saved=_var_keeps)
+@info_fields("dims", "keepdim", "correction", "numel", "given")
 class StdBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")
 
     def jvp(self, t, p, out):
-        dims, keepdim = self._info[:2]
+        dims, keepdim = self._info_dims, self._info_keepdim
         return fw.reduction(self, t, p, out, dims, keepdim)
 
     def backward(self, g, s):
@@ -801,10 +809,13 @@ class StdBackward0(BackwardNode):
             with np.errstate(divide="ignore", invalid="ignore"):
                 gv = g / (r * 2)
             gv = np.where(r == 0, np.zeros((), dtype=gv.dtype), gv).astype(gv.dtype, copy=False)
-        return (_var_backward(gv, x, *self._info[:4]),)
+        return (_var_backward(gv, x, self._info_dims, self._info_keepdim, self._info_correction,
+                               self._info_numel),)
 
 
-@facts(fn="norm", saved={"dim": lambda n: n._info[1], "keepdim": lambda n: n._info[2], "ord": lambda n: n._info[0]})
+@facts(fn="norm", saved={"dim": lambda n: n._info_dims, "keepdim": lambda n: n._info_keepdim,
+                         "ord": lambda n: n._info_ord})
+@info_fields("ord", "dims", "keepdim")
 class LinalgVectorNormBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self", "result")

@@ -6,6 +6,7 @@ from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, make_views, sum_to, view_of
+from ..autograd.node import info_fields
 from ._core import _shape_arg, _t, exports, zeros_of
 import itertools
 
@@ -146,16 +147,18 @@ def t(a):
     return view_of(a, d.T, TBackward0)
 
 
-@facts(fn="transpose", saved={"dim0": lambda n: n._info[2] % 2**64, "dim1": lambda n: n._info[3] % 2**64})
+@facts(fn="transpose", saved={"dim0": lambda n: n._info_dim0_given % 2**64,
+                              "dim1": lambda n: n._info_dim1_given % 2**64})
+@info_fields("dim0", "dim1", "dim0_given", "dim1_given")
 class TransposeBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return t[0].transpose(*self._info[:2])
+        return t[0].transpose(self._info_dim0, self._info_dim1)
 
     def backward(self, g, s):
-        d0, d1 = self._info[:2]
+        d0, d1 = self._info_dim0, self._info_dim1
         if isinstance(g, Tensor):
             return (g.transpose(d0, d1),)
         return (np.swapaxes(g, d0, d1),)
@@ -223,7 +226,8 @@ class SqueezeBackward0(ViewBackward0):
     __slots__ = ()
 
 
-@facts(fn="squeeze", saved={"dim": lambda n: n._info[1] % 2**64, "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="squeeze", saved={"dim": lambda n: n._info_dim % 2**64, "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "dim")
 class SqueezeBackward1(BackwardNode):
     __slots__ = ()
 
@@ -231,14 +235,15 @@ class SqueezeBackward1(BackwardNode):
         return t[0].reshape(tuple(out._data.shape))  # linear: the same reshaping of the tangent
 
     def backward(self, g, s):
-        return (g.reshape(self._info[0]),)
+        return (g.reshape(self._info_shape),)
 
 
 class SqueezeBackward2(ViewBackward0):
     __slots__ = ()
 
 
-@facts(fn="unsqueeze", saved={"dim": lambda n: n._info[1] % 2**64})  # (PyTorch shows a negative dim unsigned)
+@facts(fn="unsqueeze", saved={"dim": lambda n: n._info_dim % 2**64})  # (PyTorch shows a negative dim unsigned)
+@info_fields("shape", "dim")
 class UnsqueezeBackward0(BackwardNode):
     __slots__ = ()
 
@@ -246,7 +251,7 @@ class UnsqueezeBackward0(BackwardNode):
         return t[0].reshape(tuple(out._data.shape))  # linear: the same reshaping of the tangent
 
     def backward(self, g, s):
-        return (g.reshape(self._info[0]),)
+        return (g.reshape(self._info_shape),)
 
 
 class _AllDims:
@@ -349,13 +354,15 @@ def alias(a):
 
 
 # -- shape and index ops ----------------------------------------------------------------------------------------
-@facts(fn="repeat", saved={"repeats": lambda n: tuple(n._info[1]), "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="repeat", saved={"repeats": lambda n: tuple(n._info_repeats),
+                           "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "repeats")
 class RepeatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return t[0].repeat(*self._info[1])
+        return t[0].repeat(*self._info_repeats)
 
     def backward(self, g, s):
         shape, reps = self._info
@@ -410,8 +417,9 @@ def flip(a, *dims):
     return make(np.flip(d, dims).copy(), FlipBackward0, (a,), (), dims)
 
 
-@facts(fn="roll", saved={"dims": lambda n: tuple(n._info[1]),
-                         "shifts": lambda n: tuple(s % 2**64 for s in n._info[0])})  # (PyTorch: unsigned)
+@facts(fn="roll", saved={"dims": lambda n: tuple(n._info_dims),
+                         "shifts": lambda n: tuple(s % 2**64 for s in n._info_shifts)})  # (PyTorch: unsigned)
+@info_fields("shifts", "dims")
 class RollBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
@@ -502,6 +510,7 @@ def narrow(a, dim, start, length):
     return a[(slice(None),) * dim + (slice(start, start + length),)]
 
 
+@info_fields("shape", "dim", "pieces", "stacked", "dtype")
 class _SplitNode(BackwardNode):
     """One node for all the outputs of split/chunk/unbind (``_nout`` of them); its grads come back as a list."""
     # no __slots__: each node has its own ``_nout``
@@ -539,20 +548,20 @@ class _SplitNode(BackwardNode):
 
 
 @facts(fn="split",
-       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
-              "split_size": lambda n: n._info[2][0]})
+       saved={"dim": lambda n: n._info_dim, "self_sym_sizes": lambda n: tuple(n._info_shape),
+              "split_size": lambda n: n._info_pieces[0]})
 class SplitBackward0(_SplitNode):
     pass
 
 
 @facts(fn="split_with_sizes",
-       saved={"dim": lambda n: n._info[1], "self_sym_sizes": lambda n: tuple(n._info[0]),
-              "split_sizes": lambda n: tuple(n._info[2])})
+       saved={"dim": lambda n: n._info_dim, "self_sym_sizes": lambda n: tuple(n._info_shape),
+              "split_sizes": lambda n: tuple(n._info_pieces)})
 class SplitWithSizesBackward0(_SplitNode):
     pass
 
 
-@facts(fn="unbind", saved={"dim": lambda n: n._info[1]})
+@facts(fn="unbind", saved={"dim": lambda n: n._info_dim})
 class UnbindBackward0(_SplitNode):
     pass
 
@@ -600,13 +609,14 @@ def unbind(a, dim=0):
     return _multi_view(a, datas, UnbindBackward0, dim, [1] * d.shape[dim], True)
 
 
-@facts(fn="cat", saved={"dim": lambda n: n._info[0]})
+@facts(fn="cat", saved={"dim": lambda n: n._info_dim})
+@info_fields("dim", "sizes")
 class CatBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return cat([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info[0])
+        return cat([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info_dim)
 
     def backward(self, g, s):
         dim, sizes = self._info
@@ -635,13 +645,14 @@ def cat(tensors, dim=0):
     return make(data, CatBackward0, tuple(tensors), (), (d, [t._data.shape[d] for t in tensors]))
 
 
-@facts(fn="stack", saved={"dim": lambda n: n._info[0]})
+@facts(fn="stack", saved={"dim": lambda n: n._info_dim})
+@info_fields("dim", "count")
 class StackBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return stack([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info[0])
+        return stack([zeros_of(x) if tx is None else tx for tx, x in zip(t, p)], self._info_dim)
 
     def backward(self, g, s):
         dim, n = self._info

@@ -14,6 +14,7 @@ from .. import _checks
 from .._tensor import _wrap, _wrap_dim
 from ..autograd import forward_ad as _fw
 from ..autograd.node import BackwardNode, facts, make
+from ..autograd.node import info_fields
 from ._core import _t, exports, nograd_result
 from .index import _scatter, gather
 from .reduce import _ReturnTypes
@@ -22,9 +23,10 @@ _U64 = 2 ** 64
 
 
 def _dim_saved(n):
-    return n._info[1] % _U64  # PyTorch keeps the dim as it was given: -1 reads 18446744073709551615
+    return n._info_dim % _U64  # PyTorch keeps the dim as it was given: -1 reads 18446744073709551615
 
 
+@info_fields("shape", "dim", "indices")
 class _PickBackward(BackwardNode):
     """The grad of the picked values goes to their positions (``_info``: input shape, dim as given, indices)."""
     __slots__ = ()
@@ -50,7 +52,7 @@ class _PickBackward(BackwardNode):
         return (out,)
 
 
-_SAVED = {"dim": _dim_saved, "self_sym_sizes": lambda n: tuple(n._info[0])}
+_SAVED = {"dim": _dim_saved, "self_sym_sizes": lambda n: tuple(n._info_shape)}
 
 
 @facts(fn="sort", saved=_SAVED)

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _checks
 from .._tensor import _wrap, _wrap_dim, Tensor
 from ..autograd.node import BackwardNode, facts, make, view_of
+from ..autograd.node import info_fields
 from ._core import _t, exports, nograd_result
 from .index import index_select
 from .shape import clone, expand, flatten, reshape, unsqueeze, view
@@ -42,14 +43,15 @@ class DiagEmbedBackward0(BackwardNode):
         return (g.diagonal(self._info) if _t(g) else np.diagonal(g, self._info).copy(),)
 
 
-@facts(fn="diagonal", saved={"dim1": lambda n: 0, "dim2": lambda n: 1, "offset": lambda n: n._info[1] % _U64,
-                             "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="diagonal", saved={"dim1": lambda n: 0, "dim2": lambda n: 1, "offset": lambda n: n._info_offset % _U64,
+                             "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "offset")
 class DiagonalBackward0_copy(BackwardNode):  # noqa: N801  (PyTorch's name)
     __slots__ = ()
     _saved_names = ()
 
     def jvp(self, t, p, out):
-        return diag(t[0], self._info[1])  # linear: the same diagonal of the tangent
+        return diag(t[0], self._info_offset)  # linear: the same diagonal of the tangent
 
     def backward(self, g, s):
         shape, offset = self._info
@@ -227,8 +229,10 @@ def _diag_scatter(g, shape, offset, d1, d2):
     return out
 
 
-@facts(fn="diagonal", saved={"dim1": lambda n: n._info[2] % _U64, "dim2": lambda n: n._info[3] % _U64,
-                             "offset": lambda n: n._info[1] % _U64, "self_sym_sizes": lambda n: tuple(n._info[0])})
+@facts(fn="diagonal", saved={"dim1": lambda n: n._info_dim1 % _U64, "dim2": lambda n: n._info_dim2 % _U64,
+                             "offset": lambda n: n._info_offset % _U64,
+                             "self_sym_sizes": lambda n: tuple(n._info_shape)})
+@info_fields("shape", "offset", "dim1", "dim2")
 class DiagonalBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ()

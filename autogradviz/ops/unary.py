@@ -11,6 +11,7 @@ from .. import _checks, _dtype
 from .._tensor import _wrap, Tensor
 from ..autograd.forward_ad import elementwise
 from ..autograd.node import BackwardNode, facts, make, OUT, sum_to
+from ..autograd.node import info_fields
 from ._core import _exp, _f, _float_data, _np_or, exports, keep_where, nograd_result, zeros_of
 from .arith import _smul
 from . import arith as _arith
@@ -146,7 +147,8 @@ def reciprocal(a):
 
 
 @facts(fn="clamp", grads={"self": "(self >= min) * (self <= max)"},
-       saved={"min": lambda n: n._info[0], "max": lambda n: n._info[1]})
+       saved={"min": lambda n: n._info_min, "max": lambda n: n._info_max})
+@info_fields("min", "max")
 class ClampBackward1(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)

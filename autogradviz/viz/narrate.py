@@ -20,7 +20,7 @@ import functools
 
 import numpy as np
 
-from ..autograd.node import NOT_KEPT, op_facts
+from ..autograd.node import INFO_PREFIX, NOT_KEPT, op_facts
 from . import i18n as _i18n
 
 __all__ = ["fmt_num", "fmt_value", "node_text", "start_text", "expression"]
@@ -111,12 +111,20 @@ def expression(node_name, out, args):
 
 
 class _Info:
-    """Stands in for a node when its facts read the kept attributes from ``_info`` (the stepper keeps a copy)."""
-    __slots__ = ("_info", "_saved")
+    """Stands in for a node when its facts read the kept attributes from ``_info`` (the stepper keeps a copy):
+    ``_info`` and the named fields of the node's class (``info_fields``: ``shim._info_dim``)."""
+    __slots__ = ("_info", "_saved", "_cls")
 
-    def __init__(self, info):
+    def __init__(self, info, cls):
         self._info = info
         self._saved = ()
+        self._cls = cls
+
+    def __getattr__(self, name):
+        field = getattr(self._cls, name, None) if name.startswith(INFO_PREFIX) else None
+        if not isinstance(field, property):
+            raise AttributeError(name)  # noqa: TRY004 (attribute lookup: AttributeError is the protocol)
+        return field.fget(self)
 
 
 def _keeps(ns):
@@ -127,7 +135,7 @@ def _keeps(ns):
         if isinstance(ns.info, dict):      # a real torch node's numbers, read before backward (viz/torch_replay.py)
             return ns.info
         return {}
-    shim = _Info(ns.info)
+    shim = _Info(ns.info, type(node))
     out = {}
     for k, read in keeps.items():
         try:
