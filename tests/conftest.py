@@ -34,8 +34,6 @@ SLOW_MODULES = {
 SLOW_TESTS = {
     # a subprocess or a fresh interpreter
     "test_engine.py": {"test_50k_chain_can_be_dropped_and_printed": "a subprocess",
-                       # a wall-clock ratio (benchmarks/bench_engine.py's chain row measures it too)
-                       "test_backward_time_is_linear": "times 25,000- and 50,000-node backwards",
                        # the reading edition against the fast engine on every program: a second engine
                        "test_reference_engine_same_as_fast_on_parity_programs": "every parity program, two engines",
                        "test_reference_engine_same_as_fast_on_property_graphs": "every property test, two engines",

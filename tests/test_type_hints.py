@@ -1,6 +1,7 @@
 """The interfaces other modules call carry type hints, and the hints resolve (``typing.get_type_hints``): the graph
 sources (viz/sources/), the observer events and their subscriber lists (_hooks.py), the recorder's engine-observer
-methods (viz/trace.py), and the tensor-making functions (``_tensor._wrap``, ``tensor``)."""
+methods (viz/trace.py), and the tensor-making functions (``_tensor._wrap``, ``tensor``, and ``make``/``make2``, through
+which every op makes its output and node)."""
 import importlib
 import inspect
 import typing
@@ -94,3 +95,10 @@ def test_the_check_can_fail():
         return a
     with pytest.raises(AssertionError):
         assert_annotated(half, "half")
+
+
+@pytest.mark.parametrize("name", ["make", "make2", "make_reference"])
+def test_the_op_output_makers_are_annotated(name):
+    from autogradviz.autograd import node
+    hints = assert_annotated(getattr(node, name), f"node.{name}")
+    assert hints["return"] is _tensor.Tensor

@@ -15,6 +15,8 @@ import itertools
 import re
 import threading
 import weakref
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -815,7 +817,8 @@ def _new_output(data):
     return _new_tensor(Tensor, data, False, None, [0])
 
 
-def make_reference(data, cls, inputs, saved=(), info=None, op=None):
+def make_reference(data: np.ndarray, cls: type, inputs: Sequence[Any], saved: Sequence[Any] = (), info: Any = None,
+                   op: str | None = None) -> Tensor:
     """The plain edition of ``make``: what every op's output and node are, written for reading. ``make`` and
     ``make2`` give the same result faster; a test checks that they build identical graphs for every op."""
     if type(data) is not ndarray:
@@ -838,7 +841,8 @@ def make_reference(data, cls, inputs, saved=(), info=None, op=None):
     return out
 
 
-def make(data, cls, inputs, saved=(), info=None, op=None):
+def make(data: np.ndarray, cls: type, inputs: Sequence[Any], saved: Sequence[Any] = (), info: Any = None,
+         op: str | None = None) -> Tensor:
     """Wrap ``data`` as the output of op ``cls`` applied to ``inputs`` (Tensors, or None for Python scalars).
 
     When grad mode is on and an input requires grad, a ``cls`` node is created with one edge per input and the
@@ -911,7 +915,7 @@ def make(data, cls, inputs, saved=(), info=None, op=None):
     return out
 
 
-def make2(data, cls, a, b, saved=(), info=None):
+def make2(data: np.ndarray, cls: type, a: Any, b: Any, saved: Sequence[Any] = (), info: Any = None) -> Tensor:
     """``make`` for an op on two Tensors ``a`` and ``b`` (``+``, ``*``, ...), with ``saved`` empty or a pair of
     Tensors or Nones. BINARY_INLINE: the same output and node as ``make_reference``, with
     ``edge``, ``_save`` and ``_new_node`` written out without calls or loops, since ``+`` and ``*`` are the
