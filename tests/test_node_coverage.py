@@ -1,38 +1,32 @@
 """Every public node class of the catalogue (a ``BackwardNode`` of ``autogradviz/ops/`` whose name does not start
 with ``_``) is reached by some row of the tables that test ops against PyTorch: the op table's sample rows and
 programs (tests/_support/optable.py), the more-ops rows (tests/_support/more_ops.py), the layer cases
-(tests/_support/layers.py) and the saved-tensor cases (tests/_support/saved.py). "Reached": the class is in the
-graph that a row's result hangs from. A new op whose node no row builds fails here (docs/ops.md, "Its test")."""
+(tests/_support/layers.py), the saved-tensor cases (tests/_support/saved.py) and the programs that
+tests/test_vs_torch.py compares with PyTorch (tests/_support/programs_vs_torch.py: in-place writes, double backward
+with create_graph=True; its strict xfail cases do not count). "Reached": the class is in the graph that a row's
+result hangs from. The list of exceptions is empty: a new op whose node no row builds fails here (docs/ops.md,
+"Its test")."""
+import contextlib
+import io
 import importlib
 import inspect
 import pkgutil
 import warnings
+
+import pytest
 
 import autogradviz as A
 import autogradviz.ops
 from autogradviz.autograd.node import BackwardNode
 from _support import layers, more_ops, optable, saved
 
-# Public node classes that no row builds, each with its reason. Exact: a class that a row reaches comes off.
-UNREACHED = {
-    # built inside a backward formula, when backward runs with create_graph=True: no row runs a double backward
-    **{n: "a derivative formula's own node (create_graph=True)" for n in (
-        "AddBackward1", "SubBackward1", "DivBackward1", "SgnBackward0", "HardtanhBackwardBackward0",
-        "SigmoidBackwardBackward0", "TanhBackwardBackward0", "ThresholdBackwardBackward0")},
-    # in-place writes: the op table has no in-place rows yet (test_vs_torch's in-place cases build them, and the
-    # op-table issue moves those cases into the table)
-    **{n: "an in-place write" for n in (
-        "FillBackward0", "FillBackward2", "ZeroBackward0", "NormalBackward0", "UniformBackward0", "IndexPutBackward0",
-        "CopySlices", "AsStridedBackward0", "SqueezeBackward4", "AliasBackward0")},
-    # gaps: an overload or a shape no row has yet
-    "RemainderBackward0": "remainder(tensor, number) with a float input requiring grad",
-    "SqueezeBackward2": "squeeze with a tuple of dims",
-    "NllLoss2DBackward0": "nll_loss of a 4-d input",
-    "ReflectionPad1DBackward0": "F.pad(mode='reflect') of a 2-d or 3-d input",
-    "ReplicationPad2DBackward0": "F.pad(mode='replicate') of a 3-d or 4-d input",
-    "Unique2Backward0": "unique of a tensor requiring grad",
-    "UniqueDimBackward0": "unique(dim=) of a tensor requiring grad",
-}
+torch = pytest.importorskip("torch")  # the programs of test_vs_torch import it (they run here with autogradviz only)
+
+from _support.programs_vs_torch import CASES  # noqa: E402
+
+# Public node classes that no row builds, each with its reason. Exact: a class that a row reaches comes off, and a
+# class that no row reaches and is not listed fails the test.
+UNREACHED = {}
 
 
 def _public_node_classes():
@@ -68,7 +62,9 @@ def _quiet(fn, into):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            _walk([fn()], into)
+            with contextlib.redirect_stdout(io.StringIO()):  # the programs print what they compare
+                res = fn()
+            _walk([res], into)
         except Exception:  # noqa: BLE001, S110 - a row that raises builds no graph; test_optable holds its error
             pass
 
@@ -86,6 +82,9 @@ def _reached():
         _quiet(lambda fn=fn: layers._run(A, fn, A.float32)[0], got)
     for make in saved._saved_case(A).values():
         _quiet(make, got)
+    for p in CASES:
+        if not p.marks:  # a strict xfail case differs from PyTorch: what it builds is not compared
+            _quiet(lambda fn=p.values[0]: fn(A), got)
     return got
 
 

@@ -326,7 +326,7 @@ def _make_inplace(fn):
     return method
 
 
-def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
+def _write(a, data, node_name, value=None, call=None, args=()):
     """Overwrite ``a`` with constant data (no grad): zero_, fill_, normal_, uniform_. ``value``: the 0-dim
     tensor of ``fill_(tensor)``, which gets the summed gradient."""
     check_inplace(a)
@@ -336,7 +336,7 @@ def _write(a, data, node_name="FillBackward0", value=None, call=None, args=()):
     a._vc[0] += 1
     if _GM.enabled and (a.grad_fn is not None or (value is not None and value._requires_grad)):
         # the old history no longer matters: the values are constants now
-        a.grad_fn = FillBackward0_node(a, node_name, value)
+        a.grad_fn = _constant_node(a, node_name, value)
         a._output_nr = 0
         a._requires_grad = True
         _after(a, before)
@@ -409,8 +409,7 @@ class CopyBackwards(BackwardNode):
 
     def backward(self, g, s):
         shape, _dt = self._info
-        zero = g * 0
-        return zero, sum_to(g, shape)
+        return zeros_of(g), sum_to(g, shape)  # PyTorch's CopyBackwards: zeros_like(grad) for self
 
 
 def normal_(a, mean=0.0, std=1.0, generator=None):
@@ -451,7 +450,9 @@ def resize_(a, *sizes):
     return a
 
 
-class FillBackward0(BackwardNode):
+class _ConstantWrite(BackwardNode):
+    """The node left on a non-leaf whose values an in-place write made constants (zero_, fill_, normal_, uniform_):
+    its gradient is zero. (PyTorch's ``FillBackward0`` is ``torch.fill``'s, an op autogradviz does not have.)"""
     __slots__ = ()
     _saved_names = ()
 
@@ -459,18 +460,18 @@ class FillBackward0(BackwardNode):
         return zeros_of(out)  # constants now
 
     def backward(self, g, s):
-        return (g * 0,)
+        return (zeros_of(g),)  # PyTorch: self: zeros_like(grad) (+0.0: g * 0 gives -0.0 where g is negative)
 
 
-class ZeroBackward0(FillBackward0):
+class ZeroBackward0(_ConstantWrite):
     __slots__ = ()
 
 
-class FillBackward2(FillBackward0):
+class FillBackward2(_ConstantWrite):
     __slots__ = ()
 
 
-class FillBackward3(FillBackward0):
+class FillBackward3(_ConstantWrite):
     """fill_(value_tensor): no gradient to self; the value gets the sum of the incoming gradient."""
     __slots__ = ()
 
@@ -478,22 +479,22 @@ class FillBackward3(FillBackward0):
         return zeros_of(out) if t[1] is None else t[1].expand(*out._data.shape)  # the value's tangent everywhere
 
     def backward(self, g, s):
-        return (g * 0, g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
+        return (zeros_of(g), g.sum() if isinstance(g, Tensor) else np.asarray(g.sum()))
 
 
-class NormalBackward0(FillBackward0):
+class NormalBackward0(_ConstantWrite):
     __slots__ = ()
 
 
-class UniformBackward0(FillBackward0):
+class UniformBackward0(_ConstantWrite):
     __slots__ = ()
 
 
-_FILL_NODES = {c.__name__: c for c in (FillBackward0, ZeroBackward0, FillBackward2, FillBackward3, NormalBackward0,
+_FILL_NODES = {c.__name__: c for c in (ZeroBackward0, FillBackward2, FillBackward3, NormalBackward0,
                                        UniformBackward0)}
 
 
-def FillBackward0_node(a, name="FillBackward0", value=None):
+def _constant_node(a, name, value=None):
     """The node left on a non-leaf after zero_/fill_ (ZeroBackward0, FillBackward2, ...): its gradient is zero."""
     return node_for(_FILL_NODES[name], (a,) if value is None else (a, value))
 

@@ -549,6 +549,24 @@ for _n in ("__rfloordiv__", "__rmod__"):
 op("remainder", "input:T other:TN", [_f(Arg(shape=(2,), dtype="int64", values=[7, 8]), 3)], where=_T,
    noncontig=False, errors=False)
 op("floor_divide", "input:T other:TN", [_f(X3, 2)], where=_T, noncontig=False, errors=False)
+# overloads and shapes that build a node of their own (tests/test_node_coverage.py): squeeze of a tuple of dims
+# (SqueezeBackward2), nll_loss of a 4-d input (NllLoss2DBackward0), replicate padding of a 3-d and a 4-d input
+# (ReplicationPad2DBackward0), unique of a float tensor requiring grad (Unique2Backward0, and with dim=
+# UniqueDimBackward0: their backward raises PyTorch's "not implemented"), cross_entropy with class probabilities
+# (its mean is a division by a number: DivBackward1), x[...] (AliasBackward0)
+op("squeeze", "input:T dim:DS", [_f(t(1, 3, 1), (0, 2)), _f(t(1, 3, 1), (-1,)), _f(t(2, 1, 3), (0, 1))],
+   errors=False, layout=True)
+op("nll_loss", "input:T target:T", [_f(t(2, 3, 2, 2), idx(2, 2, 2, hi=3)),
+                                    _f(t(2, 3, 2, 2), idx(2, 2, 2, hi=3), reduction="sum")], where=_F, errors=False)
+op("pad", "input:T pad:X mode:X value:N", [_f(t(2, 3), (2, 1), "reflect"), _f(t(1, 2, 3), (1, 1, 1, 1), "replicate"),
+                                           _f(t(1, 1, 2, 3), (1, 0, 2, 1), "replicate")], where=_F, errors=False)
+UF5 = Arg(shape=(5,), values=[1.0, 2.0, 1.0, 3.0, 2.0])
+UF32 = Arg(shape=(3, 2), values=[[1.0, 2.0], [0.5, 1.0], [1.0, 2.0]])
+op("unique", "input:T sorted:B return_inverse:B return_counts:B dim:D",
+   [_f(UF5), _f(UF5, True, True, True), _f(UF32, dim=0), _f(UF32, True, True, True, 0)], errors=False,
+   noncontig=False)
+op("cross_entropy", "input:T target:T", [_f(A23, t(2, 3, lo=0.0, hi=1.0, seed=4))], where=_F, errors=False)
+op("__getitem__", "input:T indices:X", [_f(X34, Ellipsis)], where=_T, errors=False, layout=True)
 # the factories (CASES' create_*): their dtypes, shapes and requires_grad as PyTorch infers them
 _FACT = dict(where=("torch",), grad=False, float64=False, noncontig=False, errors=False)
 op("tensor", "data:X", [_f([1, 2, 3]), _f([1, 2.0]), _f([True, False]), _f(3), _f([[1, 2], [3, 4]]), _f([]),

@@ -1016,6 +1016,45 @@ def double_backward_graphs_known_differences(T):
 
 
 @case
+def double_backward_hardtanh(T):
+    """hardtanh's derivative, built with create_graph=True, is a node of its own (HardtanhBackwardBackward0): its
+    graph, values and the second backward through it (a clamp is flat: the grad of the grad is zero)."""
+    x = T.tensor([-1.5, 0.5, 0.2, 2.0], requires_grad=True)
+    y = T.nn.functional.hardtanh(x * x, -1.0, 1.0)
+    g, = T.autograd.grad(y.sum(), x, create_graph=True)
+    g.sum().backward()
+    return g, x.grad
+
+
+@case
+def inplace_random_fills(T):
+    """normal_ and uniform_ on a non-leaf: the values are constants now (NormalBackward0, UniformBackward0 with a
+    zero grad); both libraries draw the same stream from the same seed."""
+    x = T.tensor([[1.5, -2.5, 3.0], [1.0, 2.0, 3.0]], requires_grad=True)
+    y = x * 2
+    y.normal_(0.5, 2.0, generator=T.Generator().manual_seed(3))
+    z = x * 2
+    z.uniform_(-1, 1, generator=T.Generator().manual_seed(4))
+    (y * z).sum().backward()
+    return y, z, x.grad
+
+
+@case
+def inplace_writes_give_plus_zero_grads(T):
+    """What an in-place write gives back to the overwritten values is zeros_like(grad): +0.0, also where the
+    incoming gradient is negative (the signs of zeros are compared)."""
+    out = []
+    for name, write in (("fill_", lambda w: w.fill_(2.0)), ("fill_t", lambda w: w.fill_(T.tensor(2.0))),
+                        ("zero_", lambda w: w.zero_()), ("copy_", lambda w: w.copy_(T.tensor([1.0, 2.0, 3.0])))):
+        x = T.tensor([1.5, -2.5, 3.0], requires_grad=True)
+        w = x * 1
+        write(w)
+        (w * T.tensor([-1.0, 2.0, -3.0])).sum().backward()
+        out.append((name, w, x.grad))
+    return out
+
+
+@case
 def create_graph_backward(T):
     x = T.tensor(2.0, requires_grad=True)
     y = x ** 3
