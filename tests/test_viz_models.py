@@ -531,3 +531,46 @@ def test_backward_stepper_groups_by_module_with_the_trace():
     assert got[0] == got[1]
     with pytest.raises(TypeError, match="trace"):
         viz.BackwardStepper(loss_a, trace="tr")
+
+
+# -- numbers and shapes are attributes of the op, not inputs -----------------------------------------------------------
+def _attrs_program(lib, n):
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    img = lib.randn(1, 1, 4 + n, 4 + n)
+    k = lib.randn(2, 1, 3, 3, requires_grad=True)
+    x = lib.randn(3, n, requires_grad=True)
+    with viz.trace() as tr:
+        c = F.conv2d(img, k, None, 2, padding=1)          # stride given by position, padding by keyword
+        d = F.dropout(x, 0.25)
+        s = F.softmax(x, dim=1)
+        e = x * 2
+        r = x.reshape(n, 3)
+    return tr, (img, k, x, c, d, s, e, r)
+
+
+@LIBS
+@pytest.mark.parametrize("n", [4, 6])
+def test_numbers_are_attributes_of_the_op(lib, n):
+    tr, (img, k, x, *_) = _attrs_program(lib, n)
+    src = viz.draw_forward(tr, names={"img": img, "k": k, "x": x}, lang="en", show_values=0, legend=False).source
+    labels = list(_nodes(src).values())
+    assert "conv2d\\n(ConvolutionBackward0)\\nstride=2, padding=1" in labels
+    assert "dropout\\n(MulBackward0)\\np=0.25" in labels
+    assert "softmax\\n(SoftmaxBackward0)\\ndim=1" in labels
+    assert f"reshape\\n(ViewBackward0)\\nshape=[{n}, 3]" in labels
+    # a stride or a p is not an input: no "number" node goes into conv2d or dropout
+    assert sorted(_into(src, "conv2d")) == ["img", "k"]
+    assert _into(src, "dropout") == ["x"]
+    # arithmetic with a Python number keeps its number operand, and no attribute line
+    assert sorted(_into(src, "mul")) == ["number", "x"]
+    assert "mul\\n(MulBackward0)" in labels
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_numbers_as_attributes_same_dot_in_both_engines(n):
+    got = []
+    for lib in (autogradviz, torch):
+        tr, keep = _attrs_program(lib, n)
+        got.append(viz.draw_forward(tr, lang="en", show_values=0).source)
+    assert got[0] == got[1]

@@ -290,7 +290,8 @@ def _node_label(v, lang, show_saved):
                         t("label.failed_inputs", lang, s=shapes)])
     if k == "op":
         sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
-        return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []))
+        attrs = [", ".join(f"{k}={x}" for k, x in v.attrs)] if v.attrs else []
+        return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []) + attrs)
     if k == "source" and not v.title:
         return _center([t("label.unknown_input", lang)])
     if k in ("source", "sink"):

@@ -243,6 +243,7 @@ class ForwardBuilder:
         if isinstance(k, OpVertex):
             v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
             v.sub = source.name(k.node) if k.node is not None and not source.is_leaf_node(k.node) else None
+            v.attrs = k.attrs
             return v
         if isinstance(k, _Seg):
             v = VNode("collapsed", "collapsed", k.name)

@@ -30,7 +30,7 @@ class OpInput:
 
 class OpVertex:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module", "attrs")
 
     def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
@@ -42,6 +42,7 @@ class OpVertex:
         self.version = version    # an in-place op: the version of the tensor it wrote, after the write
         self.after = after        # and that tensor's data after the write (a later write may change the tensor)
         self.module = None        # a trace op: the module that ran it (trace.ForwardOp.module)
+        self.attrs = ()           # a trace op: the numbers and shapes its call was given (trace.ForwardOp.attrs)
 
 
 class SinkKey:
@@ -115,6 +116,7 @@ class TraceOps:
             after = fop.after
         op = OpVertex(name, node, inputs, fop.index, node is not None, version, after)
         op.module = getattr(fop, "module", None)
+        op.attrs = getattr(fop, "attrs", ())
         return op
 
     def _input(self, x):
