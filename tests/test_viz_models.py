@@ -574,3 +574,52 @@ def test_numbers_as_attributes_same_dot_in_both_engines(n):
         tr, keep = _attrs_program(lib, n)
         got.append(viz.draw_forward(tr, lang="en", show_values=0).source)
     assert got[0] == got[1]
+
+
+# -- parameters of several modules found in variables: prefixed with the variable's name -------------------------------
+def _block(lib, n):
+    class Block(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(n, n)
+
+        def forward(self, x):
+            return self.fc(x).relu()
+    return Block()
+
+
+def _two_blocks(lib, n, draw):
+    lib.manual_seed(0)
+    enc, dec = _block(lib, n), _block(lib, n)
+    x = lib.randn(2, n)
+    with viz.trace() as tr:
+        loss = dec(enc(x)).sum()
+    return draw(tr, loss)
+
+
+@LIBS
+@pytest.mark.parametrize("n", [3, 5])
+def test_two_modules_in_variables_are_prefixed(lib, n):
+    fwd = _two_blocks(lib, n, lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source)
+    bwd = _two_blocks(lib, n, lambda tr, loss: viz.draw_backward(loss, lang="en", show_values=0, legend=False).source)
+    assert {"enc.fc.weight", "enc.fc.bias", "dec.fc.weight", "dec.fc.bias"} <= set(_nodes(fwd).values())
+    for src in (fwd, bwd):
+        for name in ("enc.fc.weight", "enc.fc.bias", "dec.fc.weight", "dec.fc.bias"):
+            assert name + " [" in src
+        assert not re.search(r"(?<![\w.])(fc\.)?(weight|bias)\b", src)   # no bare fc.weight, weight or bias
+    assert "enc.fc (Linear)" in fwd and "dec.fc (Linear)" in fwd
+    # one module found: its names stay as they were, without a prefix
+    lib.manual_seed(0)
+    net = _block(lib, n)
+    x = lib.randn(2, n)
+    with viz.trace() as tr:
+        net(x).sum()
+    labels = set(_nodes(viz.draw_forward(tr, lang="en").source).values())
+    assert "fc.weight" in labels and "net.fc.weight" not in labels
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_two_modules_prefixed_same_dot_in_both_engines(n):
+    for draw in (lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source,
+                 lambda tr, loss: viz.draw_backward(loss, lang="en", show_values=0, legend=False).source):
+        assert _two_blocks(autogradviz, n, draw) == _two_blocks(torch, n, draw)
