@@ -623,3 +623,46 @@ def test_two_modules_prefixed_same_dot_in_both_engines(n):
     for draw in (lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source,
                  lambda tr, loss: viz.draw_backward(loss, lang="en", show_values=0, legend=False).source):
         assert _two_blocks(autogradviz, n, draw) == _two_blocks(torch, n, draw)
+
+
+# -- expand=True: a composite call drawn as the grad_fn nodes it made ---------------------------------------------------
+def _expand_program(lib, n):
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.randn(2, n)
+    W = lib.randn(4, n, requires_grad=True)
+    b = lib.randn(4, requires_grad=True)
+    target = lib.tensor([0, 3])
+    with viz.trace() as tr:
+        y = F.linear(x, W, b)
+        loss = F.cross_entropy(y, target)
+    return tr, {"x": x, "W": W, "b": b, "target": target, "y": y, "loss": loss}
+
+
+def _op_titles(src):
+    return [lab.split("\\n")[0] for lab in _nodes(src).values() if "\\n(" in lab]
+
+
+@LIBS
+@pytest.mark.parametrize("n", [3, 5])
+def test_expand_draws_the_parts_of_a_call(lib, n):
+    tr, names = _expand_program(lib, n)
+    one = viz.draw_forward(tr, names=names, lang="en", legend=False).source
+    assert _op_titles(one) == ["linear", "cross_entropy"]
+    src = viz.draw_forward(tr, names=names, expand=True, lang="en", legend=False).source
+    assert _op_titles(src) == ["t", "addmm", "logsoftmax", "nllloss"]
+    # every argument of the call reaches the part that read it
+    assert _into(src, "t\\n") == ["W"]
+    assert sorted(_into(src, "addmm")) == ["b", "t\\n(TBackward0)", "x"]
+    assert sorted(_into(src, "nllloss")) == ["logsoftmax\\n(LogSoftmaxBackward0)", "target"]
+    with pytest.raises(TypeError, match="expand"):
+        viz.draw_forward(tr, expand="yes")
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_expand_same_dot_in_both_engines(n):
+    got = []
+    for lib in (autogradviz, torch):
+        tr, names = _expand_program(lib, n)
+        got.append(viz.draw_forward(tr, names=names, expand=True, lang="en", show_values=0).source)
+    assert got[0] == got[1]
