@@ -546,7 +546,9 @@ def _attrs_program(lib, n):
         s = F.softmax(x, dim=1)
         e = x * 2
         r = x.reshape(n, 3)
-    return tr, (img, k, x, c, d, s, e, r)
+        v = x.view(-1)
+        t = x.transpose(0, 1).pow(3)
+    return tr, (img, k, x, c, d, s, e, r, v, t)
 
 
 @LIBS
@@ -559,6 +561,9 @@ def test_numbers_are_attributes_of_the_op(lib, n):
     assert "dropout\\n(MulBackward0)\\np=0.25" in labels
     assert "softmax\\n(SoftmaxBackward0)\\ndim=1" in labels
     assert f"reshape\\n(ViewBackward0)\\nshape=[{n}, 3]" in labels
+    assert "view\\n(ViewBackward0)\\nshape=[-1]" in labels        # x.view(-1): the parameter's name, not the tensor's
+    assert "transpose\\n(TransposeBackward0)\\ndim0=0, dim1=1" in labels
+    assert "pow\\n(PowBackward0)\\nexponent=3" in labels
     # a stride or a p is not an input: no "number" node goes into conv2d or dropout
     assert sorted(_into(src, "conv2d")) == ["img", "k"]
     assert _into(src, "dropout") == ["x"]

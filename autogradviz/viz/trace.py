@@ -196,7 +196,7 @@ NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"
 
 # -- numbers and shapes of a call, shown as attributes of its op: one rule for both engines ------------------------
 # parameters where a Python number stands for a tensor operand (``x * 2``: ``other``): drawn as a number input
-OPERAND_PARAMS = frozenset(("self", "input", "other"))
+OPERAND_PARAMS = frozenset(("self", "input", "other", "a", "b"))
 _SIGS = {}      # a call's name -> the parameters of autogradviz's function of that name, or None
 
 
@@ -216,8 +216,6 @@ def _params(fname):
                 ps = list(inspect.signature(f).parameters.values())
             except (TypeError, ValueError):
                 continue
-            if owner is Tensor and (not ps or ps[0].name != "self"):
-                ps = [inspect.Parameter("self", inspect.Parameter.POSITIONAL_ONLY), *ps]
             out = ps
             break
     _SIGS[fname] = out
