@@ -531,3 +531,143 @@ def test_backward_stepper_groups_by_module_with_the_trace():
     assert got[0] == got[1]
     with pytest.raises(TypeError, match="trace"):
         viz.BackwardStepper(loss_a, trace="tr")
+
+
+# -- numbers and shapes are attributes of the op, not inputs -----------------------------------------------------------
+def _attrs_program(lib, n):
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    img = lib.randn(1, 1, 4 + n, 4 + n)
+    k = lib.randn(2, 1, 3, 3, requires_grad=True)
+    x = lib.randn(3, n, requires_grad=True)
+    with viz.trace() as tr:
+        c = F.conv2d(img, k, None, 2, padding=1)          # stride given by position, padding by keyword
+        d = F.dropout(x, 0.25)
+        s = F.softmax(x, dim=1)
+        e = x * 2
+        r = x.reshape(n, 3)
+        v = x.view(-1)
+        t = x.transpose(0, 1).pow(3)
+    return tr, (img, k, x, c, d, s, e, r, v, t)
+
+
+@LIBS
+@pytest.mark.parametrize("n", [4, 6])
+def test_numbers_are_attributes_of_the_op(lib, n):
+    tr, (img, k, x, *_) = _attrs_program(lib, n)
+    src = viz.draw_forward(tr, names={"img": img, "k": k, "x": x}, lang="en", show_values=0, legend=False).source
+    labels = list(_nodes(src).values())
+    assert "conv2d\\n(ConvolutionBackward0)\\nstride=2, padding=1" in labels
+    assert "dropout\\n(MulBackward0)\\np=0.25" in labels
+    assert "softmax\\n(SoftmaxBackward0)\\ndim=1" in labels
+    assert f"reshape\\n(ViewBackward0)\\nshape=[{n}, 3]" in labels
+    assert "view\\n(ViewBackward0)\\nshape=[-1]" in labels        # x.view(-1): the parameter's name, not the tensor's
+    assert "transpose\\n(TransposeBackward0)\\ndim0=0, dim1=1" in labels
+    assert "pow\\n(PowBackward0)\\nexponent=3" in labels
+    # a stride or a p is not an input: no "number" node goes into conv2d or dropout
+    assert sorted(_into(src, "conv2d")) == ["img", "k"]
+    assert _into(src, "dropout") == ["x"]
+    # arithmetic with a Python number keeps its number operand, and no attribute line
+    assert sorted(_into(src, "mul")) == ["number", "x"]
+    assert "mul\\n(MulBackward0)" in labels
+
+
+@pytest.mark.parametrize("n", [4, 6])
+def test_numbers_as_attributes_same_dot_in_both_engines(n):
+    got = []
+    for lib in (autogradviz, torch):
+        tr, keep = _attrs_program(lib, n)
+        got.append(viz.draw_forward(tr, lang="en", show_values=0).source)
+    assert got[0] == got[1]
+
+
+# -- parameters of several modules found in variables: prefixed with the variable's name -------------------------------
+def _block(lib, n):
+    class Block(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = lib.nn.Linear(n, n)
+
+        def forward(self, x):
+            return self.fc(x).relu()
+    return Block()
+
+
+def _two_blocks(lib, n, draw):
+    lib.manual_seed(0)
+    enc, dec = _block(lib, n), _block(lib, n)
+    x = lib.randn(2, n)
+    with viz.trace() as tr:
+        loss = dec(enc(x)).sum()
+    return draw(tr, loss)
+
+
+@LIBS
+@pytest.mark.parametrize("n", [3, 5])
+def test_two_modules_in_variables_are_prefixed(lib, n):
+    fwd = _two_blocks(lib, n, lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source)
+    bwd = _two_blocks(lib, n, lambda tr, loss: viz.draw_backward(loss, lang="en", show_values=0, legend=False).source)
+    assert {"enc.fc.weight", "enc.fc.bias", "dec.fc.weight", "dec.fc.bias"} <= set(_nodes(fwd).values())
+    for src in (fwd, bwd):
+        for name in ("enc.fc.weight", "enc.fc.bias", "dec.fc.weight", "dec.fc.bias"):
+            assert name + " [" in src
+        assert not re.search(r"(?<![\w.])(fc\.)?(weight|bias)\b", src)   # no bare fc.weight, weight or bias
+    assert "enc.fc (Linear)" in fwd and "dec.fc (Linear)" in fwd
+    # one module found: its names stay as they were, without a prefix
+    lib.manual_seed(0)
+    net = _block(lib, n)
+    x = lib.randn(2, n)
+    with viz.trace() as tr:
+        net(x).sum()
+    labels = set(_nodes(viz.draw_forward(tr, lang="en").source).values())
+    assert "fc.weight" in labels and "net.fc.weight" not in labels
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_two_modules_prefixed_same_dot_in_both_engines(n):
+    for draw in (lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source,
+                 lambda tr, loss: viz.draw_backward(loss, lang="en", show_values=0, legend=False).source):
+        assert _two_blocks(autogradviz, n, draw) == _two_blocks(torch, n, draw)
+
+
+# -- expand=True: a composite call drawn as the grad_fn nodes it made ---------------------------------------------------
+def _expand_program(lib, n):
+    F = lib.nn.functional
+    lib.manual_seed(0)
+    x = lib.randn(2, n)
+    W = lib.randn(4, n, requires_grad=True)
+    b = lib.randn(4, requires_grad=True)
+    target = lib.tensor([0, 3])
+    with viz.trace() as tr:
+        y = F.linear(x, W, b)
+        loss = F.cross_entropy(y, target)
+    return tr, {"x": x, "W": W, "b": b, "target": target, "y": y, "loss": loss}
+
+
+def _op_titles(src):
+    return [lab.split("\\n")[0] for lab in _nodes(src).values() if "\\n(" in lab]
+
+
+@LIBS
+@pytest.mark.parametrize("n", [3, 5])
+def test_expand_draws_the_parts_of_a_call(lib, n):
+    tr, names = _expand_program(lib, n)
+    one = viz.draw_forward(tr, names=names, lang="en", legend=False).source
+    assert _op_titles(one) == ["linear", "cross_entropy"]
+    src = viz.draw_forward(tr, names=names, expand=True, lang="en", legend=False).source
+    assert _op_titles(src) == ["t", "addmm", "logsoftmax", "nllloss"]
+    # every argument of the call reaches the part that read it
+    assert _into(src, "t\\n") == ["W"]
+    assert sorted(_into(src, "addmm")) == ["b", "t\\n(TBackward0)", "x"]
+    assert sorted(_into(src, "nllloss")) == ["logsoftmax\\n(LogSoftmaxBackward0)", "target"]
+    with pytest.raises(TypeError, match="expand"):
+        viz.draw_forward(tr, expand="yes")
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_expand_same_dot_in_both_engines(n):
+    got = []
+    for lib in (autogradviz, torch):
+        tr, names = _expand_program(lib, n)
+        got.append(viz.draw_forward(tr, names=names, expand=True, lang="en", show_values=0).source)
+    assert got[0] == got[1]

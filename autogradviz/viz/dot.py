@@ -290,7 +290,8 @@ def _node_label(v, lang, show_saved):
                         t("label.failed_inputs", lang, s=shapes)])
     if k == "op":
         sub = v.sub if v.role == "op" else t("label.no_grad_fn", lang)
-        return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []))
+        attrs = [", ".join(f"{k}={x}" for k, x in v.attrs)] if v.attrs else []
+        return _center([short(v.title)] + ([f"({short(sub)})"] if sub else []) + attrs)
     if k == "source" and not v.title:
         return _center([t("label.unknown_input", lang)])
     if k in ("source", "sink"):
@@ -695,21 +696,22 @@ def draw_backward(*roots, names=None, show_saved=True, show_values=_graph.DEFAUL
 def draw_forward(*roots, names=None, show_values=_graph.DEFAULT_SHOW_VALUES, lang=None, model=None, trace=None,
                  max_nodes=_graph.DEFAULT_MAX_NODES, collapse=_graph.DEFAULT_COLLAPSE, legend=True, group=True,
                  rankdir="TB", title=None, auto_names=True, split_shared="auto", graph_attr=None, node_attr=None,
-                 edge_attr=None, show_bookkeeping=False, depth=None):
+                 edge_attr=None, show_bookkeeping=False, depth=None, expand=False):
     """Draw the forward graph: operations as nodes, tensors as edges labelled with name, shape and (small) value.
     From a trace (``draw_forward(tr)`` or ``trace=tr``) it shows every recorded op, also those on tensors that need
     no grad; from tensors alone it is rebuilt from the grad_fn graph. A module's bookkeeping (``BatchNorm``'s
     ``num_batches_tracked.add_(1)``) is drawn only with ``show_bookkeeping=True``. ``depth=N`` draws each module N
     levels below the model (``model=``) as one box with its class, the shapes in and out and its parameter count
-    (viz/fold.py). Returns a VizDigraph.
+    (viz/fold.py). ``expand=True`` draws a call that made several grad_fn nodes (``linear``: ``t``, ``addmm``) as
+    those nodes, not as one op (a trace only). Returns a VizDigraph.
     A bad argument raises TypeError/ValueError naming it; nothing to draw raises ValueError."""
     rankdir = _check_draw("draw_forward", roots, names, show_values, lang, model, trace, max_nodes, collapse, rankdir,
                           title, split_shared, graph_attr, node_attr, edge_attr,
-                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping),
-                          depth=depth)
+                          dict(legend=legend, group=group, auto_names=auto_names, show_bookkeeping=show_bookkeeping,
+                               expand=expand), depth=depth)
     m = forward_graph(*roots, names=names, model=model, show_values=show_values, max_nodes=max_nodes,
                       collapse=collapse, trace=trace, group=group, auto_names=auto_names,
-                      show_bookkeeping=show_bookkeeping,
+                      show_bookkeeping=show_bookkeeping, expand=expand,
                       frame=user_frame() if auto_names else None, split_shared=split_shared, depth=depth)
     if not m.nodes:
         raise _args.nothing_to_draw("draw_forward")
@@ -743,4 +745,5 @@ def _public_builder(builder, inner, bools):
 
 
 public_backward_graph = _public_builder(backward_graph, _graph._backward_graph, ("show_saved", "group", "auto_names"))
-public_forward_graph = _public_builder(forward_graph, _graph._forward_graph, ("group", "auto_names", "show_bookkeeping"))
+public_forward_graph = _public_builder(forward_graph, _graph._forward_graph, ("group", "auto_names", "show_bookkeeping",
+                                                                           "expand"))

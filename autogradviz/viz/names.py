@@ -181,19 +181,21 @@ class Names:
                         if _is_tensor(v):
                             self._set(v, k, "frame")
                         elif _is_module(v):
-                            modules.append(v)
+                            modules.append((k, v))
                 loc = glb = d = None
             f = f.f_back
         f = frame = None
+        prefix = _variable_prefixes(modules)
         seen_mod = set()
-        for m in modules:
+        for _, m in modules:
             if id(m) in seen_mod:
                 continue
             seen_mod.add(id(m))
+            pre = prefix.get(id(m), "")
             for pn, p in _named_params(m) + _named_buffers(m):
-                self._set(p, pn, "frame", param=True)
-            self._add_kinds(_module_kinds(m))
-            self._add_paths(_module_paths(m))
+                self._set(p, f"{pre}.{pn}" if pre else pn, "frame", param=True)
+            self._add_kinds(_module_kinds(m, pre))
+            self._add_paths(_module_paths(m, pre))
 
     def add_known(self, tensors):
         """Tensors met while walking a graph (roots, saved tensors): they tell which node produced which tensor."""
@@ -307,6 +309,36 @@ class Names:
         if not d:
             return []
         return [(nr, t, name) for nr, (t, name) in sorted(d.items(), key=lambda e: e[0]) if t.grad_fn is node]
+
+
+def _variable_prefixes(found):
+    """``{id(module): its variable's name}`` for the modules found in variables (``found``: ``[(name, module)]``,
+    innermost frame first) whose parameters' names would be ambiguous: several modules, none inside another, that
+    have a parameter or buffer name in common (two ``Block()`` held in ``enc`` and ``dec``: ``enc.fc.weight`` and
+    ``dec.fc.weight``, not ``fc.weight`` twice). A module found under several names takes the first."""
+    first = {}
+    for k, m in found:
+        if id(m) not in first:
+            first[id(m)] = (k, m)
+    if len(first) < 2:
+        return {}
+    inside = set()
+    for k, m in first.values():
+        for _, sub in _module_paths(m):
+            if sub is not m:
+                inside.add(id(sub))
+    tops = [(k, m) for k, m in first.values() if id(m) not in inside]
+    if len(tops) < 2:
+        return {}
+    owners = {}
+    for k, m in tops:
+        for pn in dict(_named_params(m) + _named_buffers(m)):
+            owners.setdefault(pn, []).append(id(m))
+    out = {}
+    for k, m in tops:
+        if any(len(owners[pn]) > 1 for pn in dict(_named_params(m) + _named_buffers(m))):
+            out[id(m)] = k
+    return out
 
 
 def _pairs(names):

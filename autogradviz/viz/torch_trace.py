@@ -21,7 +21,8 @@ import numpy as np
 
 from .op_names import op_name
 from .sources.torch import ACC_NAME, tensor_array
-from .trace import BackwardRun, Step, call_fn, inplace_inputs, inplace_name, with_call_tensors
+from .trace import (BackwardRun, Step, call_attrs, call_fn, drop_attr_numbers, inplace_inputs, inplace_name,
+                    with_call_tensors)
 
 _new = object.__new__
 
@@ -258,10 +259,14 @@ def _record_with_node(rec, torch, fname, node, args, kwargs, tensors, outs):
             inputs = tuple(tensors)
         inputs = with_call_tensors(inputs, tensors)
     fn = call_fn(fname)
+    attrs, operands = call_attrs(fn, args, kwargs) if fn is not None else ((), None)
+    inputs = drop_attr_numbers(inputs, operands)
     for o in outs:
         if o.grad_fn is node:
             if fn is not None:
                 rec._fn[len(rec._oplog)] = fn
+            if attrs:
+                rec._attrs[len(rec._oplog)] = attrs
             rec._oplog.append((name, inputs, o, node))
             _note_tangents(torch, rec, inputs, o)
 
@@ -280,8 +285,13 @@ def _record_without_node(rec, torch, fname, args, kwargs, flat, tensors, out):
         name = _getitem_name(torch, a, args[1]) or name
     elif fname in ("clamp", "clip"):     # as with a grad: number bounds ClampBackward1, tensors 0
         name = "ClampBackward0" if len(tensors) > 1 else "ClampBackward1"
-    if call_fn(fname) is not None:
-        rec._fn[len(rec._oplog)] = call_fn(fname)
+    fn = call_fn(fname)
+    if fn is not None:
+        rec._fn[len(rec._oplog)] = fn
+        attrs, operands = call_attrs(fn, args, kwargs)
+        inputs = drop_attr_numbers(inputs, operands)
+        if attrs:
+            rec._attrs[len(rec._oplog)] = attrs
     rec._oplog.append((name, inputs, out, None))
     _note_tangents(torch, rec, inputs, out)
 

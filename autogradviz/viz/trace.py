@@ -194,6 +194,136 @@ def call_record_inputs(inputs, frame):
 NUMBER_CALLS = frozenset(("add_", "sub_", "mul_", "div_", "fill_", "__setitem__"))
 
 
+# -- numbers and shapes of a call, shown as attributes of its op: one rule for both engines ------------------------
+# parameters where a Python number stands for a tensor operand (``x * 2``: ``other``): drawn as a number input
+OPERAND_PARAMS = frozenset(("self", "input", "other", "a", "b"))
+_SIGS = {}      # a call's name -> the parameters of autogradviz's function of that name, or None
+
+
+def _params(fname):
+    """The parameters (``inspect.Parameter``) of autogradviz's function or Tensor method named ``fname`` (the one
+    signature both engines bind a call's arguments with), or None when there is none."""
+    if fname in _SIGS:
+        return _SIGS[fname]
+    import inspect
+    from .. import nn
+    import autogradviz as agv
+    out = None
+    for owner in (nn.functional, agv, Tensor):
+        f = getattr(owner, fname, None)
+        if callable(f) and not isinstance(f, type):
+            try:
+                ps = list(inspect.signature(f).parameters.values())
+            except (TypeError, ValueError):
+                continue
+            out = ps
+            break
+    _SIGS[fname] = out
+    return out
+
+
+def _is_num(a):
+    return isinstance(a, (int, float)) and not _is_bool(a) and type(a).__name__ != "bool_"
+
+
+def _fmt(a):
+    if isinstance(a, (list, tuple)):
+        return "[" + ", ".join(_fmt(x) for x in a) + "]"
+    return repr(a) if isinstance(a, float) else str(int(a))
+
+
+def _attr_value(a):
+    """``a`` when it is a number or a shape (a non-empty list or tuple of numbers), else None."""
+    if _is_num(a):
+        return a
+    if isinstance(a, (list, tuple)) and a and all(_is_num(x) for x in a):
+        return a
+    return None
+
+
+def call_attrs(fname, args, kwargs):
+    """The numbers and shapes a call was given (``stride=2``, ``dim=1``, ``normalized_shape=[5]``), bound to their
+    parameters by autogradviz's function of the same name, as ``(attributes, operands)``: ``attributes`` the
+    ``((name, text), ...)`` shown in the op's label (those that differ from the parameter's default), ``operands``
+    how many numbers stand for a tensor operand (``other`` of ``x * 2``: drawn as a number input, as before). A
+    call autogradviz has no function for: ``((), None)`` (its inputs are kept as they are)."""
+    ps = _params(fname)
+    if ps is None:
+        return (), None
+    import inspect
+    P = inspect.Parameter
+    pos = [p for p in ps if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD)]
+    var = next((p for p in ps if p.kind is P.VAR_POSITIONAL), None)
+    by_name = {p.name: p for p in ps}
+    named = []
+    for i, a in enumerate(args):
+        if i < len(pos):
+            named.append((pos[i].name, a, pos[i]))
+        elif var is not None:       # reshape(4, 1) and reshape((4, 1)) alike
+            rest = args[i:]
+            named.append((var.name, rest[0] if len(rest) == 1 and isinstance(rest[0], (list, tuple)) else rest, var))
+            break
+        elif pos and i > 0:         # x.reshape(4, 1) bound to reshape(input, shape): the sizes are the shape
+            named[-1] = (pos[-1].name, tuple(args[len(pos) - 1:]), pos[-1])
+            break
+    for k, v in kwargs.items():
+        p = by_name.get(k)
+        if p is var and p is not None and isinstance(v, tuple) and len(v) == 1 and isinstance(v[0], (list, tuple)):
+            v = v[0]
+        named.append((k, v, p))
+    operands = 0
+    out = []
+    for k, v, p in named:
+        val = _attr_value(v)
+        if val is None:
+            continue
+        if k in OPERAND_PARAMS and _is_num(v):
+            operands += 1
+            continue
+        if p is not None and p.default is not P.empty and _same(p.default, val):
+            continue
+        out.append((k, _fmt(val)))
+    return tuple(out), operands
+
+
+def _same(d, v):
+    if isinstance(d, (list, tuple)) or isinstance(v, (list, tuple)):
+        return isinstance(d, (list, tuple)) and isinstance(v, (list, tuple)) and list(d) == list(v)
+    return _is_num(d) and d == v
+
+
+def drop_attr_numbers(inputs, operands):
+    """``inputs`` keeping only the first ``operands`` Python-number operands (the Nones): a number that is an
+    attribute of the call (a stride, a dim) is not an input."""
+    if operands is None or operands >= sum(1 for x in inputs if x is None):
+        return inputs
+    out = []
+    for x in inputs:
+        if x is None:
+            if operands <= 0:
+                continue
+            operands -= 1
+        out.append(x)
+    return tuple(out)
+
+
+def frame_args(frame):
+    """The arguments of the call running in ``frame`` as ``(args, kwargs)`` for ``call_attrs``: the positional
+    parameters' values in order, ``*args`` spread after them; keyword-only ones and ``**kwargs`` by name."""
+    code = frame.f_code
+    loc = frame.f_locals
+    names = code.co_varnames
+    na, nk = code.co_argcount, code.co_kwonlyargcount
+    args = [loc.get(v) for v in names[:na]]
+    kwargs = {v: loc.get(v) for v in names[na:na + nk]}
+    n = na + nk
+    if code.co_flags & 4:
+        args.extend(loc.get(names[n]) or ())
+        n += 1
+    if code.co_flags & 8:
+        kwargs.update(loc.get(names[n]) or {})
+    return args, kwargs
+
 def _flat(items, out, is_tensor):
     work = list(reversed(items))
     while work:
@@ -255,7 +385,7 @@ class ForwardOp:
     (then ``node`` is None)."""
 
     __slots__ = ("index", "name", "inputs", "output", "node", "call", "version", "before", "after", "parts",
-                 "composite", "fn", "module")
+                 "composite", "fn", "module", "attrs")
 
     def __init__(self, index, name, inputs, output, node, call=None, version=None, before=None, after=None,
                  parts=(), composite=None):
@@ -280,6 +410,8 @@ class ForwardOp:
         self.fn = None
         # the module whose ``forward`` ran the op (the innermost one running), or None outside every module
         self.module = None
+        # the numbers and shapes the call was given, shown as attributes of the op: ((name, text), ...)
+        self.attrs = ()
 
     @property
     def inplace(self):
@@ -433,6 +565,7 @@ class Recorder:
             raise bad_type("Recorder", "forward", "bool", forward).with_traceback(None) from None
         self._oplog = []      # (name, inputs, output, node) per forward op, as they came
         self._fn = {}         # index in _oplog -> the name of the function the user called (ForwardOp.fn)
+        self._attrs = {}      # index in _oplog -> the numbers and shapes that call was given (ForwardOp.attrs)
         self._modof = {}      # index in _oplog -> the module that ran it (ForwardOp.module), up to _mod_n
         self._mod_n = 0
         self._mods = []       # the modules running now, outermost first (module call-begin and call-end events)
@@ -441,6 +574,7 @@ class Recorder:
         self._forward = forward
         self._handles = []    # the RemovableHandles of this recorder's subscriptions while it is active
         self._open = []       # the composite calls open now (call-begin heard, no call-end yet): their parts so far
+        self._open_attrs = {}  # depth of an open composite call -> call_attrs of its arguments
         self._cur = None
         self._log = None      # the current run's log.append
         self._tensors = False  # the current run passes grads as Tensors (create_graph)
@@ -547,6 +681,7 @@ class Recorder:
             op = ForwardOp(k, *log[k])
             op.fn = fn.get(k)
             op.module = mod.get(k)
+            op.attrs = self._attrs.get(k, ())
             ops.append(op)
         return ops
 
@@ -575,6 +710,7 @@ class Recorder:
         """Forget what was recorded so far (the recorder stays attached)."""
         self._oplog.clear()
         self._fn.clear()
+        self._attrs.clear()
         self._modof.clear()
         self._mod_n = 0
         self._ops.clear()
@@ -612,11 +748,20 @@ class Recorder:
                 log = self._oplog
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = call_record_inputs(inputs, call)
-                    self._fn[len(log)] = call_name(call)
+                    inputs = self._call_record(inputs, call, len(log))
                 log.append((name, inputs, out, node))
                 return
         self._add_op(call, name, inputs, out, node)
+
+    def _call_record(self, inputs, call, k):
+        """The inputs op ``k`` of the call running in frame ``call`` records; its call's name and attributes."""
+        fn = self._fn[k] = call_name(call)
+        attrs, operands = call_attrs(fn, *frame_args(call))
+        if attrs:
+            self._attrs[k] = attrs
+        else:
+            self._attrs.pop(k, None)     # (left by a record of a call replaced since)
+        return drop_attr_numbers(call_record_inputs(inputs, call), operands)
 
     def _note_tangents(self, inputs, out, tangent_of):
         """Forward-mode AD: keep the tangents of an op's inputs and output as they are now (the dual level, and
@@ -635,10 +780,10 @@ class Recorder:
                 self._call = call
                 self._call_start = len(log)
                 if call is not None:
-                    inputs = call_record_inputs(inputs, call)
-                    self._fn[len(log)] = call_name(call)
+                    inputs = self._call_record(inputs, call, len(log))
                 log.append((name, inputs, out, node))
             elif node is not None and node is log[-1][3]:
+                self._attrs.pop(len(log), None)
                 log.append((name, inputs, out, node))    # one op with several outputs
             else:
                 # a call made of several ops (F.linear: t, addmm): one record, with the call's own tensor arguments
@@ -646,7 +791,8 @@ class Recorder:
                 del log[start:]
                 if len(self._ops) > start:
                     del self._ops[start:]
-                self._fn[len(log)] = call_name(call)
+                fn = self._fn[len(log)] = call_name(call)
+                self._attrs[len(log)] = call_attrs(fn, *frame_args(call))[0]
                 log.append((name, _call_inputs(call), out, node))
 
     def _on_call(self, kind, name, depth, inputs, records):
@@ -654,20 +800,24 @@ class Recorder:
         becomes one record (or the records it names: one per output of a Function), with those parts."""
         if kind == "begin":
             self._open.append([])
+            self._open_attrs[depth] = self._composite_attrs(name)
             return
         if not self._open:      # it began before this recorder started: its ops are recorded as they came
             return
         parts = self._open.pop()
+        attrs, operands = self._open_attrs.pop(depth, ((), None))
         call = (tuple(parts), name)
         if inputs is None:      # it raised: recorded as a failed call (_on_failed), none of its ops, as in PyTorch
             recs = []
         elif records is not None:
-            recs = [tuple(r) + (None, None, None, None) + call for r in records]
+            recs = [(r[0], drop_attr_numbers(r[1], operands)) + tuple(r[2:]) + (None, None, None, None) + call
+                    for r in records]
         elif not parts:
             recs = []
         elif len(parts) == 1 or all(p[3] is not None and p[3] is parts[0][3] for p in parts):
             # one op (or the outputs of one node): the record is the op's own
-            recs = [(p[0], with_call_tensors(p[1], inputs)) + p[2:] + (None,) * (8 - len(p)) + call for p in parts]
+            recs = [(p[0], drop_attr_numbers(with_call_tensors(p[1], inputs), operands)) + p[2:] +
+                    (None,) * (8 - len(p)) + call for p in parts]
         else:                   # the last op's name, output and node; the call's own tensor arguments
             last = parts[-1]
             recs = [(last[0], inputs, last[2], last[3], None, None, None, None) + call]
@@ -679,7 +829,25 @@ class Recorder:
             if inputs is not None and not name.endswith("Backward"):
                 for k in range(len(self._oplog), len(self._oplog) + len(recs)):
                     self._fn[k] = name
+                    if attrs:
+                        self._attrs[k] = attrs
+                    else:
+                        self._attrs.pop(k, None)
             self._oplog.extend(recs)
+
+    @staticmethod
+    def _composite_attrs(name):
+        """``call_attrs`` of the composite call ``name`` beginning now: read from its frame, the first one below
+        the frames of this recorder and of ``_hooks``."""
+        if name.endswith("Backward"):
+            return (), None
+        f = _getframe(2)
+        skip = (__file__, _hooks.__file__)
+        while f is not None and f.f_code.co_filename in skip:
+            f = f.f_back
+        if f is None:
+            return (), None
+        return call_attrs(name, *frame_args(f))
 
     def _on_inplace(self, call, args, kwargs, before, old):
         """An in-place call of autogradviz's op layer has written ``args[0]``: one record for the call (it replaces
@@ -713,6 +881,7 @@ class Recorder:
             else:
                 self._call = call_f
                 self._call_start = len(log)
+            self._attrs.pop(len(log), None)      # an in-place call's numbers are its operands (``y.add_(1)``)
             log.append(rec)
 
     # -- engine observer interface: each event is one tuple appended to the run's log -------------------------

@@ -36,10 +36,11 @@ class ScalarKey:
 
 def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
                    collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
-                   split_shared="auto", show_bookkeeping=False, depth=None, source):
+                   split_shared="auto", show_bookkeeping=False, depth=None, expand=False, source):
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
     on tensors that need no grad) or else reconstructed from the grad_fn graph. A module's bookkeeping
-    (``BatchNorm``'s ``num_batches_tracked.add_(1)``) is left out unless ``show_bookkeeping``."""
+    (``BatchNorm``'s ``num_batches_tracked.add_(1)``) is left out unless ``show_bookkeeping``. ``expand``: a call that
+    made several grad_fn nodes (``linear``: ``t``, ``addmm``) is drawn as those nodes (a trace only)."""
     roots, trace = split_roots(source, roots, trace)
     nm = _make_names(names, model, frame, auto_names)
     root_tensors = [r for r in roots if source.is_tensor(r)]
@@ -47,7 +48,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
         skip = () if show_bookkeeping else _bookkeeping(trace, nm)
         if not root_tensors:
             root_tensors = [t for t in _trace_roots(trace) if source.is_tensor(t) and id(t) not in skip]
-        ops = TraceOps(source, trace, root_tensors, skip)
+        ops = TraceOps(source, trace, root_tensors, skip, expand)
     else:
         ops = NodeOps(source, roots, nm)
     nm.add_known(root_tensors)
@@ -243,6 +244,7 @@ class ForwardBuilder:
         if isinstance(k, OpVertex):
             v = VNode("op", "op" if k.grad else "op_nograd", k.name, ref=k.node)
             v.sub = source.name(k.node) if k.node is not None and not source.is_leaf_node(k.node) else None
+            v.attrs = k.attrs
             return v
         if isinstance(k, _Seg):
             v = VNode("collapsed", "collapsed", k.name)

@@ -12,7 +12,7 @@ class VNode:
 
     __slots__ = ("id", "kind", "role", "state", "title", "sub", "name", "shape", "value", "grad", "grad_state",
                  "outputs", "saved", "saved_state", "saved_freed", "cluster", "count", "ref", "alias_of",
-                 "saved_dtypes")
+                 "saved_dtypes", "attrs")
 
     def __init__(self, kind, role, title="", ref=None):
         self.id = None
@@ -35,6 +35,7 @@ class VNode:
         self.count = 0           # collapsed / more: how many engine nodes it stands for
         self.ref = ref           # the engine Node or Tensor shown (not used for output)
         self.alias_of = None     # a shared leaf drawn again (big graphs): the id of the node it repeats
+        self.attrs = ()          # forward op: the numbers and shapes its call was given, ((name, text), ...)
 
     def __repr__(self):
         return f"VNode({self.id}, {self.kind}, {self.title!r})"

@@ -30,7 +30,7 @@ class OpInput:
 
 class OpVertex:
     """A forward op vertex: one trace op (or several, for a multi-output op), or one grad_fn node."""
-    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module")
+    __slots__ = ("name", "node", "inputs", "outputs", "pos", "grad", "version", "after", "module", "attrs")
 
     def __init__(self, name, node, inputs, pos, grad, version=None, after=None):
         self.name = name          # op display name (mul, MultiplyAdd)
@@ -42,6 +42,7 @@ class OpVertex:
         self.version = version    # an in-place op: the version of the tensor it wrote, after the write
         self.after = after        # and that tensor's data after the write (a later write may change the tensor)
         self.module = None        # a trace op: the module that ran it (trace.ForwardOp.module)
+        self.attrs = ()           # a trace op: the numbers and shapes its call was given (trace.ForwardOp.attrs)
 
 
 class SinkKey:
@@ -72,7 +73,7 @@ class TraceOps:
     """The op vertices of a trace, the in-place writes of the tensors whose ids are in ``skip`` left out.
     ``sinks``: the keys of ``root_tensors``; ``producer(t)``: ``(vertex, output number)`` of the op that made ``t``."""
 
-    def __init__(self, source, trace, root_tensors, skip=()):
+    def __init__(self, source, trace, root_tensors, skip=(), expand=False):
         self.ops = []
         self._prod = {}           # id(tensor) -> (vertex, nr, tensor)
         self._held = {}           # id(tensor written in place) -> the holder of its data at the version read last
@@ -89,8 +90,13 @@ class TraceOps:
                     getattr(fop, "version", None) is None:
                 op = last             # another output of a multi-output op
             else:
-                op = self._vertex(source, fop)
-                self.ops.append(op)
+                parts = self._parts(source, fop) if expand else None
+                if parts is not None:
+                    self.ops.extend(parts)
+                    op = parts[-1]
+                else:
+                    op = self._vertex(source, fop)
+                    self.ops.append(op)
             if id(fop.output) in self._written:
                 self._held[id(fop.output)] = [op.after]
             last_name = fop.name
@@ -115,7 +121,65 @@ class TraceOps:
             after = fop.after
         op = OpVertex(name, node, inputs, fop.index, node is not None, version, after)
         op.module = getattr(fop, "module", None)
+        op.attrs = getattr(fop, "attrs", ())
         return op
+
+    def _parts(self, source, fop):
+        """``expand=True``: the op vertices of the grad_fn nodes a call made (``linear``: ``t``, ``addmm``), inputs
+        first, or None when it made fewer than two (or none: no grad, an in-place call). The nodes are those reached
+        from the call's node before any node of its tensor arguments (or of an op recorded earlier) or a leaf. A None
+        edge stands for the call's next tensor argument that needs no grad; the arguments no edge reached (a loss's
+        target) go into the last part."""
+        node = fop.node
+        if node is None or getattr(fop, "version", None) is not None:
+            return None
+        stop = {id(op.node) for op in self.ops if op.node is not None}
+        args = [x for x in fop.inputs if x is not None]
+        stop.update(id(source.grad_fn(x)) for x in args if source.grad_fn(x) is not None)
+        order, seen, stack = [], {id(node)}, [(node, False)]
+        while stack:                 # post-order: a node after the nodes it reads
+            n, done = stack.pop()
+            if done:
+                order.append(n)
+                continue
+            stack.append((n, True))
+            for c, _ in reversed(source.edges(n)):
+                if c is not None and not source.is_leaf_node(c) and id(c) not in stop and id(c) not in seen:
+                    seen.add(id(c))
+                    stack.append((c, False))
+        if len(order) < 2:
+            return None
+        verts = {}
+        used = set()
+        nograd = [x for x in args if not source.requires_grad(x)]
+        out = []
+        for i, n in enumerate(order):
+            v = OpVertex(op_name(n, source), n, [], fop.index + i / len(order), True)
+            v.module = getattr(fop, "module", None)
+            for c, nr in source.edges(n):
+                if c is not None and id(c) in verts:
+                    v.inputs.append(OpInput("op", None, op=verts[id(c)], nr=nr))
+                    continue
+                t = None
+                if c is None:
+                    t = next((x for x in nograd if id(x) not in used), None)
+                elif source.is_leaf_node(c):
+                    t = source.variable(c)
+                else:
+                    t = next((x for x in args if source.grad_fn(x) is c and source.output_nr(x) == nr), None)
+                if t is None:
+                    v.inputs.append(OpInput("none"))
+                else:
+                    used.add(id(t))
+                    v.inputs.append(self._input(t))
+            verts[id(n)] = v
+            out.append(v)
+        out[-1].attrs = getattr(fop, "attrs", ())
+        for x in args:
+            if id(x) not in used:
+                used.add(id(x))
+                out[-1].inputs.append(self._input(x))
+        return out
 
     def _input(self, x):
         if x is None:
