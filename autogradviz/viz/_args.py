@@ -20,7 +20,7 @@ from .i18n import t
 
 __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_names", "check_int", "check_bool",
            "check_choice", "check_lang", "check_str", "check_attrs", "check_path", "nothing_to_draw", "check_frame",
-           "check_writable", "check_readable", "write_file", "FrameIndexError"]
+           "check_writable", "check_readable", "write_file", "FrameIndexError", "check_expand", "check_expanded"]
 
 
 class FrameIndexError(IndexError, ValueError):
@@ -354,3 +354,24 @@ def write_file(fn, arg, p, text):
     except OSError as e:
         raise os_error(fn, arg, p, e) from None
     return p
+
+
+def check_expand(fn, v, depth):
+    """``expand=`` of the steppers: None, or a list/tuple of module names (str), and only with ``depth=``."""
+    if v is None:
+        return ()
+    if isinstance(v, str) or not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise bad_type(fn, "expand", "expand", v)
+    if depth is None and v:
+        raise bad_value(fn, "expand", "expand", v)
+    return tuple(v)
+
+
+def check_expanded(fn, expand, depth, found):
+    """Every name of ``expand=`` is a module found at ``depth`` (``found``: the folded model's ``fold_keys``)."""
+    found = found or []
+    for name in expand:
+        if name not in found:
+            raise ArgValueError(t("error.arg", fn=fn, arg="expand",
+                                  accepted=t("accept.expand_known", d=depth, names=", ".join(map(repr, found))),
+                                  got=_got(name)))

@@ -533,18 +533,26 @@ class Replay:
         self.facts = facts
 
 
-def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph):
+def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, gid=None, boxes=None):
     """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
-    step by step: the buffers' totals and autograd.grad's captures are the engine's own events."""
-    return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph).replay(explicit_gradient, mode_grad)
+    step by step: the buffers' totals and autograd.grad's captures are the engine's own events.
+
+    ``depth=`` (a folded drawing): ``gid`` maps each node's id in ``facts`` to its id in the folded drawing, and
+    ``boxes`` the drawing's ids of folded modules to their ``ModuleBox``. The steps of nodes hidden in one box that
+    run one after another are one frame (``node_id`` the box's id); frames' ``node_id`` and ``done`` are then ids of
+    the folded drawing."""
+    return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph, gid, boxes).replay(explicit_gradient,
+                                                                                              mode_grad)
 
 
 class _BackwardReplayer:
     """One backward replay, one method a phase: the statuses before the pass, the start frame, one frame per
     executed node (what it kept, freed, captured and sent on), and the end of the pass."""
 
-    def __init__(self, facts, run, lang, retain_graph):
+    def __init__(self, facts, run, lang, retain_graph, gid=None, boxes=None):
         self.facts, self.run, self.lang, self.retain_graph = facts, run, lang, retain_graph
+        self.gid = gid or {}
+        self.boxes = boxes or {}
         self.tl = Timeline()
         self.kept_set, self.freed_set = set(), set()
         self.grad_val = {}       # tensor name -> current grad value (for .grad before/after)
@@ -555,9 +563,18 @@ class _BackwardReplayer:
     def replay(self, explicit_gradient, mode_grad):
         facts, run = self.facts, self.run
         step_nodes = [facts.by_obj[id(st.node)] for st in run.steps]
-        for k, ni in enumerate(step_nodes):
-            ni.ran = True
-            ni.seq = k + 1
+        groups = []         # [(box id or None, [(step, node)])]: a folded module's steps in a row are one frame
+        for st, ni in zip(run.steps, step_nodes):
+            box = self.gid.get(ni.id)
+            box = box if box in self.boxes else None
+            if box is not None and groups and groups[-1][0] == box:
+                groups[-1][1].append((st, ni))
+            else:
+                groups.append((box, [(st, ni)]))
+        for k, (_, members) in enumerate(groups):
+            for _, ni in members:
+                ni.ran = True
+                ni.seq = k + 1
         for ni in step_nodes:
             for tgt, _ in ni.edges:
                 if tgt is not None and tgt.ran:
@@ -565,8 +582,11 @@ class _BackwardReplayer:
         self._initial_statuses()
         frames = [self._start_frame(explicit_gradient, mode_grad)]
         self.tl.close_frame()
-        for st, ni in zip(run.steps, step_nodes):
-            frames.append(self._step_frame(len(frames), st, ni))
+        for box, members in groups:
+            if box is None:
+                frames.append(self._step_frame(len(frames), *members[0]))
+            else:
+                frames.append(self._box_frame(len(frames), self.boxes[box], members))
             self.tl.close_frame()
         self._end_of_pass(len(frames) - 1)
         return Replay(frames, self.tl, facts)
@@ -621,7 +641,7 @@ class _BackwardReplayer:
         facts, tl = self.facts, self.tl
         fr = Frame(index, tl)
         fr.node = ni.name
-        fr.node_id = ni.id
+        fr.node_id = self.gid.get(ni.id, ni.id)
         fr.label = ni.label
         fr.grads_in = [(facts.out_name(ni, nr), g) for nr, g in enumerate(st.grads_in)]
         fr.grads_out = [(ni.in_names[k] if k < len(ni.in_names) else None, g) for k, g in enumerate(st.grads_out)]
@@ -646,7 +666,7 @@ class _BackwardReplayer:
             self._retain_and_free(fr, st, ni, captured, newly_kept, newly_freed)
         fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
         self._send(fr, st, ni)
-        tl.done.append(ni.id)
+        tl.done.append(fr.node_id)
         fr.newly_kept = newly_kept
         fr.newly_freed = newly_freed
         arrivals = self.arrivals
@@ -655,6 +675,46 @@ class _BackwardReplayer:
         for nr in range(ni.nout):
             arrivals.pop((ni.id, nr), None)
         fr._narrate = _narrator(ni, st, fr, accumulated, captured, self.lang, self.retain_graph, summed)
+        return fr
+
+    def _box_frame(self, index, box, members):
+        """The steps of a folded module's nodes, run one after another, as one frame: the grads that entered the box
+        (arrived at a node inside from a node outside, or the root's) and those that left it, with what its nodes
+        kept, freed, accumulated and captured. Kept/freed/pending/status come from the timeline as for any frame."""
+        facts, tl = self.facts, self.tl
+        subs = [self._step_frame(index, st, ni) for st, ni in members]
+        del tl.done[len(tl.done) - len(subs):]
+        tl.done.append(box.id)
+        inside = {nid for nid, g in self.gid.items() if g == box.id}
+        from_outside = set()
+        for ni in facts.nodes:
+            if ni.id not in inside:
+                for tgt, nr in ni.edges:
+                    if tgt is not None:
+                        from_outside.add((tgt.id, nr))
+        for t in facts.roots:
+            fn = facts.src.grad_fn(t)
+            ni = facts.of(fn if fn is not None else facts.src.leaf_node(t))
+            if ni is not None:
+                from_outside.add((ni.id, facts.src.output_nr(t) if fn is not None else 0))
+        fr = Frame(index, tl)
+        fr.node = box.sub or box.title
+        fr.node_id = box.id
+        fr.label = f"{box.path} ({box.sub})" if box.path and box.sub else (box.title or box.path)
+        for (st, ni), sub in zip(members, subs):
+            fr.grads_in += [p for nr, p in enumerate(sub.grads_in) if (ni.id, nr) in from_outside]
+            fr.grads_out += [p for k, p in enumerate(sub.grads_out)
+                             if k < len(ni.edges) and ni.edges[k][0] is not None and ni.edges[k][0].id not in inside]
+            for a in ("accumulated", "retained", "hooks", "captured", "newly_kept", "newly_freed", "edges_out",
+                      "released"):
+                getattr(fr, a).extend(getattr(sub, a))
+        nodes = [ni.label for _, ni in members]
+        lang, path = self.lang, box.path
+
+        def narrate():
+            return _narr.module_text(fr.label, path, nodes, fr.grads_in, fr.grads_out, fr.newly_kept,
+                                     fr.newly_freed, lang)
+        fr._narrate = narrate
         return fr
 
     def _accumulate(self, st, ni, captured, accumulated, newly_kept):

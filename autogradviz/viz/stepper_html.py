@@ -311,11 +311,13 @@ def annotate_svg(svg, node_vars, edge_vars):
 # backward
 # =============================================================================================================
 class BackwardView:
-    """HTML for a backward replay. ``model``: the graph model whose ids the frames use (for edges and aliases)."""
+    """HTML for a backward replay. ``model``: the graph model whose ids the drawing uses (for edges and aliases).
+    ``gid``: with ``depth=``, the id in the folded drawing of each node of the replay's facts (a box's id for the
+    nodes it hides)."""
 
     forward = False
 
-    def __init__(self, replay, model, lang, scope, prefix):
+    def __init__(self, replay, model, lang, scope, prefix, gid=None):
         self.replay = replay
         self.frames = replay.frames
         self.tl = replay.timeline
@@ -324,6 +326,9 @@ class BackwardView:
         self.scope = scope
         self.prefix = p = prefix
         self.aliases = getattr(model, "aliases", None) or {}
+        gid = gid or {}
+        self.g = lambda nid: gid.get(nid, nid)          # a facts node's id in the drawing
+        self.hidden = {nid for nid, g in gid.items() if g in model._by_id and model.node(g).kind == "module"}
         self.by_name = {ti.name: ti for ti in facts.tensors}
         self._fmt = {}                # id(value) -> (value, its text): values recur in every frame's tables
         self._saved_text = {}         # node id -> its saved items' text
@@ -349,8 +354,15 @@ class BackwardView:
             fn = src.grad_fn(tr)
             ni = facts.of(fn if fn is not None else src.leaf_node(tr))
             if ni is not None:
-                self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{ni.id}",
+                self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{self.g(ni.id)}",
                                                             facts.out_name(ni, src.output_nr(tr))))
+        # the same by the drawing's ids (a box's incoming edges: those from outside it), each edge once
+        self.incoming_g = {}
+        for nid, ins in self.incoming.items():
+            lst = self.incoming_g.setdefault(self.g(nid), [])
+            for e in ins:
+                if e not in lst:
+                    lst.append(e)
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
@@ -380,20 +392,22 @@ class BackwardView:
         if done:
             rules.append(f"{self._nodes_sel(done)} {{ fill: {C_DONE} !important; }}")
         if fr.saved_freed:
-            rules.append(f"{self._nodes_sel(fr.saved_freed, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
+            gone = list(dict.fromkeys(self.g(n) for n in fr.saved_freed))
+            rules.append(f"{self._nodes_sel(gone, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
         by_name = self.by_name
         kept = []
         for name in fr.kept:
             ti = by_name.get(name)
-            if ti is not None and ti.node is not None and ti.kind == "leaf":
-                kept.append(ti.node.id)
+            if ti is not None and ti.node is not None and ti.kind == "leaf" and ti.node.id not in self.hidden:
+                kept.append(self.g(ti.node.id))
         if kept:
             rules.append(f"{self._nodes_sel(kept)} {{ fill: {C_KEPT} !important; "
                          f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
         for name in fr.newly_kept:
             ti = by_name.get(name)
             if ti is not None and ti.node is not None:
-                ids = [ti.node.id] + list(self.aliases.get(ti.node.id, ()))
+                g = self.g(ti.node.id)
+                ids = [g] + list(self.aliases.get(g, ()))
                 rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
                              f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
         # grads waiting in buffers: edges from nodes that ran into nodes that have not run yet
@@ -416,7 +430,7 @@ class BackwardView:
                          f"stroke: {C_CUR_LINE} !important; stroke-width: 3px; }}")
             # the grads it just consumed: kept (retain_grad, a leaf) or freed
             kept_now = set(fr.newly_kept)
-            for e, name in self.incoming.get(fr.node_id, ()):
+            for e, name in self.incoming_g.get(fr.node_id, ()):
                 col = C_KEPT_LINE if name in kept_now else C_FREED
                 rules.append(f"{sc} #{e} path {{ stroke: {col} !important; stroke-width: 2px; "
                              f"stroke-dasharray: 6,3; }} {sc} #{e} polygon {{ fill: {col} !important; "
@@ -444,6 +458,11 @@ class BackwardView:
         nodes, edges = {}, {}
         for ni in facts.nodes:
             v = {"--k": ni.seq if ni.ran else NEVER}
+            if ni.id in self.hidden:        # a folded module: one box, done when its step ran
+                cur = nodes.get(p + self.g(ni.id))
+                if cur is None or v["--k"] < cur["--k"]:       # its first step
+                    nodes[p + self.g(ni.id)] = v
+                continue
             if ni.kind == "acc":
                 ti = self.by_name.get(ni.leaf_name)
                 at = kept_at.get(ni.leaf_name) if ti is not None and ti.kind == "leaf" else None
@@ -455,7 +474,8 @@ class BackwardView:
                 v["--x"] = 1
             if ni.ran and frames[ni.seq].newly_kept:
                 v["--g"] = 1
-            for gid in [ni.id] + list(self.aliases.get(ni.id, ())):
+            g = self.g(ni.id)
+            for gid in [g] + list(self.aliases.get(g, ())):
                 nodes[p + gid] = v
         for rid in self.root_gids:
             nodes[p + rid] = {"--k": 0, "--dc": "var(--bf)", "--ds": "var(--bs)"}
