@@ -538,9 +538,9 @@ def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph
     step by step: the buffers' totals and autograd.grad's captures are the engine's own events.
 
     ``depth=`` (a folded drawing): ``gid`` maps each node's id in ``facts`` to its id in the folded drawing, and
-    ``boxes`` the drawing's ids of folded modules to their ``ModuleBox``. The steps of nodes hidden in one box that
-    run one after another are one frame (``node_id`` the box's id); frames' ``node_id`` and ``done`` are then ids of
-    the folded drawing."""
+    ``boxes`` the drawing's ids of folded modules to their ``ModuleBox``. The steps of the nodes hidden in one box are
+    one frame (``node_id`` the box's id; see ``_groups`` for a step the engine ran in between); frames' ``node_id``
+    and ``done`` are then ids of the folded drawing."""
     return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph, gid, boxes).replay(explicit_gradient,
                                                                                               mode_grad)
 
@@ -563,14 +563,7 @@ class _BackwardReplayer:
     def replay(self, explicit_gradient, mode_grad):
         facts, run = self.facts, self.run
         step_nodes = [facts.by_obj[id(st.node)] for st in run.steps]
-        groups = []         # [(box id or None, [(step, node)])]: a folded module's steps in a row are one frame
-        for st, ni in zip(run.steps, step_nodes):
-            box = self.gid.get(ni.id)
-            box = box if box in self.boxes else None
-            if box is not None and groups and groups[-1][0] == box:
-                groups[-1][1].append((st, ni))
-            else:
-                groups.append((box, [(st, ni)]))
+        groups = [(box, [(run.steps[j], step_nodes[j]) for j in pos]) for box, pos in self._groups(step_nodes)]
         for k, (_, members) in enumerate(groups):
             for _, ni in members:
                 ni.ran = True
@@ -590,6 +583,55 @@ class _BackwardReplayer:
             self.tl.close_frame()
         self._end_of_pass(len(frames) - 1)
         return Replay(frames, self.tl, facts)
+
+    def _groups(self, step_nodes):
+        """``[(box id or None, [step positions])]``: one group per frame. Without boxes, each step alone, in the
+        engine's order. A folded module's steps are one group: a step of another node that the engine ran between
+        two of them (a leaf's AccumulateGrad, run as soon as its grad is ready) is shown after the module's step when
+        no later step of the module waits for it (nothing it sends reaches one); otherwise the module's step ends
+        there and the module comes again as a second step."""
+        keys = []
+        for ni in step_nodes:
+            b = self.gid.get(ni.id)
+            keys.append(b if b in self.boxes else None)
+        groups = []
+        todo = list(range(len(keys)))
+        while todo:
+            i, rest = todo[0], todo[1:]
+            b = keys[i]
+            later = [k for k, j in enumerate(rest) if keys[j] == b] if b is not None else []
+            if not later:
+                groups.append((b, [i]))
+                todo = rest
+                continue
+            members, deferred, end = [i], [], later[-1] + 1
+            for k in range(end):
+                j = rest[k]
+                if keys[j] == b:
+                    members.append(j)
+                elif self._reaches(step_nodes[j], {step_nodes[rest[x]].id for x in later if x > k}):
+                    end = k
+                    break
+                else:
+                    deferred.append(j)
+            groups.append((b, members))
+            todo = deferred + rest[end:]
+        return groups
+
+    @staticmethod
+    def _reaches(ni, targets):
+        """Does a grad sent by node ``ni`` reach one of the nodes ``targets`` (ids), along next_functions?"""
+        seen, work = set(), [ni]
+        while work:
+            n = work.pop()
+            for tgt, _ in n.edges:
+                if tgt is None or tgt.id in seen:
+                    continue
+                if tgt.id in targets:
+                    return True
+                seen.add(tgt.id)
+                work.append(tgt)
+        return False
 
     # -- before the pass -----------------------------------------------------------------------------------------
     def _keep(self, name):
