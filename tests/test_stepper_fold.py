@@ -156,7 +156,7 @@ def test_bad_depth_and_expand_raise_like_the_drawings():
     assert m[0].weight.grad is None          # bad input changes nothing: backward did not run
     st = viz.BackwardStepper(loss, model=m, depth=1, lang="zh")
     box = next(f for f in st.frames if f.label == "0 (Linear)")
-    assert box.text.startswith("模块0 (Linear)作为一步运行") and "进入它的梯度" in box.text
+    assert box.text.startswith("模块0 (Linear)作为一步运行，它里面的反向函数节点") and "进入它的梯度" in box.text
 
 
 def _gpt_stepper(lib, ref=None):
@@ -187,3 +187,44 @@ def test_gpt_folded_frames_are_the_same_in_both_engines():
             if gt is not None:
                 np.testing.assert_allclose(np.asarray(ga), gt.numpy() if hasattr(gt, "numpy") else gt,
                                            rtol=1e-3, atol=1e-4)
+
+
+def _gpt_forward(lib, ref=None, **kw):
+    size = dict(n_embd=12, n_head=3, n_layer=1, block_size=5, vocab_size=11)
+    lib.manual_seed(0)
+    net = gpt(lib, **size)
+    if ref is not None:
+        copy_weights(ref, net, lib)
+    idx = lib.tensor([[(3 * i + 1) % 11 for i in range(5)], [(5 * i + 2) % 11 for i in range(5)]])
+    return net, viz.ForwardStepper(lambda i: net(i, i)[1], idx, model=net, lang="en", **kw)
+
+
+def test_forward_stepper_folds_modules_into_one_step_each_in_both_engines():
+    tnet, tst = _gpt_forward(torch, depth=1)
+    _, ast = _gpt_forward(autogradviz, tnet, depth=1)
+    _, plain = _gpt_forward(torch)
+    got = [[(f.node, f.node_id, f.label, [n for n, _ in f.grads_in], [n for n, _ in f.grads_out])
+            for f in st.frames] for st in (ast, tst)]
+    assert got[0] == got[1]
+    # each folded module is one step: the children of the GPT that ran, in the order their forward ran
+    kids = [n for n, _ in tnet.named_children()]
+    boxes = [f.label.split(" ")[0] for f in tst.frames[1:] if f.label.split(" ")[0] in kids]
+    assert len(boxes) == len(set(boxes)) and set(boxes) <= set(kids) and "blocks" in boxes
+    # the ops outside every module are steps as before: the unfolded stepper's labels minus the modules' ops
+    drawn = [v for v in tst.graph_model.nodes if v.kind == "module"]
+    assert len(tst.frames) - 1 < len(plain.frames) - 1 and len(drawn) == len(boxes)
+    # the highlight finds the box, and the panel lists a module's output as made by its step
+    for f in tst.frames[1:]:
+        g = tst.view.gid[f.node_id]
+        assert f'id="{tst._prefix}{g}"' in tst._svg
+    blocks = next(f for f in tst.frames[1:] if f.label.startswith("blocks ("))
+    html = tst.view.frame_html(blocks.index)
+    out = blocks.grads_out[0][0]
+    assert f'data-tensor="{out}"' in html and "agv-just" in html and "Tensors leaving it: " + out in blocks.text
+    # expand= every module: the unfolded stepper's steps
+    _, opened = _gpt_forward(torch, depth=1, expand=kids)
+    assert [f.label for f in opened.frames] == [f.label for f in plain.frames]
+    with pytest.raises(ValueError, match=r"expand"):
+        _gpt_forward(torch, depth=1, expand=["nope"])
+    with pytest.raises(TypeError, match=r"depth"):
+        _gpt_forward(torch, depth="1")

@@ -531,6 +531,7 @@ class Replay:
         self.frames = frames
         self.timeline = timeline
         self.facts = facts
+        self.op_end = None       # forward, folded (fold_forward): ops done as of each frame
 
 
 def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, gid=None, boxes=None):
@@ -924,3 +925,62 @@ def forward_replay(ops, label, lang):
         frames.append(fr)
         tl.close_frame()
     return Replay(frames, tl)
+
+
+
+def fold_forward(replay, ops, box_of, boxes, label, lang):
+    """The forward replay with each folded module's ops (``depth=``) as one frame. ``box_of[k]``: the drawing's id
+    of op ``k``'s node (``boxes``: the ids of the folded modules, to their ``ModuleBox``); a module's ops run one
+    after another (its ``forward``), so each module is one frame. ``label(tensor)``: its name. The new replay's
+    ``op_end[i]``: how many ops are done as of frame ``i``."""
+    old = replay.frames
+    tl = Timeline()
+    f0 = Frame(0, tl)
+    f0.text = old[0].text
+    frames, ends = [f0], [0]
+    tl.close_frame()
+    k, n = 0, len(ops)
+    while k < n:
+        b = box_of[k] if box_of[k] in boxes else None
+        j = k + 1
+        while b is not None and j < n and box_of[j] == b:
+            j += 1
+        fr = Frame(len(frames), tl)
+        if b is None:
+            src = old[k + 1]
+            for a in ("node", "label", "grads_in", "grads_out"):
+                setattr(fr, a, getattr(src, a))
+            fr.text = src.text
+            fr.node_id = f"op{len(frames)}"
+        else:
+            box = boxes[b]
+            group = ops[k:j]
+            made = {id(op.output) for op in group}
+            later = {id(t) for op in ops[j:] for t in op.inputs if t is not None}
+            ins, outs, seen = [], [], set()
+            for op in group:
+                for t in op.inputs:
+                    if t is not None and id(t) not in made and id(t) not in seen:
+                        seen.add(id(t))
+                        ins.append(label(t))
+            for m, op in enumerate(group):
+                t = op.output
+                if id(t) in later or m == len(group) - 1:
+                    if id(t) not in seen:
+                        seen.add(id(t))
+                        outs.append((label(t), source_for([t]).array(t)))
+            fr.node = box.sub or box.title
+            fr.label = f"{box.path} ({box.sub})" if box.path and box.sub else (box.title or box.path)
+            fr.grads_in = [(a, None) for a in ins]
+            fr.grads_out = [(o, None) for o, _ in outs]
+            fr.text = _narr.module_fwd_text(fr.label, box.path, [old[i + 1].label for i in range(k, j)], ins, outs,
+                                            lang)
+            fr.node_id = f"op{len(frames)}"
+        tl.done.append(fr.node_id)
+        frames.append(fr)
+        tl.close_frame()
+        ends.append(j)
+        k = j
+    out = Replay(frames, tl)
+    out.op_end = ends
+    return out

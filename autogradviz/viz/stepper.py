@@ -858,15 +858,21 @@ class ForwardStepper(_StepperBase):
 
     ``ForwardStepper(fn, *args, names=None, lang=None, **kwargs)`` calls ``fn(*args, **kwargs)`` under
     ``viz.trace()`` (its result is ``.result``); ``ForwardStepper(tr)`` replays a finished trace.
-    Navigation and controls are the BackwardStepper's."""
+    ``model=``, ``depth=N``, ``expand=``: as for the BackwardStepper; the drawing is ``draw_forward(tr, model=model,
+    depth=N)``'s and a folded module's ops (its ``forward``) are one step (``fn`` then can't take keywords with these
+    names). Navigation and controls are the BackwardStepper's."""
 
     _title_key = "stepper.ui.title_forward"
 
     @_args.door
     def __init__(self, fn_or_trace, *args, names=None, lang=None, max_embed_bytes=DEFAULT_MAX_EMBED,
-                 interval=DEFAULT_INTERVAL, show_values=4, **kwargs):
+                 interval=DEFAULT_INTERVAL, show_values=4, model=None, depth=None, expand=None, **kwargs):
         from .trace import trace as _trace
         fn = "ForwardStepper"
+        if model is not None and not _args.is_module(model):
+            raise _args.bad_type(fn, "model", "model", model)
+        _args.check_int(fn, "depth", depth, 0, none=True)
+        expand = _args.check_expand(fn, expand, depth)
         if not (callable(fn_or_trace) or _args.check_trace(fn, "fn_or_trace", fn_or_trace) is not None):
             raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
         _args.check_names(fn, names)
@@ -904,13 +910,23 @@ class ForwardStepper(_StepperBase):
         try:
             from .graph import forward_graph
             graph_model = forward_graph(trace=tr, names=[(n, tt) for n, tt, *_ in tensors],
-                                        frame=frame, show_values=show_values, max_nodes=None, collapse=0)
+                                        frame=frame, show_values=show_values, max_nodes=None, collapse=0,
+                                        model=model, depth=depth, expand=expand)
         except Exception as e:  # noqa: BLE001
             self._graph_err = f"{type(e).__name__}: {e}"
+        if depth is not None and graph_model is not None:
+            _args.check_expanded(fn, expand, depth, graph_model.fold_keys)
         frame = None
         self.graph_model = graph_model
         self.mode_grad = False
+        self.depth, self.expand = depth, tuple(expand)
         self.replay = forward_replay(tr.ops, nm.label, self.lang)
+        if depth is not None and graph_model is not None:
+            from .replay import fold_forward
+            boxes = {v.id: v for v in graph_model.nodes if v.kind == "module"}
+            box_of = [graph_model.id_of(op.node) if op.node is not None and graph_model.id_of(op.node) is not None
+                      else graph_model.id_of(op.output) for op in tr.ops]
+            self.replay = fold_forward(self.replay, tr.ops, box_of, boxes, nm.label, self.lang)
         self.frames = self.replay.frames
         self.view = ForwardView(self.replay, tr.ops, tensors, self.lang, self._scope, self._prefix)
         svg = None

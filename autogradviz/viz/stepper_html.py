@@ -708,6 +708,8 @@ class ForwardView:
         self.replay = replay
         self.frames = replay.frames
         self.ops = ops
+        # ops done as of each frame: one op a frame, or (depth=) a folded module's ops in one frame
+        self.op_end = getattr(replay, "op_end", None) or list(range(len(ops) + 1))
         self.tensors = tensors        # [(name, tensor, value copy, requires_grad, grad_fn)] in first-seen order
         self.lang = lang
         self.scope = scope
@@ -717,7 +719,8 @@ class ForwardView:
 
     def map_drawing(self, model):
         p = self.prefix
-        for fr, op in zip(self.frames[1:], self.ops):
+        for fr, k in zip(self.frames[1:], self.op_end):
+            op = self.ops[k]
             gid = model.id_of(op.node) if op.node is not None else None
             if gid is None:
                 gid = model.id_of(op.output)
@@ -749,13 +752,14 @@ class ForwardView:
         n = len(self.frames) - 1
         node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
         cur = self.gid.get(fr.node_id, "") if fr.node_id else ""
-        made = {id(op.output) for op in self.ops[:i]}
+        made = {id(op.output) for op in self.ops[:self.op_end[i]]}
+        now = {id(op.output) for op in self.ops[self.op_end[i - 1]:self.op_end[i]]} if i > 0 else set()
         rows = []
         for name, tensor, val, rg, fn in self.tensors:
             if fn is not None and id(tensor) not in made:
                 continue
             cls = "agv-st-kept" if rg else "agv-st-not_needed"
-            just = i > 0 and tensor is self.ops[i - 1].output
+            just = id(tensor) in now
             gf = fn.name() if fn is not None else ""
             rows.append(f'<tr class="{cls}{" agv-just" if just else ""}" data-tensor="{esc(name)}">'
                         f'<td>{esc(name)}</td><td>{esc(_narr.fmt_value(val, lang=lang))}</td>'
