@@ -80,9 +80,15 @@ def test_a_folded_module_is_one_step_with_torchs_grads_in_and_out(lib):
         np.testing.assert_allclose(np.asarray(fr.grads_in[0][1]), ref[(name, "out")], rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(np.asarray(fr.grads_out[0][1]), ref[(name, "in")], rtol=1e-6, atol=1e-6)
         assert "Module" in fr.text and "Grads entering it" in fr.text and "expand=['" + name + "']" in fr.text
-    # a frame's node id is an element of the drawing: the highlight finds the box
+    # a frame's node id is an element of the drawing: the highlight finds the box, and the box is drawn done after
     for f in st.frames[1:]:
         assert f'id="{st._prefix}{f.node_id}"' in st._svg, f.node_id
+        css = st.view.frame_css(f.index).splitlines()
+        cur = [r for r in css if "stroke-width: 3px" in r and r.startswith(f".{st._scope} :is(")]
+        assert cur and f"#{st._prefix}{f.node_id})" in cur[0], (f.index, cur)
+        assert len(set(css)) == len(css)        # each rule once, however many grads a box kept
+    last_css = st.view.frame_css(len(st.frames) - 1)
+    assert all(f"#{st._prefix}{b}," in last_css or f"#{st._prefix}{b})" in last_css for b in boxes)
     assert [v.kind for v in st.graph_model.nodes].count("module") == 2
 
 

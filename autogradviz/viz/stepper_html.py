@@ -403,10 +403,12 @@ class BackwardView:
         if kept:
             rules.append(f"{self._nodes_sel(kept)} {{ fill: {C_KEPT} !important; "
                          f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
+        glowing = set()
         for name in fr.newly_kept:
             ti = by_name.get(name)
-            if ti is not None and ti.node is not None:
+            if ti is not None and ti.node is not None and self.g(ti.node.id) not in glowing:
                 g = self.g(ti.node.id)
+                glowing.add(g)          # a box keeps many grads: its rule once
                 ids = [g] + list(self.aliases.get(g, ()))
                 rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
                              f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
