@@ -234,3 +234,18 @@ def test_forward_stepper_folds_modules_into_one_step_each_in_both_engines():
         _gpt_forward(torch, depth=1, expand=["nope"])
     with pytest.raises(TypeError, match=r"depth"):
         _gpt_forward(torch, depth="1")
+
+
+def test_pending_and_saved_freed_speak_the_folded_drawings_ids():
+    m, x = _mlp(autogradviz)
+    st = viz.BackwardStepper(m(x).sum(), model=m, depth=1, lang="en")
+    ids = {v.id for v in st.graph_model.nodes}
+    seen_pending = False
+    for f in st.frames:
+        assert set(f.pending) <= ids and set(f.saved_freed) <= ids and set(f.done) <= ids
+        seen_pending |= bool(f.pending)
+    assert seen_pending
+    # the last Linear's box is waiting for the grad its only consumer sends, then runs and frees its saved tensors
+    box2 = next(f for f in st.frames if f.label == "2 (Linear)")
+    assert box2.node_id in st.frames[box2.index - 1].pending and box2.node_id not in box2.pending
+    assert box2.node_id in box2.saved_freed and box2.node_id not in st.frames[box2.index - 1].saved_freed

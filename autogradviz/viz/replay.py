@@ -365,6 +365,7 @@ class Timeline:
         self.pending_order = []             # node ids in the order grads first waited for them
         self.pending_hist = {}              # node id -> [start frame, end frame (it ran) or None, [arrival frames]]
         self.frame = 0                      # the frame being recorded
+        self.gid = None                     # depth=: facts node id -> the folded drawing's id (frames speak it)
 
     # -- recording -----------------------------------------------------------------------------------------------
     def set_status(self, name, value):
@@ -426,6 +427,16 @@ class Timeline:
             if start <= i and (end is None or i < end):
                 out[nid] = bisect.bisect_right(arr, i)
         return out
+
+    def saved_freed_at(self, i):
+        """The facts ids of the nodes whose saved tensors are freed as of frame ``i``."""
+        return self.saved_freed[:self.saved_freed_n[i]] if self.saved_freed_n else []
+
+    def drawn(self, ids):
+        """Facts ids as the drawing's ids (a box's for the nodes it hides), each once, in order."""
+        if not self.gid:
+            return list(ids)
+        return list(dict.fromkeys(self.gid.get(n, n) for n in ids))
 
     def pending_of(self, nid, i):
         h = self.pending_hist.get(nid)
@@ -509,7 +520,7 @@ class Frame:
     @property
     def saved_freed(self):
         tl = self._tl
-        return tuple(tl.saved_freed[:tl.saved_freed_n[self.index]]) if tl is not None and tl.saved_freed_n else ()
+        return tuple(tl.drawn(tl.saved_freed_at(self.index))) if tl is not None else ()
 
     @property
     def status(self):
@@ -517,7 +528,17 @@ class Frame:
 
     @property
     def pending(self):
-        return self._tl.pending_at(self.index) if self._tl is not None else {}
+        tl = self._tl
+        if tl is None:
+            return {}
+        p = tl.pending_at(self.index)
+        if not tl.gid:
+            return p
+        out = {}                  # depth=: by the drawing's ids, a box's count the sum of its nodes'
+        for nid, k in p.items():
+            g = tl.gid.get(nid, nid)
+            out[g] = out.get(g, 0) + k
+        return out
 
     def as_dict(self):
         return {k: getattr(self, k) for k in ("index", "node", "label", "grads_in", "grads_out", "accumulated",
@@ -555,6 +576,7 @@ class _BackwardReplayer:
         self.gid = gid or {}
         self.boxes = boxes or {}
         self.tl = Timeline()
+        self.tl.gid = gid or None
         self.kept_set, self.freed_set = set(), set()
         self.grad_val = {}       # tensor name -> current grad value (for .grad before/after)
         self.buffers = {}        # (node id, nr) -> the engine's pending total so far

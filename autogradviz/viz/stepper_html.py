@@ -392,7 +392,7 @@ class BackwardView:
         if done:
             rules.append(f"{self._nodes_sel(done)} {{ fill: {C_DONE} !important; }}")
         if fr.saved_freed:
-            gone = list(dict.fromkeys(self.g(n) for n in fr.saved_freed))
+            gone = list(dict.fromkeys(self.g(n) for n in self.tl.saved_freed_at(i)))
             rules.append(f"{self._nodes_sel(gone, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
         by_name = self.by_name
         kept = []
@@ -620,7 +620,7 @@ class BackwardView:
         lang = self.lang
         rows = []
         freed_now = set(fr.newly_freed)
-        gone = set(fr.saved_freed)
+        gone = set(self.tl.saved_freed_at(fr.index))
         count = 0
         for ni in self.facts.nodes:
             if not ni.saved_items:
