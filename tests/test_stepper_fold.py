@@ -249,3 +249,25 @@ def test_pending_and_saved_freed_speak_the_folded_drawings_ids():
     box2 = next(f for f in st.frames if f.label == "2 (Linear)")
     assert box2.node_id in st.frames[box2.index - 1].pending and box2.node_id not in box2.pending
     assert box2.node_id in box2.saved_freed and box2.node_id not in st.frames[box2.index - 1].saved_freed
+
+
+def test_resnet18_blocks_are_one_step_each_in_both_engines():
+    sys.path.insert(0, os.path.join(os.path.dirname(HERE), "benchmarks"))
+    from resnet18 import resnet18
+    torch.manual_seed(0)
+    tm = resnet18(torch)
+    am = copy_weights(tm, resnet18(autogradviz), autogradviz)
+    x = torch.randn(1, 3, 64, 64)
+    got = []
+    for m, xx in ((tm, x), (am, autogradviz.tensor(x.numpy()))):
+        st = viz.BackwardStepper(m(xx).sum(), model=m, depth=2, lang="en")
+        got.append([(f.node_id, f.label, f.kept, f.freed, f.done, [n for n, _ in f.grads_in],
+                     [n for n, _ in f.grads_out]) for f in st.frames])
+    assert got[0] == got[1]
+    blocks = [f"layer{i}.{j}" for i in range(1, 5) for j in range(2)]
+    labels = [f[1] for f in got[1][1:]]
+    for b in blocks:      # each block once, as one step, in the engine's order (the last block first)
+        assert labels.count(f"{b} (BasicBlock)") == 1, b
+    assert [lab.split(" ")[0] for lab in labels if "BasicBlock" in lab] == blocks[::-1]
+    # the parameters' grads are all kept at the end, as torch has them
+    assert sorted(got[1][-1][2]) == sorted(n for n, p in tm.named_parameters() if p.grad is not None)
