@@ -1,5 +1,5 @@
 """``depth=`` in the BackwardStepper (issue 29): the drawing is the folded one, a folded module's nodes that run in a
-row are one step, and ``expand=`` opens a module again. Real PyTorch is the oracle for the grads that enter and
+row are one step, and ``unfold=`` opens a module again. Real PyTorch is the oracle for the grads that enter and
 leave a module (tensor hooks on the module's input and output), the unfolded stepper for kept/freed."""
 import os
 import sys
@@ -79,7 +79,7 @@ def test_a_folded_module_is_one_step_with_torchs_grads_in_and_out(lib):
         assert len(fr.grads_in) == 1 and len(fr.grads_out) == 1, (fr.grads_in, fr.grads_out)
         np.testing.assert_allclose(np.asarray(fr.grads_in[0][1]), ref[(name, "out")], rtol=1e-6, atol=1e-6)
         np.testing.assert_allclose(np.asarray(fr.grads_out[0][1]), ref[(name, "in")], rtol=1e-6, atol=1e-6)
-        assert "Module" in fr.text and "Grads entering it" in fr.text and "expand=['" + name + "']" in fr.text
+        assert "Module" in fr.text and "Grads entering it" in fr.text and "unfold=['" + name + "']" in fr.text
     # a frame's node id is an element of the drawing: the highlight finds the box, and the box is drawn done after
     for f in st.frames[1:]:
         assert f'id="{st._prefix}{f.node_id}"' in st._svg, f.node_id
@@ -128,11 +128,11 @@ def test_steps_are_the_boxes_and_the_unfolded_nodes_and_panels_stay_true(lib):
 
 
 @LIBS
-def test_expand_opens_a_module_into_its_nodes(lib):
+def test_unfold_opens_a_module_into_its_nodes(lib):
     def stepper(**kw):
         m, x = _mlp(lib)
         return viz.BackwardStepper(m(x).sum(), model=m, lang="en", **kw)
-    st_plain, st_half, st_all = stepper(), stepper(depth=1, expand=["2"]), stepper(depth=1, expand=("0", "2"))
+    st_plain, st_half, st_all = stepper(), stepper(depth=1, unfold=["2"]), stepper(depth=1, unfold=("0", "2"))
     labels = [f.label for f in st_half.frames]
     assert "0 (Linear)" in labels and "2 (Linear)" not in labels
     inner = [f for f in st_plain.frames if f.label not in [g.label for g in st_half.frames]]
@@ -143,7 +143,7 @@ def test_expand_opens_a_module_into_its_nodes(lib):
     assert [f.freed for f in st_all.frames] == [f.freed for f in st_plain.frames]
 
 
-def test_bad_depth_and_expand_raise_like_the_drawings():
+def test_bad_depth_and_unfold_raise_like_the_drawings():
     m, x = _mlp(autogradviz)
     loss = m(x).sum()
     for bad, err in ((-1, ValueError), ("1", TypeError), (True, TypeError), (1.0, TypeError)):
@@ -153,10 +153,10 @@ def test_bad_depth_and_expand_raise_like_the_drawings():
             viz.draw_backward(loss, model=m, depth=bad)
         assert str(got.value).replace("BackwardStepper", "draw_backward") == str(want.value)
     for bad, err in (("0", TypeError), ([0], TypeError), (["9"], ValueError)):
-        with pytest.raises(err, match=r"expand"):
-            viz.BackwardStepper(loss, model=m, depth=1, expand=bad, retain_graph=True)
-    with pytest.raises(ValueError, match=r"expand"):
-        viz.BackwardStepper(loss, model=m, expand=["0"], retain_graph=True)
+        with pytest.raises(err, match=r"unfold"):
+            viz.BackwardStepper(loss, model=m, depth=1, unfold=bad, retain_graph=True)
+    with pytest.raises(ValueError, match=r"unfold"):
+        viz.BackwardStepper(loss, model=m, unfold=["0"], retain_graph=True)
     with pytest.raises(TypeError, match=r"model"):
         viz.BackwardStepper(loss, model="m", depth=1, retain_graph=True)
     assert m[0].weight.grad is None          # bad input changes nothing: backward did not run
@@ -227,11 +227,11 @@ def test_forward_stepper_folds_modules_into_one_step_each_in_both_engines():
     html = tst.view.frame_html(blocks.index)
     out = blocks.grads_out[0][0]
     assert f'data-tensor="{out}"' in html and "agv-just" in html and "Tensors leaving it: " + out in blocks.text
-    # expand= every module: the unfolded stepper's steps
-    _, opened = _gpt_forward(torch, depth=1, expand=kids)
+    # unfold= every module: the unfolded stepper's steps
+    _, opened = _gpt_forward(torch, depth=1, unfold=kids)
     assert [f.label for f in opened.frames] == [f.label for f in plain.frames]
-    with pytest.raises(ValueError, match=r"expand"):
-        _gpt_forward(torch, depth=1, expand=["nope"])
+    with pytest.raises(ValueError, match=r"unfold"):
+        _gpt_forward(torch, depth=1, unfold=["nope"])
     with pytest.raises(TypeError, match=r"depth"):
         _gpt_forward(torch, depth="1")
 

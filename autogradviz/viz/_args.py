@@ -20,7 +20,7 @@ from .i18n import t
 
 __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_names", "check_int", "check_bool",
            "check_choice", "check_lang", "check_str", "check_attrs", "check_path", "nothing_to_draw", "check_frame",
-           "check_writable", "check_readable", "write_file", "FrameIndexError", "check_expand", "check_expanded"]
+           "check_writable", "check_readable", "write_file", "FrameIndexError", "check_unfold", "check_unfolded"]
 
 
 class FrameIndexError(IndexError, ValueError):
@@ -356,22 +356,22 @@ def write_file(fn, arg, p, text):
     return p
 
 
-def check_expand(fn, v, depth):
-    """``expand=`` of the steppers: None, or a list/tuple of module names (str), and only with ``depth=``."""
+def check_unfold(fn, v, depth):
+    """``unfold=`` of the steppers: None, or a list/tuple of module names (str), and only with ``depth=``."""
     if v is None:
         return ()
     if isinstance(v, str) or not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
-        raise bad_type(fn, "expand", "expand", v)
+        raise bad_type(fn, "unfold", "unfold", v)
     if depth is None and v:
-        raise bad_value(fn, "expand", "expand", v)
+        raise bad_value(fn, "unfold", "unfold", v)
     return tuple(v)
 
 
-def check_expanded(fn, expand, depth, found):
-    """Every name of ``expand=`` is a module found at ``depth`` (``found``: the folded model's ``fold_keys``)."""
+def check_unfolded(fn, unfold, depth, found):
+    """Every name of ``unfold=`` is a module found at ``depth`` (``found``: the folded model's ``fold_keys``)."""
     found = found or []
-    for name in expand:
+    for name in unfold:
         if name not in found:
-            raise ArgValueError(t("error.arg", fn=fn, arg="expand",
-                                  accepted=t("accept.expand_known", d=depth, names=", ".join(map(repr, found))),
+            raise ArgValueError(t("error.arg", fn=fn, arg="unfold",
+                                  accepted=t("accept.unfold_known", d=depth, names=", ".join(map(repr, found))),
                                   got=_got(name)))

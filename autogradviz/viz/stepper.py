@@ -698,19 +698,19 @@ class BackwardStepper(_StepperBase):
     ``model``: the nn.Module that made the graph (its submodules name the groups). ``depth=N``: the drawing is
     ``draw_backward(loss, model=model, depth=N)``'s, each module N levels below the model one box, and the nodes of a
     folded module that run one after another are one step (its narration: the grads that entered and left it, what
-    was kept and freed inside). ``expand=["layer1"]``: those modules are not folded (their nodes are steps).
+    was kept and freed inside). ``unfold=["layer1"]``: those modules are not folded (their nodes are steps).
     """
 
     @_args.door
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
-                 max_layout_cost=MAX_LAYOUT_COST, trace=None, model=None, depth=None, expand=None, _frame=None):
+                 max_layout_cost=MAX_LAYOUT_COST, trace=None, model=None, depth=None, unfold=None, _frame=None):
         fn = "BackwardStepper"
         _args.check_trace(fn, "trace", trace)
         if model is not None and not _args.is_module(model):
             raise _args.bad_type(fn, "model", "model", model)
         _args.check_int(fn, "depth", depth, 0, none=True)
-        expand = _args.check_expand(fn, expand, depth)
+        unfold = _args.check_unfold(fn, unfold, depth)
         _args.check_tensors(fn, "root", root, none=False)
         _args.check_gradients(fn, "gradient", gradient)
         _args.check_bool(fn, "retain_graph", retain_graph)
@@ -723,10 +723,10 @@ class BackwardStepper(_StepperBase):
         frame = _frame if _frame is not None else user_frame(1)
         with _gc_paused():
             self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-                        max_layout_cost, frame, trace, model, depth, expand)
+                        max_layout_cost, frame, trace, model, depth, unfold)
 
     def _build(self, root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-               max_layout_cost, frame, trace=None, model=None, depth=None, expand=()):
+               max_layout_cost, frame, trace=None, model=None, depth=None, unfold=()):
         self._start(lang, max_layout_cost)
         roots = _as_list(root)
         from .torch_replay import is_torch_roots
@@ -749,11 +749,11 @@ class BackwardStepper(_StepperBase):
         if depth is not None:
             folded = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
                                     max_nodes=None, collapse=0, trace=trace, model=model, depth=depth,
-                                    expand=expand)
-            _args.check_expanded("BackwardStepper", expand, depth, folded.fold_keys)
+                                    unfold=unfold)
+            _args.check_unfolded("BackwardStepper", unfold, depth, folded.fold_keys)
             gid = {ni.id: folded.id_of(ni.node) for ni in facts.nodes if folded.id_of(ni.node) is not None}
             boxes = {v.id: v for v in folded.nodes if v.kind == "module"}
-        self.depth, self.expand = depth, tuple(expand)
+        self.depth, self.unfold = depth, tuple(unfold)
         # the drawing's model, before backward frees anything, with the panel's names (same ids: the same walk)
         drawing = None
         if self._wants_graphviz(folded):
@@ -761,7 +761,7 @@ class BackwardStepper(_StepperBase):
                 pairs = (list(_name_pairs(names)) if names is not None else []) + facts.name_pairs()
                 drawing = backward_graph(*roots, names=pairs, frame=frame, show_saved=True, show_values=show_values,
                                          max_nodes=None, collapse=0, trace=trace, model=model, depth=depth,
-                                         expand=expand)
+                                         unfold=unfold)
                 if [v.id for v in drawing.nodes] != [v.id for v in folded.nodes]:
                     drawing = None
             except Exception as e:  # noqa: BLE001
@@ -858,7 +858,7 @@ class ForwardStepper(_StepperBase):
 
     ``ForwardStepper(fn, *args, names=None, lang=None, **kwargs)`` calls ``fn(*args, **kwargs)`` under
     ``viz.trace()`` (its result is ``.result``); ``ForwardStepper(tr)`` replays a finished trace.
-    ``model=``, ``depth=N``, ``expand=``: as for the BackwardStepper; the drawing is ``draw_forward(tr, model=model,
+    ``model=``, ``depth=N``, ``unfold=``: as for the BackwardStepper; the drawing is ``draw_forward(tr, model=model,
     depth=N)``'s and a folded module's ops (its ``forward``) are one step (``fn`` then can't take keywords with these
     names). Navigation and controls are the BackwardStepper's."""
 
@@ -866,13 +866,13 @@ class ForwardStepper(_StepperBase):
 
     @_args.door
     def __init__(self, fn_or_trace, *args, names=None, lang=None, max_embed_bytes=DEFAULT_MAX_EMBED,
-                 interval=DEFAULT_INTERVAL, show_values=4, model=None, depth=None, expand=None, **kwargs):
+                 interval=DEFAULT_INTERVAL, show_values=4, model=None, depth=None, unfold=None, **kwargs):
         from .trace import trace as _trace
         fn = "ForwardStepper"
         if model is not None and not _args.is_module(model):
             raise _args.bad_type(fn, "model", "model", model)
         _args.check_int(fn, "depth", depth, 0, none=True)
-        expand = _args.check_expand(fn, expand, depth)
+        unfold = _args.check_unfold(fn, unfold, depth)
         if not (callable(fn_or_trace) or _args.check_trace(fn, "fn_or_trace", fn_or_trace) is not None):
             raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
         _args.check_names(fn, names)
@@ -911,15 +911,15 @@ class ForwardStepper(_StepperBase):
             from .graph import forward_graph
             graph_model = forward_graph(trace=tr, names=[(n, tt) for n, tt, *_ in tensors],
                                         frame=frame, show_values=show_values, max_nodes=None, collapse=0,
-                                        model=model, depth=depth, expand=expand)
+                                        model=model, depth=depth, unfold=unfold)
         except Exception as e:  # noqa: BLE001
             self._graph_err = f"{type(e).__name__}: {e}"
         if depth is not None and graph_model is not None:
-            _args.check_expanded(fn, expand, depth, graph_model.fold_keys)
+            _args.check_unfolded(fn, unfold, depth, graph_model.fold_keys)
         frame = None
         self.graph_model = graph_model
         self.mode_grad = False
-        self.depth, self.expand = depth, tuple(expand)
+        self.depth, self.unfold = depth, tuple(unfold)
         self.replay = forward_replay(tr.ops, nm.label, self.lang)
         if depth is not None and graph_model is not None:
             from .replay import fold_forward

@@ -108,11 +108,11 @@ def _reach(start, nxt):
     return seen
 
 
-def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, expand=()):
+def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, unfold=()):
     """Fold ``m``'s modules to ``depth`` (an int >= 0; None: nothing). ``params``: ``{dotted name: count}`` of the
     model's parameters (else counted from the parameters drawn); ``kinds``: path -> class name; ``model_kind``: the
-    model's class name; ``edge_shape(edge)``: the shape an edge carries (default: ``edge.shape``); ``expand``: paths of
-    modules left unfolded (their nodes drawn as they are; the steppers' ``expand=``). ``m.fold_keys``: the modules
+    model's class name; ``edge_shape(edge)``: the shape an edge carries (default: ``edge.shape``); ``unfold``: paths of
+    modules left unfolded (their nodes drawn as they are; the steppers' ``unfold=``). ``m.fold_keys``: the modules
     found at this depth, folded or not."""
     if depth is None:
         return m
@@ -137,7 +137,7 @@ def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, ex
     forward = m.kind == "forward"
     boxes = []
     for key in order:
-        if key in expand:
+        if key in unfold:
             continue
         kind_by_id = {v.id: v.kind for v in m.nodes}
         succ, pred = _adjacency(m.nodes, m.edges)
@@ -251,13 +251,13 @@ def _contract(m, key, span, depth, params, kinds, model_kind, shapes, forward, k
     return box
 
 
-def fold_built(m, depth, names, model, nm, group, expand=()):
+def fold_built(m, depth, names, model, nm, group, unfold=()):
     """The builders' call (graph.py): fold ``m`` to ``depth`` with the facts they hold (``nm``: their Names), then
     drop the module groups when ``group`` is False (depth needs them to find the modules, not to draw them)."""
     params, model_kind = module_facts(names, model)
     edge_shape = backward_edge_shape(m, nm, m.source) if m.kind == "backward" else None
     fold(m, depth, params=params, kinds=nm.module_kind, model_kind=model_kind, edge_shape=edge_shape,
-         expand=expand)
+         unfold=unfold)
     if not group:
         for v in m.nodes:
             v.cluster = None
