@@ -20,7 +20,7 @@ from .i18n import t
 
 __all__ = ["ArgTypeError", "ArgValueError", "door", "learner_error", "check_names", "check_int", "check_bool",
            "check_choice", "check_lang", "check_str", "check_attrs", "check_path", "nothing_to_draw", "check_frame",
-           "check_writable", "check_readable", "write_file", "FrameIndexError"]
+           "check_writable", "check_readable", "write_file", "FrameIndexError", "check_unfold", "check_unfolded"]
 
 
 class FrameIndexError(IndexError, ValueError):
@@ -354,3 +354,24 @@ def write_file(fn, arg, p, text):
     except OSError as e:
         raise os_error(fn, arg, p, e) from None
     return p
+
+
+def check_unfold(fn, v, depth):
+    """``unfold=`` of the steppers: None, or a list/tuple of module names (str), and only with ``depth=``."""
+    if v is None:
+        return ()
+    if isinstance(v, str) or not isinstance(v, (list, tuple)) or not all(isinstance(x, str) for x in v):
+        raise bad_type(fn, "unfold", "unfold", v)
+    if depth is None and v:
+        raise bad_value(fn, "unfold", "unfold", v)
+    return tuple(v)
+
+
+def check_unfolded(fn, unfold, depth, found):
+    """Every name of ``unfold=`` is a module found at ``depth`` (``found``: the folded model's ``fold_keys``)."""
+    found = found or []
+    for name in unfold:
+        if name not in found:
+            raise ArgValueError(t("error.arg", fn=fn, arg="unfold",
+                                  accepted=t("accept.unfold_known", d=depth, names=", ".join(map(repr, found))),
+                                  got=_got(name)))

@@ -461,3 +461,40 @@ def start_text(root_names, root_grads, explicit, mode_grad, lang, retain_graph=F
     if retain_graph:
         s += sep + _t("stepper.narr.start_retain", lang)
     return s
+
+
+def module_text(label, path, nodes, grads_in, grads_out, kept, freed, lang):
+    """The narration of a folded module's step (``depth=`` in the steppers): which module ran, its backward nodes,
+    the grads that entered and left it (with their numbers), and what was kept and freed inside it.
+    ``grads_in``/``grads_out``: [(tensor name, grad)]; ``kept``/``freed``: names."""
+    lang = _i18n._check(lang)
+    sep = "" if lang == "zh" else " "
+    none = _t("stepper.narr.module_none", lang)
+
+    def grads(pairs):
+        return ", ".join(f"{n or '?'} = {fmt_value(g, lang=lang)}" for n, g in pairs if g is not None) or none
+    parts = [_t("stepper.narr.module", lang, m=label, nodes=", ".join(nodes)),
+             _t("stepper.narr.module_in", lang, items=grads(grads_in)),
+             _t("stepper.narr.module_out", lang, items=grads(grads_out))]
+    if kept:
+        parts.append(_t("stepper.narr.module_kept", lang, items=", ".join(kept)))
+    if freed:
+        parts.append(_t("stepper.narr.module_freed", lang, items=", ".join(freed)))
+    if path:
+        parts.append(_t("stepper.narr.module_open", lang, q=repr(path)))
+    return sep.join(parts)
+
+
+def module_fwd_text(label, path, ops, ins, outs, lang):
+    """The narration of a folded module's step in the ForwardStepper: its ops, the tensors that entered it (names)
+    and those that left it (name and value). ``outs``: [(name, value)]."""
+    lang = _i18n._check(lang)
+    sep = "" if lang == "zh" else " "
+    none = _t("stepper.narr.module_none", lang)
+    parts = [_t("stepper.narr.module_fwd", lang, m=label, ops=", ".join(ops)),
+             _t("stepper.narr.module_fwd_in", lang, items=", ".join(ins) or none),
+             _t("stepper.narr.module_fwd_out", lang, items=", ".join(f"{n} = {fmt_value(v, lang=lang)}"
+                                                                   for n, v in outs) or none)]
+    if path:
+        parts.append(_t("stepper.narr.module_open", lang, q=repr(path)))
+    return sep.join(parts)

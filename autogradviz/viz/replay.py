@@ -365,6 +365,7 @@ class Timeline:
         self.pending_order = []             # node ids in the order grads first waited for them
         self.pending_hist = {}              # node id -> [start frame, end frame (it ran) or None, [arrival frames]]
         self.frame = 0                      # the frame being recorded
+        self.gid = None                     # depth=: facts node id -> the folded drawing's id (frames speak it)
 
     # -- recording -----------------------------------------------------------------------------------------------
     def set_status(self, name, value):
@@ -426,6 +427,16 @@ class Timeline:
             if start <= i and (end is None or i < end):
                 out[nid] = bisect.bisect_right(arr, i)
         return out
+
+    def saved_freed_at(self, i):
+        """The facts ids of the nodes whose saved tensors are freed as of frame ``i``."""
+        return self.saved_freed[:self.saved_freed_n[i]] if self.saved_freed_n else []
+
+    def drawn(self, ids):
+        """Facts ids as the drawing's ids (a box's for the nodes it hides), each once, in order."""
+        if not self.gid:
+            return list(ids)
+        return list(dict.fromkeys(self.gid.get(n, n) for n in ids))
 
     def pending_of(self, nid, i):
         h = self.pending_hist.get(nid)
@@ -509,7 +520,7 @@ class Frame:
     @property
     def saved_freed(self):
         tl = self._tl
-        return tuple(tl.saved_freed[:tl.saved_freed_n[self.index]]) if tl is not None and tl.saved_freed_n else ()
+        return tuple(tl.drawn(tl.saved_freed_at(self.index))) if tl is not None else ()
 
     @property
     def status(self):
@@ -517,7 +528,17 @@ class Frame:
 
     @property
     def pending(self):
-        return self._tl.pending_at(self.index) if self._tl is not None else {}
+        tl = self._tl
+        if tl is None:
+            return {}
+        p = tl.pending_at(self.index)
+        if not tl.gid:
+            return p
+        out = {}                  # depth=: by the drawing's ids, a box's count the sum of its nodes'
+        for nid, k in p.items():
+            g = tl.gid.get(nid, nid)
+            out[g] = out.get(g, 0) + k
+        return out
 
     def as_dict(self):
         return {k: getattr(self, k) for k in ("index", "node", "label", "grads_in", "grads_out", "accumulated",
@@ -531,21 +552,31 @@ class Replay:
         self.frames = frames
         self.timeline = timeline
         self.facts = facts
+        self.op_end = None       # forward, folded (fold_forward): ops done as of each frame
 
 
-def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph):
+def backward_replay(facts, run, lang, explicit_gradient, mode_grad, retain_graph, gid=None, boxes=None):
     """Turn the recorded steps of ``run`` (a trace's BackwardRun) into frames, following kept/freed/pending state
-    step by step: the buffers' totals and autograd.grad's captures are the engine's own events."""
-    return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph).replay(explicit_gradient, mode_grad)
+    step by step: the buffers' totals and autograd.grad's captures are the engine's own events.
+
+    ``depth=`` (a folded drawing): ``gid`` maps each node's id in ``facts`` to its id in the folded drawing, and
+    ``boxes`` the drawing's ids of folded modules to their ``ModuleBox``. The steps of the nodes hidden in one box are
+    one frame (``node_id`` the box's id; see ``_groups`` for a step the engine ran in between); frames' ``node_id``
+    and ``done`` are then ids of the folded drawing."""
+    return _BackwardReplayer(facts, run, _i18n._check(lang), retain_graph, gid, boxes).replay(explicit_gradient,
+                                                                                              mode_grad)
 
 
 class _BackwardReplayer:
     """One backward replay, one method a phase: the statuses before the pass, the start frame, one frame per
     executed node (what it kept, freed, captured and sent on), and the end of the pass."""
 
-    def __init__(self, facts, run, lang, retain_graph):
+    def __init__(self, facts, run, lang, retain_graph, gid=None, boxes=None):
         self.facts, self.run, self.lang, self.retain_graph = facts, run, lang, retain_graph
+        self.gid = gid or {}
+        self.boxes = boxes or {}
         self.tl = Timeline()
+        self.tl.gid = gid or None
         self.kept_set, self.freed_set = set(), set()
         self.grad_val = {}       # tensor name -> current grad value (for .grad before/after)
         self.buffers = {}        # (node id, nr) -> the engine's pending total so far
@@ -555,9 +586,11 @@ class _BackwardReplayer:
     def replay(self, explicit_gradient, mode_grad):
         facts, run = self.facts, self.run
         step_nodes = [facts.by_obj[id(st.node)] for st in run.steps]
-        for k, ni in enumerate(step_nodes):
-            ni.ran = True
-            ni.seq = k + 1
+        groups = [(box, [(run.steps[j], step_nodes[j]) for j in pos]) for box, pos in self._groups(step_nodes)]
+        for k, (_, members) in enumerate(groups):
+            for _, ni in members:
+                ni.ran = True
+                ni.seq = k + 1
         for ni in step_nodes:
             for tgt, _ in ni.edges:
                 if tgt is not None and tgt.ran:
@@ -565,11 +598,63 @@ class _BackwardReplayer:
         self._initial_statuses()
         frames = [self._start_frame(explicit_gradient, mode_grad)]
         self.tl.close_frame()
-        for st, ni in zip(run.steps, step_nodes):
-            frames.append(self._step_frame(len(frames), st, ni))
+        for box, members in groups:
+            if box is None:
+                frames.append(self._step_frame(len(frames), *members[0]))
+            else:
+                frames.append(self._box_frame(len(frames), self.boxes[box], members))
             self.tl.close_frame()
         self._end_of_pass(len(frames) - 1)
         return Replay(frames, self.tl, facts)
+
+    def _groups(self, step_nodes):
+        """``[(box id or None, [step positions])]``: one group per frame. Without boxes, each step alone, in the
+        engine's order. A folded module's steps are one group: a step of another node that the engine ran between
+        two of them (a leaf's AccumulateGrad, run as soon as its grad is ready) is shown after the module's step when
+        no later step of the module waits for it (nothing it sends reaches one); otherwise the module's step ends
+        there and the module comes again as a second step."""
+        keys = []
+        for ni in step_nodes:
+            b = self.gid.get(ni.id)
+            keys.append(b if b in self.boxes else None)
+        groups = []
+        todo = list(range(len(keys)))
+        while todo:
+            i, rest = todo[0], todo[1:]
+            b = keys[i]
+            later = [k for k, j in enumerate(rest) if keys[j] == b] if b is not None else []
+            if not later:
+                groups.append((b, [i]))
+                todo = rest
+                continue
+            members, deferred, end = [i], [], later[-1] + 1
+            for k in range(end):
+                j = rest[k]
+                if keys[j] == b:
+                    members.append(j)
+                elif self._reaches(step_nodes[j], {step_nodes[rest[x]].id for x in later if x > k}):
+                    end = k
+                    break
+                else:
+                    deferred.append(j)
+            groups.append((b, members))
+            todo = deferred + rest[end:]
+        return groups
+
+    @staticmethod
+    def _reaches(ni, targets):
+        """Does a grad sent by node ``ni`` reach one of the nodes ``targets`` (ids), along next_functions?"""
+        seen, work = set(), [ni]
+        while work:
+            n = work.pop()
+            for tgt, _ in n.edges:
+                if tgt is None or tgt.id in seen:
+                    continue
+                if tgt.id in targets:
+                    return True
+                seen.add(tgt.id)
+                work.append(tgt)
+        return False
 
     # -- before the pass -----------------------------------------------------------------------------------------
     def _keep(self, name):
@@ -621,7 +706,7 @@ class _BackwardReplayer:
         facts, tl = self.facts, self.tl
         fr = Frame(index, tl)
         fr.node = ni.name
-        fr.node_id = ni.id
+        fr.node_id = self.gid.get(ni.id, ni.id)
         fr.label = ni.label
         fr.grads_in = [(facts.out_name(ni, nr), g) for nr, g in enumerate(st.grads_in)]
         fr.grads_out = [(ni.in_names[k] if k < len(ni.in_names) else None, g) for k, g in enumerate(st.grads_out)]
@@ -646,7 +731,7 @@ class _BackwardReplayer:
             self._retain_and_free(fr, st, ni, captured, newly_kept, newly_freed)
         fr.accumulated = [(n, a, b) for n, a, b, _ in accumulated]
         self._send(fr, st, ni)
-        tl.done.append(ni.id)
+        tl.done.append(fr.node_id)
         fr.newly_kept = newly_kept
         fr.newly_freed = newly_freed
         arrivals = self.arrivals
@@ -655,6 +740,46 @@ class _BackwardReplayer:
         for nr in range(ni.nout):
             arrivals.pop((ni.id, nr), None)
         fr._narrate = _narrator(ni, st, fr, accumulated, captured, self.lang, self.retain_graph, summed)
+        return fr
+
+    def _box_frame(self, index, box, members):
+        """The steps of a folded module's nodes, run one after another, as one frame: the grads that entered the box
+        (arrived at a node inside from a node outside, or the root's) and those that left it, with what its nodes
+        kept, freed, accumulated and captured. Kept/freed/pending/status come from the timeline as for any frame."""
+        facts, tl = self.facts, self.tl
+        subs = [self._step_frame(index, st, ni) for st, ni in members]
+        del tl.done[len(tl.done) - len(subs):]
+        tl.done.append(box.id)
+        inside = {nid for nid, g in self.gid.items() if g == box.id}
+        from_outside = set()
+        for ni in facts.nodes:
+            if ni.id not in inside:
+                for tgt, nr in ni.edges:
+                    if tgt is not None:
+                        from_outside.add((tgt.id, nr))
+        for t in facts.roots:
+            fn = facts.src.grad_fn(t)
+            ni = facts.of(fn if fn is not None else facts.src.leaf_node(t))
+            if ni is not None:
+                from_outside.add((ni.id, facts.src.output_nr(t) if fn is not None else 0))
+        fr = Frame(index, tl)
+        fr.node = box.sub or box.title
+        fr.node_id = box.id
+        fr.label = f"{box.path} ({box.sub})" if box.path and box.sub else (box.title or box.path)
+        for (st, ni), sub in zip(members, subs):
+            fr.grads_in += [p for nr, p in enumerate(sub.grads_in) if (ni.id, nr) in from_outside]
+            fr.grads_out += [p for k, p in enumerate(sub.grads_out)
+                             if k < len(ni.edges) and ni.edges[k][0] is not None and ni.edges[k][0].id not in inside]
+            for a in ("accumulated", "retained", "hooks", "captured", "newly_kept", "newly_freed", "edges_out",
+                      "released"):
+                getattr(fr, a).extend(getattr(sub, a))
+        nodes = [ni.label for _, ni in members]
+        lang, path = self.lang, box.path
+
+        def narrate():
+            return _narr.module_text(fr.label, path, nodes, fr.grads_in, fr.grads_out, fr.newly_kept,
+                                     fr.newly_freed, lang)
+        fr._narrate = narrate
         return fr
 
     def _accumulate(self, st, ni, captured, accumulated, newly_kept):
@@ -822,3 +947,62 @@ def forward_replay(ops, label, lang):
         frames.append(fr)
         tl.close_frame()
     return Replay(frames, tl)
+
+
+
+def fold_forward(replay, ops, box_of, boxes, label, lang):
+    """The forward replay with each folded module's ops (``depth=``) as one frame. ``box_of[k]``: the drawing's id
+    of op ``k``'s node (``boxes``: the ids of the folded modules, to their ``ModuleBox``); a module's ops run one
+    after another (its ``forward``), so each module is one frame. ``label(tensor)``: its name. The new replay's
+    ``op_end[i]``: how many ops are done as of frame ``i``."""
+    old = replay.frames
+    tl = Timeline()
+    f0 = Frame(0, tl)
+    f0.text = old[0].text
+    frames, ends = [f0], [0]
+    tl.close_frame()
+    k, n = 0, len(ops)
+    while k < n:
+        b = box_of[k] if box_of[k] in boxes else None
+        j = k + 1
+        while b is not None and j < n and box_of[j] == b:
+            j += 1
+        fr = Frame(len(frames), tl)
+        if b is None:
+            src = old[k + 1]
+            for a in ("node", "label", "grads_in", "grads_out"):
+                setattr(fr, a, getattr(src, a))
+            fr.text = src.text
+            fr.node_id = f"op{len(frames)}"
+        else:
+            box = boxes[b]
+            group = ops[k:j]
+            made = {id(op.output) for op in group}
+            later = {id(t) for op in ops[j:] for t in op.inputs if t is not None}
+            ins, outs, seen = [], [], set()
+            for op in group:
+                for t in op.inputs:
+                    if t is not None and id(t) not in made and id(t) not in seen:
+                        seen.add(id(t))
+                        ins.append(label(t))
+            for m, op in enumerate(group):
+                t = op.output
+                if id(t) in later or m == len(group) - 1:
+                    if id(t) not in seen:
+                        seen.add(id(t))
+                        outs.append((label(t), source_for([t]).array(t)))
+            fr.node = box.sub or box.title
+            fr.label = f"{box.path} ({box.sub})" if box.path and box.sub else (box.title or box.path)
+            fr.grads_in = [(a, None) for a in ins]
+            fr.grads_out = [(o, None) for o, _ in outs]
+            fr.text = _narr.module_fwd_text(fr.label, box.path, [old[i + 1].label for i in range(k, j)], ins, outs,
+                                            lang)
+            fr.node_id = f"op{len(frames)}"
+        tl.done.append(fr.node_id)
+        frames.append(fr)
+        tl.close_frame()
+        ends.append(j)
+        k = j
+    out = Replay(frames, tl)
+    out.op_end = ends
+    return out

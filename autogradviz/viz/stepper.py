@@ -695,14 +695,22 @@ class BackwardStepper(_StepperBase):
     ``graph_model``: the graph model whose node ids the frames (``frame.node_id``) and the drawing use.
     ``trace``: the trace of the forward pass (``with viz.trace() as tr:``): the drawing puts each node in the box of
     the module that made it, as ``draw_backward(loss, trace=tr)`` does.
+    ``model``: the nn.Module that made the graph (its submodules name the groups). ``depth=N``: the drawing is
+    ``draw_backward(loss, model=model, depth=N)``'s, each module N levels below the model one box, and the nodes of a
+    folded module that run one after another are one step (its narration: the grads that entered and left it, what
+    was kept and freed inside). ``unfold=["layer1"]``: those modules are not folded (their nodes are steps).
     """
 
     @_args.door
     def __init__(self, root, gradient=None, retain_graph=False, names=None, lang=None, inputs=None,
                  max_embed_bytes=DEFAULT_MAX_EMBED, show_values=4, interval=DEFAULT_INTERVAL,
-                 max_layout_cost=MAX_LAYOUT_COST, trace=None, _frame=None):
+                 max_layout_cost=MAX_LAYOUT_COST, trace=None, model=None, depth=None, unfold=None, _frame=None):
         fn = "BackwardStepper"
         _args.check_trace(fn, "trace", trace)
+        if model is not None and not _args.is_module(model):
+            raise _args.bad_type(fn, "model", "model", model)
+        _args.check_int(fn, "depth", depth, 0, none=True)
+        unfold = _args.check_unfold(fn, unfold, depth)
         _args.check_tensors(fn, "root", root, none=False)
         _args.check_gradients(fn, "gradient", gradient)
         _args.check_bool(fn, "retain_graph", retain_graph)
@@ -715,10 +723,10 @@ class BackwardStepper(_StepperBase):
         frame = _frame if _frame is not None else user_frame(1)
         with _gc_paused():
             self._build(root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-                        max_layout_cost, frame, trace)
+                        max_layout_cost, frame, trace, model, depth, unfold)
 
     def _build(self, root, gradient, retain_graph, names, lang, inputs, max_embed_bytes, show_values, interval,
-               max_layout_cost, frame, trace=None):
+               max_layout_cost, frame, trace=None, model=None, depth=None, unfold=()):
         self._start(lang, max_layout_cost)
         roots = _as_list(root)
         from .torch_replay import is_torch_roots
@@ -734,16 +742,27 @@ class BackwardStepper(_StepperBase):
         # the graph model: its ids are the frames' and the drawing's; then the panel's names and copies of what
         # backward will free
         structure = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
-                                   max_nodes=None, collapse=0, trace=trace)
+                                   max_nodes=None, collapse=0, trace=trace, model=model)
         facts = GraphFacts(roots, Names(names=names, frame=frame), structure)  # its source: the one of roots
+        # depth=: the folded drawing's structure; each node of the facts has an id in it (a box's, when hidden)
+        gid, boxes, folded = None, None, structure
+        if depth is not None:
+            folded = backward_graph(*roots, names=names, frame=frame, show_saved=False, show_values=0,
+                                    max_nodes=None, collapse=0, trace=trace, model=model, depth=depth,
+                                    unfold=unfold)
+            _args.check_unfolded("BackwardStepper", unfold, depth, folded.fold_keys)
+            gid = {ni.id: folded.id_of(ni.node) for ni in facts.nodes if folded.id_of(ni.node) is not None}
+            boxes = {v.id: v for v in folded.nodes if v.kind == "module"}
+        self.depth, self.unfold = depth, tuple(unfold)
         # the drawing's model, before backward frees anything, with the panel's names (same ids: the same walk)
         drawing = None
-        if self._wants_graphviz(structure):
+        if self._wants_graphviz(folded):
             try:
                 pairs = (list(_name_pairs(names)) if names is not None else []) + facts.name_pairs()
                 drawing = backward_graph(*roots, names=pairs, frame=frame, show_saved=True, show_values=show_values,
-                                         max_nodes=None, collapse=0, trace=trace)
-                if [v.id for v in drawing.nodes] != [v.id for v in structure.nodes]:
+                                         max_nodes=None, collapse=0, trace=trace, model=model, depth=depth,
+                                         unfold=unfold)
+                if [v.id for v in drawing.nodes] != [v.id for v in folded.nodes]:
                     drawing = None
             except Exception as e:  # noqa: BLE001
                 self._graph_err = f"{type(e).__name__}: {e}"
@@ -767,15 +786,15 @@ class BackwardStepper(_StepperBase):
                                            allow_unused=True)
             self.run = rec.backwards[-1]
         self.facts = facts
-        self.graph_model = drawing if drawing is not None else structure
+        self.graph_model = drawing if drawing is not None else folded
         self.retain_graph = bool(retain_graph)
         self.mode_grad = inputs_l is not None
         self._title_key = "stepper.ui.title_grad" if self.mode_grad else "stepper.ui.title"
         self.replay = backward_replay(facts, self.run, self.lang, grads is not None and any(g is not None
                                                                                             for g in grads),
-                                      self.mode_grad, self.retain_graph)
+                                      self.mode_grad, self.retain_graph, gid=gid, boxes=boxes)
         self.frames = self.replay.frames
-        self.view = BackwardView(self.replay, structure, self.lang, self._scope, self._prefix)
+        self.view = BackwardView(self.replay, folded, self.lang, self._scope, self._prefix, gid=gid)
         if drawing is not None:
             for v in drawing.nodes:    # grads change frame by frame: the side panel shows them, not the drawing
                 v.grad = None
@@ -784,13 +803,15 @@ class BackwardStepper(_StepperBase):
                 for o in v.outputs:
                     o.grad = None
                     o.grad_state = None
-        svg = self._draw(drawing, structure)
+        svg = self._draw(drawing, folded)
         self._eid = self.view.eid
         self._assemble(svg, max_embed_bytes, interval, page=True)
 
     def _plain_lines(self, v):
         """A node's text in the plain drawing, with the panel's names (the structure model has only yours)."""
         facts = self.facts
+        if self.depth is not None:       # the folded drawing's ids are not the facts' ids
+            return _layout.node_lines(v)
         f = facts.by_id.get(v.id if v.alias_of is None else v.alias_of)
         if f is None:
             ti = facts.by_tensor.get(id(v.ref)) if v.kind == "root" else None
@@ -837,15 +858,21 @@ class ForwardStepper(_StepperBase):
 
     ``ForwardStepper(fn, *args, names=None, lang=None, **kwargs)`` calls ``fn(*args, **kwargs)`` under
     ``viz.trace()`` (its result is ``.result``); ``ForwardStepper(tr)`` replays a finished trace.
-    Navigation and controls are the BackwardStepper's."""
+    ``model=``, ``depth=N``, ``unfold=``: as for the BackwardStepper; the drawing is ``draw_forward(tr, model=model,
+    depth=N)``'s and a folded module's ops (its ``forward``) are one step (``fn`` then can't take keywords with these
+    names). Navigation and controls are the BackwardStepper's."""
 
     _title_key = "stepper.ui.title_forward"
 
     @_args.door
     def __init__(self, fn_or_trace, *args, names=None, lang=None, max_embed_bytes=DEFAULT_MAX_EMBED,
-                 interval=DEFAULT_INTERVAL, show_values=4, **kwargs):
+                 interval=DEFAULT_INTERVAL, show_values=4, model=None, depth=None, unfold=None, **kwargs):
         from .trace import trace as _trace
         fn = "ForwardStepper"
+        if model is not None and not _args.is_module(model):
+            raise _args.bad_type(fn, "model", "model", model)
+        _args.check_int(fn, "depth", depth, 0, none=True)
+        unfold = _args.check_unfold(fn, unfold, depth)
         if not (callable(fn_or_trace) or _args.check_trace(fn, "fn_or_trace", fn_or_trace) is not None):
             raise _args.bad_type(fn, "fn_or_trace", "fn_or_trace", fn_or_trace)
         _args.check_names(fn, names)
@@ -883,13 +910,23 @@ class ForwardStepper(_StepperBase):
         try:
             from .graph import forward_graph
             graph_model = forward_graph(trace=tr, names=[(n, tt) for n, tt, *_ in tensors],
-                                        frame=frame, show_values=show_values, max_nodes=None, collapse=0)
+                                        frame=frame, show_values=show_values, max_nodes=None, collapse=0,
+                                        model=model, depth=depth, unfold=unfold)
         except Exception as e:  # noqa: BLE001
             self._graph_err = f"{type(e).__name__}: {e}"
+        if depth is not None and graph_model is not None:
+            _args.check_unfolded(fn, unfold, depth, graph_model.fold_keys)
         frame = None
         self.graph_model = graph_model
         self.mode_grad = False
+        self.depth, self.unfold = depth, tuple(unfold)
         self.replay = forward_replay(tr.ops, nm.label, self.lang)
+        if depth is not None and graph_model is not None:
+            from .replay import fold_forward
+            boxes = {v.id: v for v in graph_model.nodes if v.kind == "module"}
+            box_of = [graph_model.id_of(op.node) if op.node is not None and graph_model.id_of(op.node) is not None
+                      else graph_model.id_of(op.output) for op in tr.ops]
+            self.replay = fold_forward(self.replay, tr.ops, box_of, boxes, nm.label, self.lang)
         self.frames = self.replay.frames
         self.view = ForwardView(self.replay, tr.ops, tensors, self.lang, self._scope, self._prefix)
         svg = None

@@ -311,11 +311,13 @@ def annotate_svg(svg, node_vars, edge_vars):
 # backward
 # =============================================================================================================
 class BackwardView:
-    """HTML for a backward replay. ``model``: the graph model whose ids the frames use (for edges and aliases)."""
+    """HTML for a backward replay. ``model``: the graph model whose ids the drawing uses (for edges and aliases).
+    ``gid``: with ``depth=``, the id in the folded drawing of each node of the replay's facts (a box's id for the
+    nodes it hides)."""
 
     forward = False
 
-    def __init__(self, replay, model, lang, scope, prefix):
+    def __init__(self, replay, model, lang, scope, prefix, gid=None):
         self.replay = replay
         self.frames = replay.frames
         self.tl = replay.timeline
@@ -324,6 +326,9 @@ class BackwardView:
         self.scope = scope
         self.prefix = p = prefix
         self.aliases = getattr(model, "aliases", None) or {}
+        gid = gid or {}
+        self.g = lambda nid: gid.get(nid, nid)          # a facts node's id in the drawing
+        self.hidden = {nid for nid, g in gid.items() if g in model._by_id and model.node(g).kind == "module"}
         self.by_name = {ti.name: ti for ti in facts.tensors}
         self._fmt = {}                # id(value) -> (value, its text): values recur in every frame's tables
         self._saved_text = {}         # node id -> its saved items' text
@@ -349,8 +354,15 @@ class BackwardView:
             fn = src.grad_fn(tr)
             ni = facts.of(fn if fn is not None else src.leaf_node(tr))
             if ni is not None:
-                self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{ni.id}",
+                self.incoming.setdefault(ni.id, []).append((f"{p}{rid}_{self.g(ni.id)}",
                                                             facts.out_name(ni, src.output_nr(tr))))
+        # the same by the drawing's ids (a box's incoming edges: those from outside it), each edge once
+        self.incoming_g = {}
+        for nid, ins in self.incoming.items():
+            lst = self.incoming_g.setdefault(self.g(nid), [])
+            for e in ins:
+                if e not in lst:
+                    lst.append(e)
 
     # -- explicit rules: one <style> per frame ------------------------------------------------------------------
     def _node_sel(self, gid, parts=("polygon", "ellipse", "path", "rect")):
@@ -380,20 +392,24 @@ class BackwardView:
         if done:
             rules.append(f"{self._nodes_sel(done)} {{ fill: {C_DONE} !important; }}")
         if fr.saved_freed:
-            rules.append(f"{self._nodes_sel(fr.saved_freed, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
+            gone = list(dict.fromkeys(self.g(n) for n in self.tl.saved_freed_at(i)))
+            rules.append(f"{self._nodes_sel(gone, ('polygon', 'rect'))} {{ stroke-dasharray: 5,3; }}")
         by_name = self.by_name
         kept = []
         for name in fr.kept:
             ti = by_name.get(name)
-            if ti is not None and ti.node is not None and ti.kind == "leaf":
-                kept.append(ti.node.id)
+            if ti is not None and ti.node is not None and ti.kind == "leaf" and ti.node.id not in self.hidden:
+                kept.append(self.g(ti.node.id))
         if kept:
             rules.append(f"{self._nodes_sel(kept)} {{ fill: {C_KEPT} !important; "
                          f"stroke: {C_KEPT_LINE} !important; stroke-width: 2px; }}")
+        glowing = set()
         for name in fr.newly_kept:
             ti = by_name.get(name)
-            if ti is not None and ti.node is not None:
-                ids = [ti.node.id] + list(self.aliases.get(ti.node.id, ()))
+            if ti is not None and ti.node is not None and self.g(ti.node.id) not in glowing:
+                g = self.g(ti.node.id)
+                glowing.add(g)          # a box keeps many grads: its rule once
+                ids = [g] + list(self.aliases.get(g, ()))
                 rules.append(", ".join(f"{sc} #{p}{g}" for g in ids) +
                              f" {{ filter: drop-shadow(0 0 4px {C_KEPT_LINE}); }}")
         # grads waiting in buffers: edges from nodes that ran into nodes that have not run yet
@@ -416,7 +432,7 @@ class BackwardView:
                          f"stroke: {C_CUR_LINE} !important; stroke-width: 3px; }}")
             # the grads it just consumed: kept (retain_grad, a leaf) or freed
             kept_now = set(fr.newly_kept)
-            for e, name in self.incoming.get(fr.node_id, ()):
+            for e, name in self.incoming_g.get(fr.node_id, ()):
                 col = C_KEPT_LINE if name in kept_now else C_FREED
                 rules.append(f"{sc} #{e} path {{ stroke: {col} !important; stroke-width: 2px; "
                              f"stroke-dasharray: 6,3; }} {sc} #{e} polygon {{ fill: {col} !important; "
@@ -444,6 +460,11 @@ class BackwardView:
         nodes, edges = {}, {}
         for ni in facts.nodes:
             v = {"--k": ni.seq if ni.ran else NEVER}
+            if ni.id in self.hidden:        # a folded module: one box, done when its step ran
+                cur = nodes.get(p + self.g(ni.id))
+                if cur is None or v["--k"] < cur["--k"]:       # its first step
+                    nodes[p + self.g(ni.id)] = v
+                continue
             if ni.kind == "acc":
                 ti = self.by_name.get(ni.leaf_name)
                 at = kept_at.get(ni.leaf_name) if ti is not None and ti.kind == "leaf" else None
@@ -455,7 +476,8 @@ class BackwardView:
                 v["--x"] = 1
             if ni.ran and frames[ni.seq].newly_kept:
                 v["--g"] = 1
-            for gid in [ni.id] + list(self.aliases.get(ni.id, ())):
+            g = self.g(ni.id)
+            for gid in [g] + list(self.aliases.get(g, ())):
                 nodes[p + gid] = v
         for rid in self.root_gids:
             nodes[p + rid] = {"--k": 0, "--dc": "var(--bf)", "--ds": "var(--bs)"}
@@ -598,7 +620,7 @@ class BackwardView:
         lang = self.lang
         rows = []
         freed_now = set(fr.newly_freed)
-        gone = set(fr.saved_freed)
+        gone = set(self.tl.saved_freed_at(fr.index))
         count = 0
         for ni in self.facts.nodes:
             if not ni.saved_items:
@@ -688,6 +710,8 @@ class ForwardView:
         self.replay = replay
         self.frames = replay.frames
         self.ops = ops
+        # ops done as of each frame: one op a frame, or (depth=) a folded module's ops in one frame
+        self.op_end = getattr(replay, "op_end", None) or list(range(len(ops) + 1))
         self.tensors = tensors        # [(name, tensor, value copy, requires_grad, grad_fn)] in first-seen order
         self.lang = lang
         self.scope = scope
@@ -697,7 +721,8 @@ class ForwardView:
 
     def map_drawing(self, model):
         p = self.prefix
-        for fr, op in zip(self.frames[1:], self.ops):
+        for fr, k in zip(self.frames[1:], self.op_end):
+            op = self.ops[k]
             gid = model.id_of(op.node) if op.node is not None else None
             if gid is None:
                 gid = model.id_of(op.output)
@@ -729,13 +754,14 @@ class ForwardView:
         n = len(self.frames) - 1
         node = fr.label if fr.node is not None else t("stepper.ui.start_node", lang)
         cur = self.gid.get(fr.node_id, "") if fr.node_id else ""
-        made = {id(op.output) for op in self.ops[:i]}
+        made = {id(op.output) for op in self.ops[:self.op_end[i]]}
+        now = {id(op.output) for op in self.ops[self.op_end[i - 1]:self.op_end[i]]} if i > 0 else set()
         rows = []
         for name, tensor, val, rg, fn in self.tensors:
             if fn is not None and id(tensor) not in made:
                 continue
             cls = "agv-st-kept" if rg else "agv-st-not_needed"
-            just = i > 0 and tensor is self.ops[i - 1].output
+            just = id(tensor) in now
             gf = fn.name() if fn is not None else ""
             rows.append(f'<tr class="{cls}{" agv-just" if just else ""}" data-tensor="{esc(name)}">'
                         f'<td>{esc(name)}</td><td>{esc(_narr.fmt_value(val, lang=lang))}</td>'

@@ -28,14 +28,14 @@ def _node_title(source, node):
 
 def _backward_graph(*roots, names=None, model=None, show_saved=True, show_values=DEFAULT_SHOW_VALUES,
                     max_nodes=DEFAULT_MAX_NODES, collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True,
-                    frame=None, split_shared="auto", depth=None, source):
+                    frame=None, split_shared="auto", depth=None, unfold=(), source):
     """The backward graph reachable from ``roots`` (tensors or grad_fn nodes, or from a trace) as a GraphModel."""
     roots, trace = split_roots(source, roots, trace)
     if not roots and trace is not None:
         roots = _trace_roots(trace)
     nm = _make_names(names, model, frame, auto_names)
     return BackwardBuilder(source, nm, show_saved, show_values).build(roots, trace, max_nodes, collapse, group,
-                                                                      split_shared, depth, names, model)
+                                                                      split_shared, depth, names, model, unfold)
 
 
 class BackwardBuilder:
@@ -88,7 +88,8 @@ class BackwardBuilder:
         return self.source.is_node(k) and any(c is None for c, _ in self.source.edges(k))
 
     # -- the model -----------------------------------------------------------------------------------------------
-    def build(self, roots, trace, max_nodes, collapse, group, split_shared, depth=None, names=None, model=None):
+    def build(self, roots, trace, max_nodes, collapse, group, split_shared, depth=None, names=None, model=None,
+              unfold=()):
         source, nm = self.source, self.nm
         m = GraphModel("backward", source)
         m.show_saved = self.show_saved
@@ -133,7 +134,7 @@ class BackwardBuilder:
         self._add_edges(m, order, cluster)
         if depth is not None:
             from .fold import fold_built  # found at call time: fold.py is built on this module
-            fold_built(m, depth, names, model, nm, group)
+            fold_built(m, depth, names, model, nm, group, unfold)
         _split_shared(m, split_shared)
         self._add_notes(m, order, segs, more, max_nodes, freed_nodes, retained, rootkeys)
         return m

@@ -108,10 +108,12 @@ def _reach(start, nxt):
     return seen
 
 
-def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None):
+def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, unfold=()):
     """Fold ``m``'s modules to ``depth`` (an int >= 0; None: nothing). ``params``: ``{dotted name: count}`` of the
     model's parameters (else counted from the parameters drawn); ``kinds``: path -> class name; ``model_kind``: the
-    model's class name; ``edge_shape(edge)``: the shape an edge carries (default: ``edge.shape``)."""
+    model's class name; ``edge_shape(edge)``: the shape an edge carries (default: ``edge.shape``); ``unfold``: paths of
+    modules left unfolded (their nodes drawn as they are; the steppers' ``unfold=``). ``m.fold_keys``: the modules
+    found at this depth, folded or not."""
     if depth is None:
         return m
     kinds = kinds or (lambda p: None)
@@ -127,12 +129,16 @@ def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None):
             order.append(k)
     if not order:
         m.notes.append(("note.fold_none", {"d": depth}))
+        m.fold_keys = []
         return m
+    m.fold_keys = list(order)
     # the shapes are read from the edges as built (before any is re-pointed at a box)
     shapes = {id(e): edge_shape(e) for e in m.edges}
     forward = m.kind == "forward"
     boxes = []
     for key in order:
+        if key in unfold:
+            continue
         kind_by_id = {v.id: v.kind for v in m.nodes}
         succ, pred = _adjacency(m.nodes, m.edges)
         mem = [v.id for v in m.nodes if key_of.get(v.id) == key]
@@ -245,12 +251,13 @@ def _contract(m, key, span, depth, params, kinds, model_kind, shapes, forward, k
     return box
 
 
-def fold_built(m, depth, names, model, nm, group):
+def fold_built(m, depth, names, model, nm, group, unfold=()):
     """The builders' call (graph.py): fold ``m`` to ``depth`` with the facts they hold (``nm``: their Names), then
     drop the module groups when ``group`` is False (depth needs them to find the modules, not to draw them)."""
     params, model_kind = module_facts(names, model)
     edge_shape = backward_edge_shape(m, nm, m.source) if m.kind == "backward" else None
-    fold(m, depth, params=params, kinds=nm.module_kind, model_kind=model_kind, edge_shape=edge_shape)
+    fold(m, depth, params=params, kinds=nm.module_kind, model_kind=model_kind, edge_shape=edge_shape,
+         unfold=unfold)
     if not group:
         for v in m.nodes:
             v.cluster = None

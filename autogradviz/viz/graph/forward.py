@@ -36,7 +36,7 @@ class ScalarKey:
 
 def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALUES, max_nodes=DEFAULT_MAX_NODES,
                    collapse=DEFAULT_COLLAPSE, trace=None, group=True, auto_names=True, frame=None,
-                   split_shared="auto", show_bookkeeping=False, depth=None, expand=False, source):
+                   split_shared="auto", show_bookkeeping=False, depth=None, expand=False, unfold=(), source):
     """The forward graph (ops as nodes, tensors as edges) of ``roots``, from a trace when given (every op, also those
     on tensors that need no grad) or else reconstructed from the grad_fn graph. A module's bookkeeping
     (``BatchNorm``'s ``num_batches_tracked.add_(1)``) is left out unless ``show_bookkeeping``. ``expand``: a call that
@@ -54,7 +54,7 @@ def _forward_graph(*roots, names=None, model=None, show_values=DEFAULT_SHOW_VALU
     nm.add_known(root_tensors)
     tangents = getattr(trace, "tangents", None)  # forward-mode AD: the tangents the trace recorded
     return ForwardBuilder(source, nm, ops, show_values, tangents).build(max_nodes, collapse, group, split_shared,
-                                                                        depth, names, model)
+                                                                        depth, names, model, unfold)
 
 
 class ForwardBuilder:
@@ -184,7 +184,7 @@ class ForwardBuilder:
         return placed, ops_sorted
 
     # -- the model -----------------------------------------------------------------------------------------------
-    def build(self, max_nodes, collapse, group, split_shared, depth=None, names=None, model=None):
+    def build(self, max_nodes, collapse, group, split_shared, depth=None, names=None, model=None, unfold=()):
         order, self.succ, segs, more, self.hidden_of = _reduce(self.ops.sinks, self.children, self.chain_name,
                                                                 collapse, max_nodes, self.extra, self.countable)
         cluster = self._clusters(order) if group or depth is not None else {}   # depth= folds by module groups
@@ -204,7 +204,7 @@ class ForwardBuilder:
         self._add_edges(m, placed)
         if depth is not None:
             from .fold import fold_built  # found at call time: fold.py is built on this module
-            fold_built(m, depth, names, model, self.nm, group)
+            fold_built(m, depth, names, model, self.nm, group, unfold)
         _split_shared(m, split_shared)
         self._add_notes(m, segs, more, max_nodes, ops_sorted)
         return m

@@ -83,6 +83,7 @@ class GraphModel:
         self._by_id = {}
         self.aliases = {}           # node id -> [ids of the copies drawn for its other uses] (split_shared)
         self.cluster_kinds = {}     # module path -> its class name, for the group labels ("layer1 (Linear)")
+        self.fold_keys = None       # depth=: the module paths found at that depth (fold.py), folded or not
         self.source = source if source is not None else source_for()  # the graph source its facts came from
         self.runs = []              # backward: the recorded passes (trace.BackwardRun) that ran one of its nodes
         self.ran = False            # backward: a pass ran through it, as a fact (a recorded run, freed tensors)
