@@ -122,7 +122,7 @@ class Learner:
                            allow_redirects=False, timeout=60)
         assert r.status_code == 302, (self.name, r.status_code, r.text[:300])
         assert any(k.startswith("jupyterhub-session-id") or k == "jupyterhub-hub-login"
-                   for k in self.http.cookies), self.http.cookies.keys()
+                   for k in self.http.cookies.keys()), self.http.cookies.keys()  # noqa: SIM118 (iterating the jar gives Cookie objects)
 
     def start(self, tries=3):
         """Start the learner's server and wait until it is ready. A spawn can fail for a reason outside the course:

@@ -623,6 +623,25 @@ def test_two_modules_in_variables_are_prefixed(lib, n):
     assert "fc.weight" in labels and "net.fc.weight" not in labels
 
 
+def test_a_model_beside_its_copy_in_the_other_library_is_not_prefixed():
+    """A comparison holds the torch model and its autogradviz copy side by side: no graph holds both libraries'
+    parameters, so neither drawing renames its parameters after the variables."""
+    from _support.models import copy_weights
+    torch.manual_seed(0)
+    tnet = _block(torch, 3)
+    anet = _block(autogradviz, 3)
+    copy_weights(tnet, anet, autogradviz)
+    srcs = []
+    for lib, net in ((torch, tnet), (autogradviz, anet)):
+        x = lib.ones(2, 3)
+        with viz.trace() as tr:
+            net(x).sum()
+        srcs.append(viz.draw_forward(tr, lang="en", show_values=0, legend=False).source)
+    assert srcs[0] == srcs[1]
+    labels = set(_nodes(srcs[1]).values())
+    assert "fc.weight" in labels and "anet.fc.weight" not in labels and "tnet.fc.weight" not in labels
+
+
 @pytest.mark.parametrize("n", [3, 5])
 def test_two_modules_prefixed_same_dot_in_both_engines(n):
     for draw in (lambda tr, loss: viz.draw_forward(tr, lang="en", show_values=0, legend=False).source,

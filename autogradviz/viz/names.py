@@ -315,7 +315,18 @@ def _variable_prefixes(found):
     """``{id(module): its variable's name}`` for the modules found in variables (``found``: ``[(name, module)]``,
     innermost frame first) whose parameters' names would be ambiguous: several modules, none inside another, that
     have a parameter or buffer name in common (two ``Block()`` held in ``enc`` and ``dec``: ``enc.fc.weight`` and
-    ``dec.fc.weight``, not ``fc.weight`` twice). A module found under several names takes the first."""
+    ``dec.fc.weight``, not ``fc.weight`` twice). A module found under several names takes the first. Only modules
+    of one library can be ambiguous with each other: a torch model beside an autogradviz copy of it (as in a
+    comparison) renames neither, since no graph holds the parameters of both."""
+    by_lib = {}
+    ours = _module_class()
+    for k, m in found:
+        by_lib.setdefault(ours is not None and isinstance(m, ours), []).append((k, m))
+    if len(by_lib) > 1:
+        out = {}
+        for group in by_lib.values():
+            out.update(_variable_prefixes(group))
+        return out
     first = {}
     for k, m in found:
         if id(m) not in first:
