@@ -204,6 +204,10 @@ def _extra_graphs(A):
     yield F.scaled_dot_product_attention(q, q, q), F.scaled_dot_product_attention(q, q, q, is_causal=True)
     yield v.sort()[0], v.topk(2)[0], m.diagonal(), A.diag(m), m[A.tensor([0, 2])]
     yield A.addcmul(v, v, v, value=2), A.lerp(v, A.ones(5), 0.5)
+    # a double backward's own node (made while backward runs with create_graph=True)
+    h = A.randn(3, requires_grad=True)
+    (gh,) = A.autograd.grad(F.hardtanh(h * 1.5).sum(), h, create_graph=True)
+    yield gh
     for key in (slice(0, 2), A.tensor([True, False, True, False])):
         b = A.randn(4, 3, requires_grad=True).clone()
         b[key] = A.ones(3, requires_grad=True)

@@ -376,6 +376,8 @@ class HardtanhBackward0(BackwardNode):
         return (_hardtanh_backward(g, s[0], *self._info),)
 
 
+@facts(saved={"min_val": lambda n: n._info_min_val, "max_val": lambda n: n._info_max_val})
+@info_fields("min_val", "max_val")
 class HardtanhBackwardBackward0(BackwardNode):
     __slots__ = ()
     _saved_names = ("self",)
