@@ -105,10 +105,15 @@ test: lint
 	fi; \
 	exit $$status
 
-# The quick loop: no notebook, subprocess, browser or three-engine test (those are marked slow or ui).
+# The quick loop: no notebook, subprocess, browser or three-engine test (those are marked slow or ui), spread over
+# FAST_WORKERS processes (pytest-xdist; default: the CPUs, at most 4). Python may write its bytecode caches here
+# (even where PYTHONDONTWRITEBYTECODE is set), so that a second run does not compile the package and re-write the
+# tests' asserts again; nbval's plugin is not loaded (no notebook runs).
+FAST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ $$n -gt 4 ] && n=4; echo $$n)
 test-fast: export OMP_NUM_THREADS := 1
 test-fast: lint
-	$(VPY) -m pytest tests -q -p no:cacheprovider -m "not slow and not ui"
+	env -u PYTHONDONTWRITEBYTECODE $(VPY) -m pytest tests -q -p no:cacheprovider -p no:nbval -n $(FAST_WORKERS) \
+	  -m "not slow and not ui"
 
 # ---------------------------------------------------------------- the website
 

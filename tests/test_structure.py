@@ -1,6 +1,7 @@
 """The code's shape (issue 22), read from the source with ``ast``: no function too long to read, and facts that are
 written in exactly one place (a Tensor's fields, freeing saved tensors, ``retain_graph``'s default)."""
 import ast
+import functools
 import pathlib
 
 import pytest
@@ -11,9 +12,26 @@ PKG = pathlib.Path(autogradviz.__file__).parent
 ROOT = PKG.parent
 MAX_LINES = 120
 
+@functools.cache
 def _modules():
-    for path in sorted(PKG.rglob("*.py")):
-        yield path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path))
+    """(path, tree) of every module of the package, parsed once for all the checks here."""
+    return tuple((path.relative_to(ROOT).as_posix(), ast.parse(path.read_text(encoding="utf-8"), str(path)))
+                 for path in sorted(PKG.rglob("*.py")))
+
+
+@functools.cache
+def _function_nodes():
+    """(path, function, {node type: [nodes]}) for every function of the package: the nodes ``ast.walk(function)``
+    reaches (a nested function's nodes count for it and for each function around it), sorted by type once, so
+    that each check below looks at the nodes of its own kind only."""
+    out = []
+    for rel, tree in _modules():
+        for f in _functions(tree):
+            kinds = {}
+            for n in ast.walk(f):
+                kinds.setdefault(type(n), []).append(n)
+            out.append((rel, f, kinds))
+    return tuple(out)
 
 
 def _functions(tree):
@@ -39,10 +57,10 @@ def test_the_length_check_sees_a_long_function():
     assert f.end_lineno - f.lineno + 1 == MAX_LINES + 1
 
 
-def _assigned_attrs(func):
-    """{name: attributes assigned on it} for the plain ``name.attr = ...`` statements of ``func``."""
+def _assigned_attrs(assigns):
+    """{name: attributes assigned on it} for the plain ``name.attr = ...`` statements among ``assigns``."""
     out = {}
-    for n in ast.walk(func):
+    for n in assigns:
         if isinstance(n, ast.Assign):
             for t in n.targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
@@ -58,11 +76,10 @@ def test_a_tensors_fields_are_set_in_one_place():
     """Only ``_tensor._new_tensor`` initialises a Tensor field by field; every other constructor calls it."""
     assert TENSOR_FIELDS == {s for s in autogradviz.Tensor.__slots__ if s != "__weakref__"}
     found = []
-    for rel, tree in _modules():
-        for f in _functions(tree):
-            for name, attrs in _assigned_attrs(f).items():
-                if {"_grad", "_retains_grad", "_base", "_hooks"} <= attrs:
-                    found.append((rel, f.name, name))
+    for rel, f, kinds in _function_nodes():
+        for name, attrs in _assigned_attrs(kinds.get(ast.Assign, ())).items():
+            if {"_grad", "_retains_grad", "_base", "_hooks"} <= attrs:
+                found.append((rel, f.name, name))
     assert found == [("autogradviz/_tensor.py", "_new_tensor", "t")]
 
 
@@ -85,12 +102,11 @@ def test_every_constructor_sets_every_field():
 def test_saved_tensors_are_freed_in_one_place():
     """``node._saved = RELEASED`` is written once, in ``engine._release``, which both editions call."""
     writes = []
-    for rel, tree in _modules():
-        for f in _functions(tree):
-            for n in ast.walk(f):
-                if (isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == "RELEASED"
-                        and any(isinstance(t, ast.Attribute) and t.attr == "_saved" for t in n.targets)):
-                    writes.append((rel, f.name))
+    for rel, f, kinds in _function_nodes():
+        for n in kinds.get(ast.Assign, ()):
+            if (isinstance(n.value, ast.Name) and n.value.id == "RELEASED"
+                    and any(isinstance(t, ast.Attribute) and t.attr == "_saved" for t in n.targets)):
+                writes.append((rel, f.name))
     assert writes == [("autogradviz/autograd/engine.py", "_release")]
     from autogradviz.autograd import engine
     import inspect
@@ -101,23 +117,21 @@ def test_saved_tensors_are_freed_in_one_place():
 def test_retain_graphs_default_is_written_once():
     """``retain_graph = create_graph`` (PyTorch's default for None) is engine.default_retain_graph alone."""
     hits = []
-    for rel, tree in _modules():
+    for rel, f, kinds in _function_nodes():
         if rel.startswith("autogradviz/viz/"):
             continue  # the real-torch recorder reads torch's own arguments (viz/torch_trace.py)
-        for f in _functions(tree):
-            for n in ast.walk(f):
-                # `retain_graph = <anything reading create_graph>`, or `create_graph if retain_graph is None ...`
-                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "retain_graph"
-                                                     for t in n.targets):
-                    calls_the_rule = (isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
-                                      and n.value.func.id == "default_retain_graph")
-                    if not calls_the_rule and any(isinstance(v, ast.Name) and v.id == "create_graph"
-                                                  for v in ast.walk(n.value)):
-                        hits.append((rel, f.name))
-                elif isinstance(n, ast.IfExp) and any(isinstance(v, ast.Name) and v.id == "retain_graph"
-                                                      for v in ast.walk(n.test)):
-                    if any(isinstance(v, ast.Name) and v.id == "create_graph" for v in (n.body, n.orelse)):
-                        hits.append((rel, f.name))
+        # `retain_graph = <anything reading create_graph>`, or `create_graph if retain_graph is None ...`
+        for n in kinds.get(ast.Assign, ()):
+            if any(isinstance(t, ast.Name) and t.id == "retain_graph" for t in n.targets):
+                calls_the_rule = (isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+                                  and n.value.func.id == "default_retain_graph")
+                if not calls_the_rule and any(isinstance(v, ast.Name) and v.id == "create_graph"
+                                              for v in ast.walk(n.value)):
+                    hits.append((rel, f.name))
+        for n in kinds.get(ast.IfExp, ()):
+            if any(isinstance(v, ast.Name) and v.id == "retain_graph" for v in ast.walk(n.test)):
+                if any(isinstance(v, ast.Name) and v.id == "create_graph" for v in (n.body, n.orelse)):
+                    hits.append((rel, f.name))
     assert hits == [("autogradviz/autograd/engine.py", "default_retain_graph")]
 
 
