@@ -615,6 +615,6 @@ def test_four_threads_train_modules_with_optimizers_as_one(fast_switching):
     assert any(c for _, c, _ in recorded) and any(m == "Linear" for _, _, m in recorded)
     for _ in range(20):
         seen = []
-        assert _in_threads([lambda j=j: _train_module(*j) for j in jobs] + [lambda: seen.append(_recorded_call())]) \
-            == alone + [None]
+        assert _in_threads([lambda j=j: _train_module(*j) for j in jobs]
+                           + [lambda seen=seen: seen.append(_recorded_call())]) == alone + [None]
         assert seen == [recorded] and A.is_grad_enabled() and _nobody_listens()
