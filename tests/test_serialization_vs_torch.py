@@ -131,6 +131,34 @@ def test_pickle_records_are_pytorchs(tmp_path):
         assert start % 64 == 0
 
 
+def _nested(lib):
+    inner = lib.nn.Sequential(lib.nn.Linear(4, 2), lib.nn.ReLU())
+    return lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), inner)
+
+
+def test_a_modules_state_dict_carries_pytorchs_metadata():
+    # PyTorch's state_dict() has a `_metadata` attribute: each module's version (BatchNorm's is 2), by its prefix
+    for kw in ({}, {"prefix": "net."}):
+        mine, theirs = _nested(agv).state_dict(**kw), _nested(torch).state_dict(**kw)
+        assert list(mine) == list(theirs)
+        assert mine._metadata == theirs._metadata
+        assert list(mine._metadata) == list(theirs._metadata)
+    # a destination given without `_metadata` gets none, in both
+    for lib in (agv, torch):
+        assert not hasattr(_nested(lib).state_dict(destination=collections.OrderedDict()), "_metadata")
+
+
+def test_a_modules_state_dict_is_saved_as_pytorch_saves_it(tmp_path):
+    # the same module: the same pickle bytes (values live in data/N; data.pkl holds keys, shapes and metadata)
+    agv.save(_nested(agv).state_dict(), tmp_path / "m.pt")
+    torch.save(_nested(torch).state_dict(), tmp_path / "t.pt")
+    zm, zt = zipfile.ZipFile(tmp_path / "m.pt"), zipfile.ZipFile(tmp_path / "t.pt")
+    assert zm.read("m/data.pkl") == zt.read("t/data.pkl")
+    # and the metadata comes back on either side
+    assert agv.load(tmp_path / "t.pt")._metadata == torch.load(tmp_path / "m.pt")._metadata == \
+        _nested(torch).state_dict()._metadata
+
+
 def test_file_object_and_archive_name(tmp_path):
     buf = io.BytesIO()
     agv.save(agv.ones(2), buf)

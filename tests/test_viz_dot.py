@@ -384,10 +384,14 @@ def _hostile_drawings(text):
     with viz.trace() as tr:
         h = Fn.apply(x * w)
         y = model(h).sum()
-    names = {text: x, text + "w": w, "h" + text: h, text + "y": y, text + "m": model}
+    tensors = {text: x, text + "w": w, "h" + text: h, text + "y": y}
+    names = {**tensors, text + "m": model}
     return [viz.draw_backward(y, names=names, title=text, model=model),
             viz.draw_forward(y, names=names, title=text, model=model),
-            viz.draw_forward(tr, names=names, title=text)], names, y
+            viz.draw_forward(tr, names=names, title=text),
+            # folded: the user's module class name in the module box's label ("0 (<class>)")
+            viz.draw_backward(y, names=tensors, title=text, model=model, depth=1),
+            viz.draw_forward(tr, names=tensors, title=text, model=model, depth=1)], names, y
 
 
 def _shown(text):
@@ -469,6 +473,9 @@ def test_hostile_names_never_reach_html_unescaped(kind, tmp_path):
         pages[f"frames{cost}"] = "".join(s._frame_html(i) for i in range(len(s))) + s.graph_html.value
         pages[f"export{cost}"] = open(viz.export_html(tmp_path / f"p{cost}.html", s, *drawings, title=text),  # noqa: SIM115
                                       encoding="utf-8").read()
+    folded = BackwardStepper(y, names={k: v for k, v in names.items() if k != text + "m"}, retain_graph=True,
+                             model=names[text + "m"], depth=1)
+    pages["folded"] = folded.static_html(-1) + "".join(folded._frame_html(i) for i in range(len(folded)))
 
     class Tags(HTMLParser):
         def __init__(self):

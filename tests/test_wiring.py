@@ -581,3 +581,40 @@ def test_drawing_torch_and_autogradviz_graphs_in_two_threads(fast_switching):
         assert tuple(_in_threads([lambda: [draw(A) for _ in range(5)],
                                   lambda: [draw(torch, "zh") for _ in range(5)]])) == ([alone[0]] * 5,
                                                                                       [alone[1]] * 5)
+
+
+def _train_module(seed, opt_name, steps=4):
+    """A new user's loop: an nn.Sequential, an optimizer, F.mse_loss (a composite call), zero_grad/backward/step."""
+    g = np.random.default_rng(seed)
+    with A.no_grad():                      # the global RNG is process-wide (in PyTorch too): weights from numpy
+        m = A.nn.Sequential(A.nn.Linear(3, 6), A.nn.Tanh(), A.nn.Linear(6, 1))
+        for p in m.parameters():
+            p.copy_(A.tensor(g.standard_normal(tuple(p.shape)).astype(np.float32)))
+    opt = A.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) if opt_name == "sgd" else A.optim.Adam(m.parameters())
+    x = A.tensor(g.standard_normal((5, 3)).astype(np.float32))
+    t = A.tensor(g.standard_normal((5, 1)).astype(np.float32))
+    for _ in range(steps):
+        opt.zero_grad()
+        A.nn.functional.mse_loss(m(x), t).backward()
+        opt.step()
+    return b"".join(p._data.tobytes() for p in m.parameters())
+
+
+def _recorded_call():
+    m = A.nn.Sequential(A.nn.Linear(2, 2), A.nn.ReLU())
+    with viz.trace() as tr:
+        A.nn.functional.mse_loss(m(A.ones(1, 2)), A.zeros(1, 2))
+    return [(op.name, op.composite, op.module is None or type(op.module).__name__) for op in tr.ops]
+
+
+def test_four_threads_train_modules_with_optimizers_as_one(fast_switching):
+    # modules, optimizers and a composite loss in four threads, while the main thread records one call of its own
+    jobs = [(s, ("sgd", "adam")[s % 2]) for s in range(4)]
+    alone = [_train_module(*j) for j in jobs]
+    recorded = _recorded_call()
+    assert any(c for _, c, _ in recorded) and any(m == "Linear" for _, _, m in recorded)
+    for _ in range(20):
+        seen = []
+        assert _in_threads([lambda j=j: _train_module(*j) for j in jobs]
+                           + [lambda seen=seen: seen.append(_recorded_call())]) == alone + [None]
+        assert seen == [recorded] and A.is_grad_enabled() and _nobody_listens()

@@ -117,6 +117,8 @@ class LayerNorm(Module):
 
 
 class _BatchNorm(Module):
+    _version = 2  # PyTorch's _NormBase: the state_dict version (2: with num_batches_tracked)
+
     def __init__(self, num_features, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()

@@ -421,8 +421,12 @@ class Module:
             keep_vars = args[2] if len(args) > 2 else keep_vars
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # PyTorch's: each module's version, by its prefix (pickled too)
+        metadata = getattr(destination, "_metadata", None)
         for mod_prefix, m in self.named_modules(prefix=prefix.rstrip(".") if prefix else "",
                                                 remove_duplicate=False):
+            if metadata is not None:
+                metadata[mod_prefix] = dict(version=m._version)
             p = mod_prefix + "." if mod_prefix else ""
             for name, param in m._parameters.items():
                 if param is not None:
