@@ -232,3 +232,39 @@ def test_depth0_without_a_module_object_names_the_model_in_each_language(lib):
         assert lab.split("\\n")[0] == word and lab.endswith(count), lab
     # the count of the drawn parameters equals torch's numel() sum
     assert sum(p.numel() for p in net.parameters()) == 21
+
+
+@LIBS
+@pytest.mark.parametrize("kind", ["forward", "backward"])
+def test_a_model_named_in_names_folds_below_itself(lib, kind):
+    # names={"m": model} with model=model: depth counts from the model, so depth=1 gives one box per child, named
+    # m.0, m.1, ..., each with its own parameters (it used to give one box "m (Sequential)" with 0 parameters)
+    lib.manual_seed(0)
+    nn = lib.nn
+    model = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.Linear(3, 3), nn.Tanh()), nn.Linear(3, 1))
+    x = lib.ones(4, 2)
+    if kind == "forward":
+        with viz.trace() as tr:
+            model(x)
+
+        def draw(**kw):
+            return viz.draw_forward(tr, **kw).source
+    else:
+        y = model(x).sum()
+
+        def draw(**kw):
+            return viz.draw_backward(y, **kw).source
+    for depth, want in ((1, {"m.0": ("Linear", 9), "m.1": ("Sequential", 12), "m.2": ("Linear", 4)}),
+                        (2, {"m.0": ("Linear", 9), "m.1.0": ("Linear", 12), "m.2": ("Linear", 4)})):
+        named = sorted(_boxes(draw(names={"m": model}, model=model, depth=depth)).values())
+        plain = sorted(_boxes(draw(model=model, depth=depth)).values())
+        assert named == sorted("m." + lab for lab in plain), (named, plain)
+        got = {lab.split(" ")[0]: (lab.split("(")[1].split(")")[0], int(re.search(r"(\d+) parameters", lab)[1]))
+               for lab in named}
+        assert {k: v for k, v in got.items() if k in want} == want, got
+    # the counts are PyTorch's own numel() sums, child by child
+    tm = torch.nn.Sequential(torch.nn.Linear(2, 3), torch.nn.Sequential(torch.nn.Linear(3, 3), torch.nn.Tanh()),
+                             torch.nn.Linear(3, 1))
+    assert [sum(p.numel() for p in c.parameters()) for c in tm] == [9, 12, 4]
+    (whole,) = _boxes(draw(names={"m": model}, model=model, depth=0)).values()
+    assert whole.startswith("m (Sequential)") and "25 parameters" in whole

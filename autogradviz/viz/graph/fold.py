@@ -108,14 +108,18 @@ def _reach(start, nxt):
     return seen
 
 
-def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, unfold=()):
+def fold(m, depth, params=None, kinds=None, model_kind=None, edge_shape=None, unfold=(), root=""):
     """Fold ``m``'s modules to ``depth`` (an int >= 0; None: nothing). ``params``: ``{dotted name: count}`` of the
     model's parameters (else counted from the parameters drawn); ``kinds``: path -> class name; ``model_kind``: the
     model's class name; ``edge_shape(edge)``: the shape an edge carries (default: ``edge.shape``); ``unfold``: paths of
-    modules left unfolded (their nodes drawn as they are; the steppers' ``unfold=``). ``m.fold_keys``: the modules
-    found at this depth, folded or not."""
+    modules left unfolded (their nodes drawn as they are; the steppers' ``unfold=``); ``root``: the model's own path
+    when ``names=`` gave it a name (``m``: its children are ``m.0``, ...), from which ``depth`` counts and under
+    which ``params`` are looked up. ``m.fold_keys``: the modules found at this depth, folded or not."""
     if depth is None:
         return m
+    if root:
+        params = None if params is None else {f"{root}.{n}": c for n, c in params.items()}
+        depth += root.count(".") + 1
     kinds = kinds or (lambda p: None)
     edge_shape = edge_shape or (lambda e: e.shape)
     key_of = {}
@@ -256,8 +260,9 @@ def fold_built(m, depth, names, model, nm, group, unfold=()):
     drop the module groups when ``group`` is False (depth needs them to find the modules, not to draw them)."""
     params, model_kind = module_facts(names, model)
     edge_shape = backward_edge_shape(m, nm, m.source) if m.kind == "backward" else None
+    root = nm.module_path(model) if model is not None else None   # "m" when names= calls the model m
     fold(m, depth, params=params, kinds=nm.module_kind, model_kind=model_kind, edge_shape=edge_shape,
-         unfold=unfold)
+         unfold=unfold, root=root or "")
     if not group:
         for v in m.nodes:
             v.cluster = None
