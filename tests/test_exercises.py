@@ -1462,6 +1462,71 @@ def test_no_hint_contains_its_solutions_code(lang):
     assert not problems, "\n".join(problems)
 
 
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", re.ASCII)
+_CONSTANT_WORDS = {0.0: ("zeros", "全是0", "全为0", "全0"), 1.0: ("ones", "全是1", "全为1", "全1")}
+
+
+def _answer_values(answer):
+    """The values of a small right answer (a number, a string, a tensor or list of at most 6 numbers, or a
+    tensor whose values are all 0 or all 1), as a list; [] for any other answer."""
+    facts = course._read.read_tensor(answer)
+    if facts is not None:
+        v = np.asarray(facts.values(), dtype=np.float64).reshape(-1)
+        if v.size <= 6 or (v.size and np.all(v == v[0]) and float(v[0]) in _CONSTANT_WORDS):
+            return [float(x) for x in v]
+        return []
+    n = course._read.read_number(answer)
+    if n is not None and n[0] != "bool":
+        return [float(n[1])]
+    if type(answer) is str:
+        return [answer]
+    items = course._read.read_list(answer)
+    if items is not None and 0 < len(items) <= 6 and all(type(x) in (int, float) for x in items):
+        return [float(x) for x in items]
+    return []
+
+
+def _states_the_answer(text, values):
+    """True if ``text`` states the answer's values: the string, every number in its order, or for a constant
+    tensor of zeros or ones its constant (as a number or "ones", 全是1, ...)."""
+    if not values:
+        return False
+    if type(values[0]) is str:
+        return re.search(r"(?<![\w.])" + re.escape(values[0]) + r"(?![\w(])", text, re.ASCII) is not None
+    nums = [float(t) for t in _NUMBER.findall(text)]
+    if len(values) > 1 and all(v == values[0] for v in values):       # "weight 1" is an idea, "ones" the answer
+        return any(w in text for w in _CONSTANT_WORDS.get(values[0], ()))
+    it = iter(nums)
+    return all(any(math.isclose(v, x) for x in it) for v in values)
+
+
+def test_the_answer_detector_catches_a_stated_value():
+    assert _states_the_answer("so expect the value 12 at x = 2.", [12.0])
+    assert _states_the_answer("应当得到12。", [12.0])
+    assert _states_the_answer("so the answer is a 2x3 tensor of ones.", [1.0] * 6)
+    assert _states_the_answer("答案是一个2x3、全是1的张量。", [1.0] * 6)
+    assert _states_the_answer("reverse: 3 passes, forward: 5 calls", [3.0, 5.0])
+    assert _states_the_answer("the op is mm here", ["mm"])
+    assert not _states_the_answer("a function from 5 numbers to 3", [3.0, 5.0])      # the statement's order
+    assert not _states_the_answer("evaluate 3x² at your x", [12.0])
+    assert not _states_the_answer("every element enters the sum with weight 1", [1.0] * 6)
+    assert not _states_the_answer("torch.mm(a, b) multiplies", ["mm"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_hint_states_the_answers_value(lang):
+    """A hint gives the idea, the API or a smaller case, never the value the check accepts (a learner could type
+    it in: ``torch.tensor(12.0)`` passes 00.1). The right answer is the table's, computed with autogradviz."""
+    course._load()
+    problems = []
+    for ex_id, (_, hints) in sorted(course._REGISTRY.items()):
+        values = _answer_values(CASES[ex_id](ag)[0][0][0])
+        for level, text in hints.items():
+            if _states_the_answer(text[lang], values):
+                problems.append(f"{ex_id} hint {level}/{lang} states {values}: {text[lang]}")
+    assert not problems, "\n".join(problems)
+
+
 _FULLWIDTH = re.compile(r"[\uff01-\uff5e\u3001\u3002\u2014\u2018\u2019\u201c\u201d]")
 
 
