@@ -1243,8 +1243,32 @@ def _liar_like(T, right):
     return (T.zeros(shape) + 0.5).as_subclass(cls)
 
 
+def _self_containing_list():
+    lst = [None, 1.0]
+    lst[0] = lst
+    return lst
+
+
+def _deep_list(depth=5000):
+    lst = [1.0]
+    for _ in range(depth):
+        lst = [lst]
+    return lst
+
+
+def _odd_tensors(T):
+    """Tensors no check can read values from: autogradviz's with an object array in its slot; real PyTorch's
+    nested (its numpy() raises an internal error), meta, sparse and quantized tensors."""
+    if T is ag:
+        t = ag.tensor([1.0])
+        ag.Tensor.__dict__["_data"].__set__(t, np.array([object()], dtype=object))
+        return [t]
+    return [T.nested.nested_tensor([T.zeros(2), T.zeros(3)]), T.empty(2, 2, device="meta"),
+            T.zeros(2, 2).to_sparse(), T.quantize_per_tensor(T.zeros(2), 0.1, 0, T.quint8)]
+
+
 def _hostiles(T):
-    return [AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
+    return _odd_tensors(T) + [_self_containing_list(), _deep_list(), AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
             ReprRaises(), ValuesRaise(p=None), _dict_with_a_hostile_key(), IterRaises([1]), ClassLies(), 10 ** 400,
             -10 ** 400, float("nan"),
             float("inf"), _lying_tensor(T), _lying_tensor(T, ()), T.zeros(1500, 1000),
@@ -1353,6 +1377,20 @@ def test_an_internal_error_is_the_checks_own(capsys):
         assert "检查程序自己出错了" in capsys.readouterr().out
     finally:
         del course._REGISTRY["99.9"]
+
+
+def test_an_unknown_language_falls_back_instead_of_raising(capsys):
+    from autogradviz.viz import i18n
+    old = i18n.get_lang()
+    try:
+        i18n.set_lang("zh")
+        check("00.1", None, lang="fr")
+        check("00.1", None, lang=["en"])
+        hint("00.1", lang="EN")
+        out = capsys.readouterr().out
+        assert out.count("还没有答案") == 2 and out.startswith("✗") and "提示：" in out
+    finally:
+        i18n.set_lang(old)
 
 
 def test_an_unknown_exercise_is_reported_not_raised(capsys):

@@ -89,7 +89,7 @@ def _load():
 
 
 def _lang(lang):
-    if lang is not None:
+    if type(lang) is str and lang in ("en", "zh"):
         return lang
     try:
         from ..viz.i18n import get_lang
@@ -125,8 +125,12 @@ def kind_is(got, what, expected_en, expected_zh):
                      f"{what_zh}是{k_zh}；题目要的是{expected_zh}。")
 
 
-def plain_array(x, limit=10_000):
-    """A float64 array from exact numbers, exact (nested) lists and tuples, or an exact numpy array; else None."""
+_MAX_NESTING = 32          # numpy's own limit on dimensions is 64; a deeper (or self-containing) list is no array
+
+
+def plain_array(x, limit=10_000, _depth=0):
+    """A float64 array from exact numbers, exact (nested) lists and tuples, or an exact numpy array; else None
+    (also for lists nested deeper than any array, or containing themselves)."""
     n = _read.read_number(x)
     if n is not None:
         if n[0] == "bool":
@@ -140,9 +144,9 @@ def plain_array(x, limit=10_000):
             return None
         return np.array(x, dtype=np.float64, copy=True)
     items = _read.read_list(x)
-    if items is None or len(items) > limit:
+    if items is None or len(items) > limit or _depth >= _MAX_NESTING:
         return None
-    rows = [plain_array(v, limit) for v in items]
+    rows = [plain_array(v, limit, _depth + 1) for v in items]
     if any(r is None for r in rows) or len({r.shape for r in rows}) > 1:
         return None
     return np.stack(rows) if rows else np.zeros(0)
