@@ -1074,6 +1074,35 @@ def test_likely_wrong_answers_get_their_own_diagnosis(ex_id, lib):
     assert len(set(texts)) == len(texts), f"{ex_id}: two wrong answers got the same diagnosis: {texts}"
 
 
+def _one_off(T, right):
+    """The right answer plus one, of the same kind, if it is a single number (a Python or numpy number, or a
+    tensor of one element); else None."""
+    facts = course._read.read_tensor(right)
+    if facts is not None:
+        return right.detach() + 1 if facts.numel == 1 else None
+    n = course._read.read_number(right)
+    return type(right)(right + 1) if n is not None and n[0] != "bool" else None
+
+
+@pytest.mark.parametrize("lib", _lib_param())
+def test_a_single_number_off_by_one_gets_no_factor_diagnosis(lib):
+    """Issue 31: an answer off by one got "every value is 1.07 times the right one: a factor is missing" in nine
+    exercises. A single number has no factor diagnosis; off by one in either direction it is simply not right."""
+    T = _lib(lib)
+    seen = []
+    for ex_id, case in sorted(CASES.items()):
+        rights, _ = case(T)
+        right, rest = rights[0][0], rights[0][1:]
+        if _one_off(T, right) is None:
+            continue
+        seen.append(ex_id)
+        for off in (_one_off(T, right), _one_off(T, right) - 2):
+            ok, kind, info = diagnose(ex_id, off, *rest)
+            assert not ok and kind == "wrong" and info is not None, (ex_id, kind, info)
+            assert "times the right one" not in info.en and "倍" not in info.zh, (ex_id, info.en)
+    assert {"00.1", "02.2", "03.3", "04.1", "04.3", "06.3", "09.1", "10.2", "13.1"} <= set(seen), seen
+
+
 @pytest.mark.parametrize("ex_id", sorted(CASES))
 def test_same_feedback_from_either_library(ex_id):
     torch = pytest.importorskip("torch")
