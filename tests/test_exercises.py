@@ -1338,6 +1338,21 @@ def test_a_wrong_answer_never_reveals_a_hint_by_itself(capsys):
     assert "hint=1" in out and "hint=2" in out and hints[1]["zh"] not in out
 
 
+@pytest.mark.parametrize("ex_id", sorted(CASES))
+def test_no_exercise_shows_a_hint_unasked(ex_id, capsys):
+    """Each exercise's likely wrong answers, each checked three times in both languages: no hint text appears,
+    only the line saying how to ask for one."""
+    course._load()
+    hints = course._REGISTRY[ex_id][1]
+    for args, _, _ in CASES[ex_id](ag)[1]:
+        for lang in ("en", "zh"):
+            for _ in range(3):
+                check(ex_id, *args, lang=lang)
+            out = capsys.readouterr().out
+            assert not any(h[lang] in out for h in hints.values()), (ex_id, lang, out)
+            assert out.count("hint=1") == 3 and "Hint:" not in out and "\n提示：" not in out, (ex_id, lang, out)
+
+
 def test_hints_come_when_asked_in_two_levels(capsys):
     course._load()
     h = course._REGISTRY["03.2"][1]
