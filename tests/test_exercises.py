@@ -1373,6 +1373,21 @@ def test_hints_come_when_asked_in_two_levels(capsys):
     assert "no answer yet" in out and "Hint" not in out and "hint=1" not in out
 
 
+def test_the_hint_argument_is_read_not_trusted(capsys):
+    """hint= is read like an answer: 1, True, 2 of any exact number type; an array, a string or an object whose
+    == lies asks for nothing, and none of them raises (``hint == 2`` on an array once would)."""
+    course._load()
+    h = course._REGISTRY["03.2"][1]
+    for level, value in ((1, True), (1, np.int64(1)), (2, 2.0), (2, np.int32(2))):
+        check("03.2", 3.0, lang="en", hint=value)
+        out = capsys.readouterr().out
+        assert h[level]["en"] in out and h[3 - level]["en"] not in out, (value, out)
+    for value in (np.array([1, 2]), "2", AlwaysEqual(), LyingInt(2), BoolRaises(), 3, False):
+        check("03.2", 3.0, lang="en", hint=value)
+        out = capsys.readouterr().out
+        assert h[1]["en"] not in out and h[2]["en"] not in out and "hint=1" in out, (type(value), out)
+
+
 def test_every_exercise_has_two_hints_in_both_languages():
     course._load()
     for ex_id, (_, hints) in course._REGISTRY.items():

@@ -369,7 +369,8 @@ def check(ex_id, *answers, lang=None, hint=False, **kw):
     _load()
     lang = _lang(lang)
     ok, kind, info = diagnose(ex_id, *answers, **kw)
-    level = 2 if hint == 2 and type(hint) is int else (1 if hint is True or hint == 1 else 0)
+    asked = _read.read_number(hint)               # True/1 or 2, of any exact number type; anything else: none
+    level = int(asked[1]) if asked is not None and asked[1] in (1, 2) else 0
     if ok:
         print(_TEXT["ok"][lang])
         return
