@@ -1458,6 +1458,12 @@ def test_an_unknown_exercise_is_reported_not_raised(capsys):
     hint("98.7", lang="en")
     out = capsys.readouterr().out
     assert out.count("The check itself failed") == 2 and "98.7" in out
+    hint(["03.2"], lang="en")
+    hint("03.2", lang="en", level=np.array([2, 2]))
+    hint("03.2", lang="en", level=AlwaysEqual())
+    out = capsys.readouterr().out.splitlines()
+    assert "The check itself failed" in out[0] and "list" in out[0]
+    assert out[1] == out[2] == "Hint: " + course._REGISTRY["03.2"][1][1]["en"]
 
 
 def test_the_checks_do_not_import_torch():

@@ -350,10 +350,12 @@ def verify(ex_id, *answers, **kw):
 
 
 def _hint_text(ex_id, lang, level):
-    if ex_id not in _REGISTRY:
-        return _TEXT["internal"][lang].format(err=f"no exercise {ex_id!r}")
+    if type(ex_id) is not str or ex_id not in _REGISTRY:
+        shown = ex_id if type(ex_id) is str else type(ex_id).__name__
+        return _TEXT["internal"][lang].format(err=f"no exercise {shown!r}")
     hints = _REGISTRY[ex_id][1]
-    level = 2 if level == 2 and 2 in hints else 1
+    asked = _read.read_number(level)
+    level = 2 if asked is not None and asked[1] == 2 and 2 in hints else 1
     return _TEXT["hint2" if level == 2 else "hint"][lang] + hints[level][lang]
 
 
