@@ -1074,6 +1074,35 @@ def test_likely_wrong_answers_get_their_own_diagnosis(ex_id, lib):
     assert len(set(texts)) == len(texts), f"{ex_id}: two wrong answers got the same diagnosis: {texts}"
 
 
+def _one_off(T, right):
+    """The right answer plus one, of the same kind, if it is a single number (a Python or numpy number, or a
+    tensor of one element); else None."""
+    facts = course._read.read_tensor(right)
+    if facts is not None:
+        return right.detach() + 1 if facts.numel == 1 else None
+    n = course._read.read_number(right)
+    return type(right)(right + 1) if n is not None and n[0] != "bool" else None
+
+
+@pytest.mark.parametrize("lib", _lib_param())
+def test_a_single_number_off_by_one_gets_no_factor_diagnosis(lib):
+    """Issue 31: an answer off by one got "every value is 1.07 times the right one: a factor is missing" in nine
+    exercises. A single number has no factor diagnosis; off by one in either direction it is simply not right."""
+    T = _lib(lib)
+    seen = []
+    for ex_id, case in sorted(CASES.items()):
+        rights, _ = case(T)
+        right, rest = rights[0][0], rights[0][1:]
+        if _one_off(T, right) is None:
+            continue
+        seen.append(ex_id)
+        for off in (_one_off(T, right), _one_off(T, right) - 2):
+            ok, kind, info = diagnose(ex_id, off, *rest)
+            assert not ok and kind == "wrong" and info is not None, (ex_id, kind, info)
+            assert "times the right one" not in info.en and "倍" not in info.zh, (ex_id, info.en)
+    assert {"00.1", "02.2", "03.3", "04.1", "04.3", "06.3", "09.1", "10.2", "13.1"} <= set(seen), seen
+
+
 @pytest.mark.parametrize("ex_id", sorted(CASES))
 def test_same_feedback_from_either_library(ex_id):
     torch = pytest.importorskip("torch")
@@ -1243,8 +1272,32 @@ def _liar_like(T, right):
     return (T.zeros(shape) + 0.5).as_subclass(cls)
 
 
+def _self_containing_list():
+    lst = [None, 1.0]
+    lst[0] = lst
+    return lst
+
+
+def _deep_list(depth=5000):
+    lst = [1.0]
+    for _ in range(depth):
+        lst = [lst]
+    return lst
+
+
+def _odd_tensors(T):
+    """Tensors no check can read values from: autogradviz's with an object array in its slot; real PyTorch's
+    nested (its numpy() raises an internal error), meta, sparse and quantized tensors."""
+    if T is ag:
+        t = ag.tensor([1.0])
+        ag.Tensor.__dict__["_data"].__set__(t, np.array([object()], dtype=object))
+        return [t]
+    return [T.nested.nested_tensor([T.zeros(2), T.zeros(3)]), T.empty(2, 2, device="meta"),
+            T.zeros(2, 2).to_sparse(), T.quantize_per_tensor(T.zeros(2), 0.1, 0, T.quint8)]
+
+
 def _hostiles(T):
-    return [AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
+    return _odd_tensors(T) + [_self_containing_list(), _deep_list(), AlwaysEqual(), LyingInt(0), LyingInt(6), LyingFloat(0.0), LyingStr("x"), LyingStr("mm"), BoolRaises(),
             ReprRaises(), ValuesRaise(p=None), _dict_with_a_hostile_key(), IterRaises([1]), ClassLies(), 10 ** 400,
             -10 ** 400, float("nan"),
             float("inf"), _lying_tensor(T), _lying_tensor(T, ()), T.zeros(1500, 1000),
@@ -1285,6 +1338,21 @@ def test_a_wrong_answer_never_reveals_a_hint_by_itself(capsys):
     assert "hint=1" in out and "hint=2" in out and hints[1]["zh"] not in out
 
 
+@pytest.mark.parametrize("ex_id", sorted(CASES))
+def test_no_exercise_shows_a_hint_unasked(ex_id, capsys):
+    """Each exercise's likely wrong answers, each checked three times in both languages: no hint text appears,
+    only the line saying how to ask for one."""
+    course._load()
+    hints = course._REGISTRY[ex_id][1]
+    for args, _, _ in CASES[ex_id](ag)[1]:
+        for lang in ("en", "zh"):
+            for _ in range(3):
+                check(ex_id, *args, lang=lang)
+            out = capsys.readouterr().out
+            assert not any(h[lang] in out for h in hints.values()), (ex_id, lang, out)
+            assert out.count("hint=1") == 3 and "Hint:" not in out and "\n提示：" not in out, (ex_id, lang, out)
+
+
 def test_hints_come_when_asked_in_two_levels(capsys):
     course._load()
     h = course._REGISTRY["03.2"][1]
@@ -1303,6 +1371,21 @@ def test_hints_come_when_asked_in_two_levels(capsys):
     check("00.1", None, lang="en")
     out = capsys.readouterr().out
     assert "no answer yet" in out and "Hint" not in out and "hint=1" not in out
+
+
+def test_the_hint_argument_is_read_not_trusted(capsys):
+    """hint= is read like an answer: 1, True, 2 of any exact number type; an array, a string or an object whose
+    == lies asks for nothing, and none of them raises (``hint == 2`` on an array once would)."""
+    course._load()
+    h = course._REGISTRY["03.2"][1]
+    for level, value in ((1, True), (1, np.int64(1)), (2, 2.0), (2, np.int32(2))):
+        check("03.2", 3.0, lang="en", hint=value)
+        out = capsys.readouterr().out
+        assert h[level]["en"] in out and h[3 - level]["en"] not in out, (value, out)
+    for value in (np.array([1, 2]), "2", AlwaysEqual(), LyingInt(2), BoolRaises(), 3, False):
+        check("03.2", 3.0, lang="en", hint=value)
+        out = capsys.readouterr().out
+        assert h[1]["en"] not in out and h[2]["en"] not in out and "hint=1" in out, (type(value), out)
 
 
 def test_every_exercise_has_two_hints_in_both_languages():
@@ -1355,12 +1438,32 @@ def test_an_internal_error_is_the_checks_own(capsys):
         del course._REGISTRY["99.9"]
 
 
+def test_an_unknown_language_falls_back_instead_of_raising(capsys):
+    from autogradviz.viz import i18n
+    old = i18n.get_lang()
+    try:
+        i18n.set_lang("zh")
+        check("00.1", None, lang="fr")
+        check("00.1", None, lang=["en"])
+        hint("00.1", lang="EN")
+        out = capsys.readouterr().out
+        assert out.count("还没有答案") == 2 and out.startswith("✗") and "提示：" in out
+    finally:
+        i18n.set_lang(old)
+
+
 def test_an_unknown_exercise_is_reported_not_raised(capsys):
     assert diagnose("98.7", 1)[1] == "internal"
     check("98.7", 1, lang="en")
     hint("98.7", lang="en")
     out = capsys.readouterr().out
     assert out.count("The check itself failed") == 2 and "98.7" in out
+    hint(["03.2"], lang="en")
+    hint("03.2", lang="en", level=np.array([2, 2]))
+    hint("03.2", lang="en", level=AlwaysEqual())
+    out = capsys.readouterr().out.splitlines()
+    assert "The check itself failed" in out[0] and "list" in out[0]
+    assert out[1] == out[2] == "Hint: " + course._REGISTRY["03.2"][1][1]["en"]
 
 
 def test_the_checks_do_not_import_torch():
@@ -1459,6 +1562,71 @@ def test_no_hint_contains_its_solutions_code(lang):
             bad = _giveaways(text[lang], code)
             if bad:
                 problems.append(f"{ex_id} hint {level}/{lang}: {bad}")
+    assert not problems, "\n".join(problems)
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.])", re.ASCII)
+_CONSTANT_WORDS = {0.0: ("zeros", "全是0", "全为0", "全0"), 1.0: ("ones", "全是1", "全为1", "全1")}
+
+
+def _answer_values(answer):
+    """The values of a small right answer (a number, a string, a tensor or list of at most 6 numbers, or a
+    tensor whose values are all 0 or all 1), as a list; [] for any other answer."""
+    facts = course._read.read_tensor(answer)
+    if facts is not None:
+        v = np.asarray(facts.values(), dtype=np.float64).reshape(-1)
+        if v.size <= 6 or (v.size and np.all(v == v[0]) and float(v[0]) in _CONSTANT_WORDS):
+            return [float(x) for x in v]
+        return []
+    n = course._read.read_number(answer)
+    if n is not None and n[0] != "bool":
+        return [float(n[1])]
+    if type(answer) is str:
+        return [answer]
+    items = course._read.read_list(answer)
+    if items is not None and 0 < len(items) <= 6 and all(type(x) in (int, float) for x in items):
+        return [float(x) for x in items]
+    return []
+
+
+def _states_the_answer(text, values):
+    """True if ``text`` states the answer's values: the string, every number in its order, or for a constant
+    tensor of zeros or ones its constant (as a number or "ones", 全是1, ...)."""
+    if not values:
+        return False
+    if type(values[0]) is str:
+        return re.search(r"(?<![\w.])" + re.escape(values[0]) + r"(?![\w(])", text, re.ASCII) is not None
+    nums = [float(t) for t in _NUMBER.findall(text)]
+    if len(values) > 1 and all(v == values[0] for v in values):       # "weight 1" is an idea, "ones" the answer
+        return any(w in text for w in _CONSTANT_WORDS.get(values[0], ()))
+    it = iter(nums)
+    return all(any(math.isclose(v, x) for x in it) for v in values)
+
+
+def test_the_answer_detector_catches_a_stated_value():
+    assert _states_the_answer("so expect the value 12 at x = 2.", [12.0])
+    assert _states_the_answer("应当得到12。", [12.0])
+    assert _states_the_answer("so the answer is a 2x3 tensor of ones.", [1.0] * 6)
+    assert _states_the_answer("答案是一个2x3、全是1的张量。", [1.0] * 6)
+    assert _states_the_answer("reverse: 3 passes, forward: 5 calls", [3.0, 5.0])
+    assert _states_the_answer("the op is mm here", ["mm"])
+    assert not _states_the_answer("a function from 5 numbers to 3", [3.0, 5.0])      # the statement's order
+    assert not _states_the_answer("evaluate 3x² at your x", [12.0])
+    assert not _states_the_answer("every element enters the sum with weight 1", [1.0] * 6)
+    assert not _states_the_answer("torch.mm(a, b) multiplies", ["mm"])
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_hint_states_the_answers_value(lang):
+    """A hint gives the idea, the API or a smaller case, never the value the check accepts (a learner could type
+    it in: ``torch.tensor(12.0)`` passes 00.1). The right answer is the table's, computed with autogradviz."""
+    course._load()
+    problems = []
+    for ex_id, (_, hints) in sorted(course._REGISTRY.items()):
+        values = _answer_values(CASES[ex_id](ag)[0][0][0])
+        for level, text in hints.items():
+            if _states_the_answer(text[lang], values):
+                problems.append(f"{ex_id} hint {level}/{lang} states {values}: {text[lang]}")
     assert not problems, "\n".join(problems)
 
 

@@ -164,6 +164,45 @@ def test_registered_checks_belong_to_lessons():
     assert not orphans, f"self-checks without an exercise in any lesson: {orphans}"
 
 
+def _widgets_closed_after_display(blocks):
+    """[(name, displaying block, closing block)] for every ``name.close()`` on a widget that an earlier code block
+    displayed as its last expression and that was not bound again in between: closing it empties that output, as
+    lesson 14's headline stepper once was after Run All."""
+    import ast
+    shown, found = {}, []
+    for i, b in enumerate(blocks):
+        if b["kind"] != "code":
+            continue
+        tree = ast.parse(bn.localize(b["body"], "en").replace("{{LANG}}", "en"))
+        for stmt in tree.body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr == "close" and isinstance(node.func.value, ast.Name) and \
+                        node.func.value.id in shown:
+                    found.append((node.func.value.id, shown[node.func.value.id], i))
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                    shown.pop(node.id, None)
+        if tree.body and isinstance(tree.body[-1], ast.Expr) and isinstance(tree.body[-1].value, ast.Name):
+            shown[tree.body[-1].value.id] = i
+    return found
+
+
+def test_the_closed_widget_detector_catches_lesson_14s_old_cell():
+    code = lambda body: {"kind": "code", "body": body, "tags": []}  # noqa: E731
+    old = [code("stepper = make()\nstepper"), code("other = make()\nstepper.close()")]
+    assert _widgets_closed_after_display(old) == [("stepper", 0, 1)]
+    fixed = [code("stepper = make()\nstepper"), code("other = make()\nother.close()")]
+    rebound = [code("st = make()\nst"), code("st = make()\nst.close()")]
+    assert _widgets_closed_after_display(fixed) == _widgets_closed_after_display(rebound) == []
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_no_cell_closes_a_widget_shown_above(stem):
+    """A widget a cell shows stays on the page after Run All (issue 30: lesson 14's stepper vanished)."""
+    assert _widgets_closed_after_display(_blocks(stem)) == []
+
+
 # ------------------------------------------------------------------------------------------------ (b) freshness
 @pytest.mark.parametrize("stem", STEMS)
 def test_committed_notebooks_match_sources(stem):

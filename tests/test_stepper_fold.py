@@ -162,7 +162,7 @@ def test_bad_depth_and_unfold_raise_like_the_drawings():
     assert m[0].weight.grad is None          # bad input changes nothing: backward did not run
     st = viz.BackwardStepper(loss, model=m, depth=1, lang="zh")
     box = next(f for f in st.frames if f.label == "0 (Linear)")
-    assert box.text.startswith("模块0 (Linear)作为一步运行，它里面的反向函数节点") and "进入它的梯度" in box.text
+    assert box.text.startswith("模块0 (Linear)作为一步运行，其中的反向函数节点") and "进入它的梯度" in box.text
 
 
 def _gpt_stepper(lib, ref=None):

@@ -89,7 +89,7 @@ def _load():
 
 
 def _lang(lang):
-    if lang is not None:
+    if type(lang) is str and lang in ("en", "zh"):
         return lang
     try:
         from ..viz.i18n import get_lang
@@ -125,8 +125,12 @@ def kind_is(got, what, expected_en, expected_zh):
                      f"{what_zh}是{k_zh}；题目要的是{expected_zh}。")
 
 
-def plain_array(x, limit=10_000):
-    """A float64 array from exact numbers, exact (nested) lists and tuples, or an exact numpy array; else None."""
+_MAX_NESTING = 32          # numpy's own limit on dimensions is 64; a deeper (or self-containing) list is no array
+
+
+def plain_array(x, limit=10_000, _depth=0):
+    """A float64 array from exact numbers, exact (nested) lists and tuples, or an exact numpy array; else None
+    (also for lists nested deeper than any array, or containing themselves)."""
     n = _read.read_number(x)
     if n is not None:
         if n[0] == "bool":
@@ -140,9 +144,9 @@ def plain_array(x, limit=10_000):
             return None
         return np.array(x, dtype=np.float64, copy=True)
     items = _read.read_list(x)
-    if items is None or len(items) > limit:
+    if items is None or len(items) > limit or _depth >= _MAX_NESTING:
         return None
-    rows = [plain_array(v, limit) for v in items]
+    rows = [plain_array(v, limit, _depth + 1) for v in items]
     if any(r is None for r in rows) or len({r.shape for r in rows}) > 1:
         return None
     return np.stack(rows) if rows else np.zeros(0)
@@ -346,10 +350,12 @@ def verify(ex_id, *answers, **kw):
 
 
 def _hint_text(ex_id, lang, level):
-    if ex_id not in _REGISTRY:
-        return _TEXT["internal"][lang].format(err=f"no exercise {ex_id!r}")
+    if type(ex_id) is not str or ex_id not in _REGISTRY:
+        shown = ex_id if type(ex_id) is str else type(ex_id).__name__
+        return _TEXT["internal"][lang].format(err=f"no exercise {shown!r}")
     hints = _REGISTRY[ex_id][1]
-    level = 2 if level == 2 and 2 in hints else 1
+    asked = _read.read_number(level)
+    level = 2 if asked is not None and asked[1] == 2 and 2 in hints else 1
     return _TEXT["hint2" if level == 2 else "hint"][lang] + hints[level][lang]
 
 
@@ -365,7 +371,8 @@ def check(ex_id, *answers, lang=None, hint=False, **kw):
     _load()
     lang = _lang(lang)
     ok, kind, info = diagnose(ex_id, *answers, **kw)
-    level = 2 if hint == 2 and type(hint) is int else (1 if hint is True or hint == 1 else 0)
+    asked = _read.read_number(hint)               # True/1 or 2, of any exact number type; anything else: none
+    level = int(asked[1]) if asked is not None and asked[1] in (1, 2) else 0
     if ok:
         print(_TEXT["ok"][lang])
         return

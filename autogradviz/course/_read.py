@@ -129,7 +129,7 @@ def read_tensor(x):
             data = _AG_SLOTS["_data"].__get__(x, _AgTensor)
         except AttributeError:                           # an instance whose slots were never filled
             return None
-        if type(data) is not np.ndarray:
+        if type(data) is not np.ndarray or data.dtype.kind not in "biufc":
             return None
         base = _AG_SLOTS["_base"].__get__(x, _AgTensor)
         return TensorFacts("autogradviz", tuple(int(s) for s in data.shape), data.dtype.name,
@@ -140,7 +140,8 @@ def read_tensor(x):
         return None
     TB = torch._C.TensorBase
     with torch._C.DisableTorchFunctionSubclass():
-        if TB.is_sparse.__get__(x) or TB.is_meta.__get__(x) or TB.is_quantized.__get__(x):
+        if TB.is_sparse.__get__(x) or TB.is_meta.__get__(x) or TB.is_quantized.__get__(x) or \
+                TB.is_nested.__get__(x):
             return None
         shape = tuple(int(s) for s in tuple.__iter__(TB.size(x)))
         dtype = str(TB.dtype.__get__(x)).replace("torch.", "")

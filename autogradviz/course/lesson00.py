@@ -22,11 +22,11 @@ def _not_the_tensor_itself(answer, what_en, what_zh):
           hint_en="backward() returns nothing: it stores the gradient in an attribute of the leaf tensor you "
                   "created. Look up which attribute that is.",
           hint_zh="backward()什么也不返回：它把梯度存进你创建的那个叶子张量的一个属性里。查一查是哪个属性。",
-          hint2_en="by calculus d(x³)/dx = 3x², so expect the value 12 at x = 2. x must be created with "
-                   "requires_grad=True, y is computed from x, and once backward() has run on y, the leaf's .grad "
-                   "holds it.",
-          hint2_zh="按微积分d(x³)/dx = 3x²，所以在x = 2处应当得到12。创建x时要写requires_grad=True，用x算出y，"
-                   "对y运行backward()之后，叶子张量的.grad里就是它。")
+          hint2_en="by calculus d(x³)/dx = 3x²: work it out at x = 2 first, so that you know what to expect. x "
+                   "must be created with requires_grad=True, y is computed from x, and once backward() has run on "
+                   "y, the leaf's .grad holds it.",
+          hint2_zh="按微积分d(x³)/dx = 3x²：先自己算出它在x = 2处的值，心里有个预期。创建x时要写requires_grad=True，"
+                   "用x算出y，对y运行backward()之后，叶子张量的.grad里就是它。")
 def _ex00_1(answer):
     x = tensor(2.0, requires_grad=True)
     y = x ** 3
@@ -45,9 +45,9 @@ def _ex00_1(answer):
           hint_en="the gradient of a sum has the shape of the tensor that was summed. How much does the sum "
                   "change when one element grows by a small amount?",
           hint_zh="求和结果的梯度与被求和的张量形状相同。某一个元素增加一点点时，总和会变多少？",
-          hint2_en="every element enters the sum with weight 1, so the answer is a 2x3 tensor of ones. Don't "
-                   "store the sum or t: call backward() on the sum and read t's .grad.",
-          hint2_zh="每个元素都以权重1进入总和，所以答案是一个2x3、全是1的张量。不要存求和结果或t本身："
+          hint2_en="every element enters the sum with weight 1: what does that make each entry of the gradient? "
+                   "Don't store the sum or t: call backward() on the sum and read t's .grad.",
+          hint2_zh="每个元素都以权重1进入总和：梯度的每一项因此是多少？不要存求和结果或t本身："
                    "对求和结果调用backward()，再读取t的.grad。")
 def _ex00_2(answer):
     t = ones(2, 3, requires_grad=True)
