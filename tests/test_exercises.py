@@ -1422,6 +1422,15 @@ def test_a_library_function_that_raises_is_the_learners_error_not_the_checks(cap
     assert "Your code raised an error" in capsys.readouterr().out
 
 
+def test_a_learner_function_that_calls_sys_exit_is_the_learners_error(capsys):
+    src = "import sys\ndef piecewise(x):\n    sys.exit(3)\n"
+    ns = {}
+    exec(compile(src, "<learner cell>", "exec"), ns)  # noqa: S102 (the test runs its own code)
+    check("04.2", ns["piecewise"], lang="en")             # no SystemExit escapes
+    out = capsys.readouterr().out
+    assert "Your code raised an error" in out and "SystemExit" in out, out
+
+
 def test_an_internal_error_is_the_checks_own(capsys):
     @course.exercise("99.9", hint_en="h", hint_zh="提示", hint2_en="h2", hint2_zh="提示2")
     def _broken(answer):

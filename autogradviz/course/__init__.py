@@ -109,10 +109,12 @@ class LearnerError(Exception):
 
 def run_learner(fn, *args, **kwargs):
     """Call learner-supplied code (a function, a hook, a Function's apply, a backward that runs their hooks);
-    whatever it raises comes back as :class:`LearnerError`, shown to the learner as their own traceback."""
+    whatever it raises comes back as :class:`LearnerError`, shown to the learner as their own traceback, a
+    ``sys.exit()`` in it too (a check never raises). Only KeyboardInterrupt goes through: the learner stopped the
+    kernel."""
     try:
         return fn(*args, **kwargs)
-    except Exception as err:
+    except (Exception, SystemExit) as err:
         raise LearnerError(err) from err
 
 
