@@ -66,7 +66,8 @@ SLOW_TESTS = {
                         "test_a_stepper_never_shown_holds_nothing_global": "runs the cycle collector"},
     "test_viz_torch.py": {"test_autogradviz_never_imports_torch": "a subprocess"},
     "test_vs_torch.py": {"test_create_graph_warning_once": "fresh processes", "test_no_numpy_warnings": "fresh processes",
-                         "test_transpose_property_warnings_once": "fresh processes"},
+                         "test_transpose_property_warnings_once": "fresh processes",
+                         "test_scalar_conversion_warning_once": "fresh processes"},
     # float64 gradcheck and gradgradcheck of every layer (the values and grads stay in the fast loop)
     "test_layers_vs_torch.py": {"test_gradcheck_and_second_derivative": "numeric second derivatives of every layer"},
 }
@@ -77,6 +78,41 @@ def pytest_collection_modifyitems(config, items):
         mod = item.path.name
         if mod in SLOW_MODULES or getattr(item, "originalname", item.name) in SLOW_TESTS.get(mod, ()):
             item.add_marker(pytest.mark.slow)
+
+
+def starts_python(args):
+    """Whether a ``subprocess.Popen`` of ``args`` starts a Python interpreter (a fresh process of the tests)."""
+    import os
+    import shlex
+    import sys
+    if isinstance(args, (str, bytes, os.PathLike)):
+        args = os.fsdecode(args)
+        try:
+            args = shlex.split(args)
+        except ValueError:
+            args = args.split()
+    prog = os.fsdecode(args[0]) if args else ""
+    return prog == sys.executable or os.path.basename(prog).startswith("python")
+
+
+@pytest.fixture(autouse=True)
+def _a_fast_test_starts_no_interpreter(request, monkeypatch):
+    """A test left in the fast loop may not start a Python interpreter: such a test is slow by this file's rule, and
+    belongs in SLOW_TESTS (the renderer's own `dot`, say, is not one)."""
+    if request.node.get_closest_marker("slow") or request.node.get_closest_marker("ui"):
+        yield
+        return
+    import subprocess
+    started = []
+    original = subprocess.Popen.__init__
+
+    def spy(self, args, *a, **k):
+        if starts_python(args):
+            started.append(args)
+        return original(self, args, *a, **k)
+    monkeypatch.setattr(subprocess.Popen, "__init__", spy)
+    yield
+    assert not started, f"this test starts a Python process: list it in tests/conftest.py's SLOW_TESTS ({started[0]!r})"
 
 
 # -- the lessons' example graph ----------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import SLOW_MODULES, SLOW_TESTS, pytest_collection_modifyitems
+from conftest import SLOW_MODULES, SLOW_TESTS, pytest_collection_modifyitems, starts_python
 
 TESTS = Path(__file__).resolve().parent
 
@@ -44,3 +44,14 @@ def test_the_hook_marks_exactly_the_listed_tests():
     assert [m.name for m in listed.marks] == ["slow"] and [m.name for m in whole.marks] == ["slow"]
     assert other.marks == [] and elsewhere.marks == []
     assert pytest.mark.slow.name == "slow"
+
+
+def test_a_fast_test_is_watched_for_python_processes():
+    # the autouse fixture has put its spy in place for this (fast) test, and the spy knows an interpreter
+    import subprocess
+    import sys
+    assert subprocess.Popen.__init__.__name__ == "spy"
+    assert starts_python([sys.executable, "-c", "pass"]) and starts_python("python3 -c 'import os'")
+    assert starts_python(["/usr/bin/python3.11", "x.py"]) and starts_python(b"python -V")
+    assert not starts_python(["/usr/bin/dot", "-Tsvg"]) and not starts_python("ruff check .") \
+        and not starts_python([])
