@@ -331,7 +331,13 @@ def expand_target(d, sizes):
 def expand(a, *sizes):
     sizes = _shape_arg(sizes)
     d = a._data
-    return view_of(a, np.broadcast_to(d, expand_target(d, sizes)), ExpandBackward0, d.shape)
+    target = expand_target(d, sizes)
+    if target == d.shape:  # [same-shape expand] what broadcast_to gives (a read-only view), without its nditer
+        v = d.view()
+        v.flags.writeable = False
+    else:
+        v = np.broadcast_to(d, target)
+    return view_of(a, v, ExpandBackward0, d.shape)
 
 
 @exports("Tensor")
