@@ -160,23 +160,24 @@ def sleef_expf(d):
     with np.errstate(all="ignore"):
         q32 = np.multiply(d, _R_LN2)
         np.rint(q32, out=q32)
-        s = np.multiply(q32, -float(_L2U), dtype=f64)
+        q = q32.astype(f64)
+        s = np.multiply(q, -float(_L2U))
         np.add(s, d, out=s)
         r = s.astype(_f32)
-        np.multiply(q32, -float(_L2L), out=s, dtype=f64)
+        np.multiply(q, -float(_L2L), out=s)
         np.add(s, r, out=s)
         s32 = s.astype(_f32)
-        s = s32   # (float32: every use below widens it inside a float64 ufunc loop, exactly)
+        s = s32.astype(f64)
         sums = np.empty((6,) + d.shape, f64)   # the float64 sum of every checked FMA, before rounding
         ops = []                                # (a, b, c) of each
         u = sums[0]
-        np.multiply(s, float(_POLY[0]), out=u, dtype=f64)
+        np.multiply(s, float(_POLY[0]), out=u)
         u += float(_POLY[1])
         ops.append((_POLY[0], s, _POLY[1]))
         u_r = u.astype(_f32)
         for k, c in enumerate(_POLY[2:], 1):
             p = sums[k]
-            np.multiply(u_r, s, out=p, dtype=f64)
+            np.multiply(u_r, s, out=p)
             p += float(c)
             ops.append((u_r, s, c))
             u_r = p.astype(_f32)
@@ -189,7 +190,7 @@ def sleef_expf(d):
         u += _f32s(1)
         # SLEEF scales by 2**(q>>1), exactly, then by the rest, rounding once: one ldexp gives the same
         out = np.ldexp(u, q32.astype(np.int32))
-        lo, hi = (np.minimum.reduce(d, None), np.maximum.reduce(d, None)) if d.size else (0, 0)
+        lo, hi = (d.min(), d.max()) if d.size else (0, 0)
         if not (lo >= -104 and hi <= 100):
             out[d < -104] = 0
             out[d > 100] = np.inf
