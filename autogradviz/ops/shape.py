@@ -1,5 +1,7 @@
 """Shape ops: view, reshape, transpose, permute, squeeze, expand, ... (views share memory and the version counter
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
+import math
+
 import numpy as np
 
 from .. import _checks
@@ -45,6 +47,8 @@ class CloneBackward0(BackwardNode):
 
 
 def _infer(shape, numel):
+    if -1 not in shape and min(shape, default=0) >= 0 and math.prod(shape) == numel:
+        return tuple(shape)  # [sizes given] nothing to infer and nothing to refuse
     shape = list(shape)
     for i, s in enumerate(shape):
         if s < -1:
