@@ -118,10 +118,10 @@ def _flat_step(state, group, params):
     parameter, so the same roundings with the same scalars, element by element (the optimizer of a small GPT
     spends most of its time in the calls, not the arithmetic). Every state change is the loop's: the step counts,
     the version counters, the parameters written twice. Returns False, changing nothing, when the group does not
-    qualify: the loop then runs. It qualifies when nothing it writes (parameters, exp_avg, exp_avg_sq) can share
-    memory with anything else it reads or writes (each owns its own memory, the grads are none of them), when
-    every shape fits and every scalar can be formed (no error halfway), and with no live view of a parameter
-    (whose grad_fn _write would regenerate)."""
+    qualify: the loop then runs. It qualifies when nothing it writes (parameters, exp_avg, exp_avg_sq, steps) can
+    share memory with anything else it reads or writes (each owns its own memory and is writeable, the grads are
+    none of them), when every shape fits and every scalar can be formed (no error halfway), and with no live view
+    of a parameter (whose grad_fn _write would regenerate)."""
     if len(params) < 2 or group["amsgrad"]:
         return False
     p0 = params[0]
@@ -136,9 +136,9 @@ def _flat_step(state, group, params):
             return False
         if len(p._vc) > 1 and any(r() is not None for r in p._vc[1:]):
             return False   # a live view of the parameter: _write regenerates its grad_fn
-        for a in (d, m, v):
+        for a in (d, m, v, st["step"]._data):
             r = _root(a)
-            if not isinstance(r, np.ndarray) or id(r) in roots:   # (ids: a membership test, never output)
+            if not isinstance(r, np.ndarray) or id(r) in roots or not a.flags.writeable:  # (ids: membership only)
                 return False
             roots.add(id(r))
     if any(id(_root(p._grad._data)) in roots for p in params):
