@@ -293,6 +293,8 @@ def fma32(a, b, c):
 
 def _muladd(x, a, b, npdtype):
     """``x * a + b`` as PyTorch's kernel computes it in ``npdtype`` (FMA in the vectorised builds)."""
+    if a == 1:  # [unit scale] x * 1 is exact: fused or not, the one rounding is that of x + b (uniform_(0, 1), randn)
+        return np.asarray(np.asarray(x, npdtype) + npdtype(b))
     if npdtype == _f64:
         return fma64(x, a, b) if _fma_enabled() else np.asarray(x, _f64) * _f64(a) + _f64(b)
     if _fma_enabled():
@@ -346,14 +348,16 @@ def uniform(shape, npdtype=np.float32, low=0.0, high=1.0, generator=None):
     if t is _f64:
         frm, to = low, high
         out = _muladd(x, to - frm, frm, _f64)
-        out = np.where(out == to, frm, out)
+        if not (frm == 0 and to == 1):  # [unit interval] x < 1 and x + 0 is x: no draw reaches ``to``
+            out = np.where(out == to, frm, out)
     else:
         frm, to = _f32(low), _f32(high)  # float16 computes in float32 too (opmath), from float32 bounds
         out = _muladd(x, _f32(to - frm), frm, _f32)
         if t is _f16:
             out = out.astype(_f16)
             frm, to = _f16(low), _f16(high)
-        out = np.where(out == to, frm, out)
+        if t is _f16 or not (frm == 0 and to == 1):  # [unit interval] (float16's rounding can reach 1)
+            out = np.where(out == to, frm, out)
     return np.ascontiguousarray(out, dtype=t).reshape(shape)
 
 

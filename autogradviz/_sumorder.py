@@ -184,6 +184,14 @@ def dim_sum(d, dims, keepdim):
         # dims are at the start, without its lists and products (about 8 us a call, three calls an MLP step)
         r = _outer_sums(d, w)
         return r.reshape(1, shape[1]) if keepdim else r
+    k = len(dims)
+    if 0 < k < len(shape) and dims == tuple(range(k)) and 1 not in shape:
+        # [column sums direct] the same for leading dims (LayerNorm's weight and bias grads over (B, T, C))
+        n_red = 1
+        for s in shape[:k]:
+            n_red *= s
+        r = _outer_sums(d.reshape(n_red, d.size // n_red), w)
+        return r.reshape((1,) * k + shape[k:] if keepdim else shape[k:])
     return dim_sum_reference(d, dims, keepdim)
 
 

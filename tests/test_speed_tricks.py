@@ -212,6 +212,38 @@ def test_column_sums_direct_same_as_plain(dtype):
                 _same(a, b)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_column_sums_direct_over_leading_dims_same_as_plain(dtype):
+    """[column sums direct] over leading dims (LayerNorm's weight grad over (B, T, C)): dim_sum_reference's bits;
+    shapes with a size-1 dim go the general way."""
+    from autogradviz._sumorder import dim_sum, dim_sum_reference
+    rng = np.random.default_rng(9)
+    for shape, dims in [((8, 8, 32), (0, 1)), ((8, 8, 32), (0,)), ((3, 5, 7, 2), (0, 1, 2)), ((4, 1, 6), (0, 1)),
+                        ((64, 65, 3), (0, 1)), ((2, 3, 4), (0, 1, 2)), ((9, 40, 2, 3), (0, 1))]:
+        g = (rng.standard_normal(shape) * 100).astype(dtype)
+        for keepdim in (False, True):
+            a, b = dim_sum(g, dims, keepdim), dim_sum_reference(g, dims, keepdim)
+            assert (a is None) == (b is None)
+            if a is not None:
+                assert a.shape == b.shape
+                _same(a, b)
+
+
+def test_ufunc_mean_in_layer_norm_stats_same_as_ndarray_mean():
+    """[ufunc mean]: LayerNorm's statistics give ndarray.mean's bits."""
+    from autogradviz.ops.norm import _stats
+    rng = np.random.default_rng(10)
+    for shape, dims in [((8, 8, 32), (2,)), ((5, 7), (1,)), ((4, 3, 6), (1, 2)), ((2, 1000), (1,))]:
+        for dtype in (np.float32, np.float64):
+            x = (rng.standard_normal(shape) * 30 + 7).astype(dtype)
+            x64 = x.astype(np.float64)
+            mu = x64.mean(axis=dims, keepdims=True)
+            var = ((x64 - mu) ** 2).mean(axis=dims, keepdims=True)
+            m, r = _stats(x, dims, 1e-5)
+            _same(m, mu.astype(dtype))
+            _same(r, (1.0 / np.sqrt(var + 1e-5)).astype(dtype))
+
+
 def test_rows_picked_directly_same_as_plain():
     """[rows picked directly]: nll_loss on (batch, classes) without weights gives the value and the saved
     coefficients of the general edition, for every reduction; ignored or out-of-range targets go the general way."""

@@ -254,6 +254,11 @@ def _no_inplace(inplace, name):
 def _shape_arg(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
+    for s in shape:  # [int sizes] plain ints (the common case) need no conversion
+        if type(s) is not int:
+            break
+    else:
+        return tuple(shape)
     for s in shape:
         if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
             if not (isinstance(s, Tensor) and s._data.ndim == 0 and s._data.dtype.kind in "iu"):

@@ -1,5 +1,7 @@
 """Shape ops: view, reshape, transpose, permute, squeeze, expand, ... (views share memory and the version counter
 with their base, as in PyTorch), repeat, flip, roll, tril/triu, cat, stack and split/chunk/unbind."""
+import math
+
 import numpy as np
 
 from .. import _checks
@@ -45,6 +47,8 @@ class CloneBackward0(BackwardNode):
 
 
 def _infer(shape, numel):
+    if -1 not in shape and min(shape, default=0) >= 0 and math.prod(shape) == numel:
+        return tuple(shape)  # [sizes given] nothing to infer and nothing to refuse
     shape = list(shape)
     for i, s in enumerate(shape):
         if s < -1:
@@ -331,7 +335,13 @@ def expand_target(d, sizes):
 def expand(a, *sizes):
     sizes = _shape_arg(sizes)
     d = a._data
-    return view_of(a, np.broadcast_to(d, expand_target(d, sizes)), ExpandBackward0, d.shape)
+    target = expand_target(d, sizes)
+    if target == d.shape:  # [same-shape expand] what broadcast_to gives (a read-only view), without its nditer
+        v = d.view()
+        v.flags.writeable = False
+    else:
+        v = np.broadcast_to(d, target)
+    return view_of(a, v, ExpandBackward0, d.shape)
 
 
 @exports("Tensor")

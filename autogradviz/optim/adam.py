@@ -47,6 +47,8 @@ class Adam(Optimizer):
             eps = group["eps"]
             wd = group["weight_decay"]
             amsgrad = group["amsgrad"]
+            if _flat_step(self.state, group, params):
+                continue
             for p in params:
                 d = p._data
                 f = d.dtype.type
@@ -101,3 +103,91 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
                          capturable=capturable, differentiable=differentiable, fused=fused,
                          decoupled_weight_decay=True)
+
+
+def _root(a):
+    """The object at the end of ``a``'s chain of bases (``a`` itself when it owns its memory)."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return a
+
+
+def _flat_step(state, group, params):
+    """[one pass over the group] ``Adam.step``'s loop for a group of parameters of one dtype at one step count
+    (without amsgrad): each elementwise operation once on all the parameters laid end to end instead of once per
+    parameter, so the same roundings with the same scalars, element by element (the optimizer of a small GPT
+    spends most of its time in the calls, not the arithmetic). Every state change is the loop's: the step counts,
+    the version counters, the parameters written twice. Returns False, changing nothing, when the group does not
+    qualify: the loop then runs. It qualifies when nothing it writes (parameters, exp_avg, exp_avg_sq, steps) can
+    share memory with anything else it reads or writes (each owns its own memory and is writeable, the grads are
+    none of them), when every shape fits and every scalar can be formed (no error halfway), and with no live view
+    of a parameter (whose grad_fn _write would regenerate)."""
+    if len(params) < 2 or group["amsgrad"]:
+        return False
+    p0 = params[0]
+    f = p0._data.dtype.type
+    step0 = state[p0]["step"]._data
+    roots = set()
+    for p in params:
+        st = state[p]
+        d, g, m, v = p._data, p._grad._data, st["exp_avg"]._data, st["exp_avg_sq"]._data
+        if not (d.dtype == g.dtype == m.dtype == v.dtype and d.dtype.type is f and d.shape == g.shape == m.shape
+                == v.shape and st["step"]._data == step0):
+            return False
+        if len(p._vc) > 1 and any(r() is not None for r in p._vc[1:]):
+            return False   # a live view of the parameter: _write regenerates its grad_fn
+        for a in (d, m, v, st["step"]._data):
+            r = _root(a)
+            if not isinstance(r, np.ndarray) or id(r) in roots or not a.flags.writeable:  # (ids: membership only)
+                return False
+            roots.add(id(r))
+    if any(id(_root(p._grad._data)) in roots for p in params):
+        return False
+    beta1, beta2 = group["betas"]
+    lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+    new_step = step0 + np.float32(1)
+    step = float(new_step)
+    try:   # the scalars first: where one fails (``lr = None``) the loop fails as PyTorch's, halfway
+        decay = f(1 - lr * wd) if wd != 0 else None
+        w = f(1 - beta1)
+        step_size = f(-(lr / (1 - beta1 ** step)))
+        bias2_sqrt, eps_f = f((1 - beta2 ** step) ** 0.5), f(eps)
+    except Exception:   # noqa: BLE001 (whatever it is, the loop raises it)
+        return False
+    for p in params:
+        step_t = state[p]["step"]
+        step_t._data[...] = new_step
+        step_t._vc[0] += 1
+    sizes = [p._data.size for p in params]
+    ends = np.cumsum(sizes).tolist()
+    d = np.concatenate([p._data.reshape(-1) for p in params])
+    g = np.concatenate([p._grad._data.reshape(-1) for p in params])
+    m = np.concatenate([state[p]["exp_avg"]._data.reshape(-1) for p in params])
+    v = np.concatenate([state[p]["exp_avg_sq"]._data.reshape(-1) for p in params])
+    if group["maximize"]:
+        g = -g
+    writes = 1
+    if wd != 0:
+        if group["decoupled_weight_decay"]:
+            d = d * decay
+            writes = 2
+        else:
+            g = g + f(wd) * d
+    m = m + w * (g - m) if abs(w) < 0.5 else g - (g - m) * (f(1) - w)
+    v *= f(beta2)
+    v += f(1 - beta2) * g * g
+    denom = np.sqrt(v) / bias2_sqrt + eps_f
+    d = d + step_size * m / denom
+    start = 0
+    for p, end in zip(params, ends):
+        st = state[p]
+        shape = p._data.shape
+        st["exp_avg"]._data[...] = m[start:end].reshape(shape)
+        st["exp_avg"]._vc[0] += 1
+        st["exp_avg_sq"]._data[...] = v[start:end].reshape(shape)
+        st["exp_avg_sq"]._vc[0] += 2
+        p._data[...] = d[start:end].reshape(shape)
+        p._vc[0] += writes
+        del p._vc[1:]   # the dead views' references, which _write's refresh_views drops
+        start = end
+    return True
