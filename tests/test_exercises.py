@@ -1431,6 +1431,21 @@ def test_a_learner_function_that_calls_sys_exit_is_the_learners_error(capsys):
     assert "Your code raised an error" in out and "SystemExit" in out, out
 
 
+@pytest.mark.parametrize("args, kw, en, zh", [
+    ((1.0, 2.0), {}, "takes 1 answer (answer); it got 2.", "要1个答案（answer），收到的是2个。"),
+    ((), {}, "takes 1 answer (answer); it got 0.", "收到的是0个。"),
+    ((1.0,), {"bad_kwarg": 1}, "it got 1 and the keyword bad_kwarg.", "另有关键字参数bad_kwarg。"),
+])
+def test_too_many_or_too_few_answers_are_the_learners_mistake(capsys, args, kw, en, zh):
+    # a check given the wrong number of answers, or a keyword it does not take, says so in the learner's words;
+    # it is not "the check itself failed"
+    ok, kind, info = diagnose("00.1", *args, **kw)
+    assert (ok, kind) == (False, "wrong") and en in info.en and zh in info.zh, info
+    check("00.1", *args, lang="en", **kw)
+    out = capsys.readouterr().out
+    assert en in out and "check itself failed" not in out, out
+
+
 def test_an_internal_error_is_the_checks_own(capsys):
     @course.exercise("99.9", hint_en="h", hint_zh="提示", hint2_en="h2", hint2_zh="提示2")
     def _broken(answer):

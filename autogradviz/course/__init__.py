@@ -23,6 +23,7 @@ PyTorch (a lesson run with ``import torch``) are read the same way and get the s
 verdict as a bool (the tests use it), ``diagnose`` returns the verdict and the message without printing.
 """
 import importlib
+import inspect
 import math
 import os
 import pkgutil
@@ -329,6 +330,9 @@ def diagnose(ex_id, *answers, **kw):
         fn, _ = _REGISTRY[ex_id]
         if answers and _is_unanswered(answers[0]):
             return False, "empty", None
+        misfit = _arguments_misfit(ex_id, fn, answers, kw)
+        if misfit is not None:
+            return False, "wrong", misfit
         res = fn(*answers, **kw)
         if res is True:
             return True, "ok", None
@@ -344,6 +348,28 @@ def diagnose(ex_id, *answers, **kw):
         return False, "crash", head + _exception_line(err) + "\n"
     except Exception as err:                                     # noqa: BLE001 - the check's own failure
         return False, "internal", _exception_line(err)
+
+
+def _arguments_misfit(ex_id, fn, answers, kw):
+    """A Diagnosis when ``check(ex_id, ...)`` was given more or fewer answers, or keywords, than the exercise takes
+    (the learner's mistake, not the check's failure); else None."""
+    sig = inspect.signature(fn)
+    try:
+        sig.bind(*answers, **kw)
+        return None
+    except TypeError:
+        pass
+    names = [p.name for p in sig.parameters.values()
+             if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty]
+    want = ", ".join(names)
+    en = (f'check("{ex_id}", ...) takes {len(names)} answer{"" if len(names) == 1 else "s"} ({want}); '
+          f'it got {len(answers)}')
+    zh = f'check("{ex_id}", ...)要{len(names)}个答案（{want}），收到的是{len(answers)}个'
+    extra = [k for k in kw if k not in sig.parameters]
+    if extra:
+        en += " and the keyword " + ", ".join(extra)
+        zh += "，另有关键字参数" + "、".join(extra)
+    return Diagnosis(en + ".", zh + "。")
 
 
 def verify(ex_id, *answers, **kw):
