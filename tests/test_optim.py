@@ -563,3 +563,31 @@ def test_adam_one_pass_gives_the_loops_bits_versions_and_view_history(kw, case, 
                 assert x.dtype == y.dtype and np.array_equal(x.view(np.uint32), y.view(np.uint32))
             else:
                 assert x == y
+
+
+def test_adam_one_pass_declines_a_read_only_parameter(monkeypatch):
+    # a parameter whose memory can't be written: the one pass declines (it would have to fail after writing the
+    # others), and the loop fails where it fails, leaving the same half-done state
+    from autogradviz.optim import adam as adam_mod
+    real = adam_mod._flat_step
+    results = {}
+    for flat in (True, False):
+        taken = []
+
+        def spy(*a, flat=flat, taken=taken):
+            r = real(*a) if flat else False
+            taken.append(r)
+            return r
+        monkeypatch.setattr(adam_mod, "_flat_step", spy)
+        params = [A.tensor(arr(*s, seed=i), requires_grad=True) for i, s in enumerate([(3, 4), (4,), (2, 3)])]
+        params[2]._data.flags.writeable = False
+        opt = optim.Adam(params, lr=0.1)
+        for i, p in enumerate(params):
+            p.grad = A.tensor(arr(*p.shape, seed=10 + i))
+        with pytest.raises(ValueError, match="read-only"):
+            opt.step()
+        results[flat] = (taken, [(p._data.copy(), p._version, opt.state[p]["exp_avg"]._data.copy(),
+                                  opt.state[p]["step"]._data.item()) for p in params])
+    assert results[True][0] == [False]
+    for a, b in zip(results[True][1], results[False][1]):
+        assert np.array_equal(a[0], b[0]) and a[1:2] == b[1:2] and np.array_equal(a[2], b[2]) and a[3] == b[3]
