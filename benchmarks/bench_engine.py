@@ -366,7 +366,8 @@ def lenet(T):
     return step
 
 
-def emb_mlp(T):
+def emb_mlp_data(T):
+    """The embedding MLP's data and parameters: ``(X, Y, [C, W1, b1, W2, b2])`` (bench_parts.py times the same)."""
     T.manual_seed(0)
     X = T.randint(0, 27, (2000, 3))
     Y = T.randint(0, 27, (2000,))
@@ -375,7 +376,12 @@ def emb_mlp(T):
     b1 = (T.randn(200) * 0.01).requires_grad_()
     W2 = (T.randn((200, 27)) * 0.01).requires_grad_()
     b2 = T.zeros(27, requires_grad=True)
-    params = [C, W1, b1, W2, b2]
+    return X, Y, [C, W1, b1, W2, b2]
+
+
+def emb_mlp(T):
+    X, Y, params = emb_mlp_data(T)
+    C, W1, b1, W2, b2 = params
     F = T.nn.functional
 
     def step():

@@ -9,7 +9,9 @@ import time
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import autogradviz as agv
+from bench_engine import emb_mlp_data
 
 try:
     import torch
@@ -23,15 +25,8 @@ PARTS = ["randint", "X[ix], Y[ix]", "C[X[ix]]", "view @ W1 + b1", "tanh", "h @ W
 
 def parts(T, n=300, repeat=7):
     """Median microseconds per step of each part of ``bench_engine.emb_mlp``'s step (the same data and sizes)."""
-    T.manual_seed(0)
-    X = T.randint(0, 27, (2000, 3))
-    Y = T.randint(0, 27, (2000,))
-    C = T.randn((27, 10), requires_grad=True)
-    W1 = (T.randn((30, 200)) * 0.2).requires_grad_()
-    b1 = (T.randn(200) * 0.01).requires_grad_()
-    W2 = (T.randn((200, 27)) * 0.01).requires_grad_()
-    b2 = T.zeros(27, requires_grad=True)
-    params = [C, W1, b1, W2, b2]
+    X, Y, params = emb_mlp_data(T)
+    C, W1, b1, W2, b2 = params
     F = T.nn.functional
     clock = time.process_time
     runs = {k: [] for k in PARTS}
